@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line front end: parses arguments with getopt_long, runs the
+ * subcommand (inspect, tensors), writes the report to stdout or --output
+ * and maps the outcome to the exit codes of DESIGN.md.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "config.h"
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "input.h"
+#include "report.h"
+#include "source.h"
+
+enum output_format {
+	FORMAT_TEXT,
+	FORMAT_JSON,
+};
+
+struct cli {
+	const char *command;
+	enum output_format format;
+	const char *output;
+	const char *match;
+	enum qa_severity fail_on;
+	bool quiet;
+	bool color;
+	bool no_color;
+	bool summary;
+};
+
+static const char usage_text[] =
+"Usage: quantaudit [COMMAND] [OPTIONS] PATH...\n"
+"\n"
+"Inspect and audit LLM model files (GGUF, safetensors, Hugging Face\n"
+"folders) from their headers, without loading the weights.\n"
+"\n"
+"Commands:\n"
+"  inspect PATH...          model summary, components, findings (default)\n"
+"  tensors PATH...          one line per tensor\n"
+"\n"
+"Options:\n"
+"  -f, --format FMT         text (default) or json\n"
+"  -o, --output FILE        write the report to FILE instead of stdout\n"
+"  -m, --match RE           tensors: list only names matching the POSIX\n"
+"                           extended regular expression RE\n"
+"      --summary            json: leave out the tensor list\n"
+"      --fail-on SEV        error (default), warning, info or never:\n"
+"                           the lowest severity that fails the verdict\n"
+"  -q, --quiet              no diagnostics on stderr\n"
+"      --no-color           no ANSI colour (also when NO_COLOR is set)\n"
+"  -h, --help               this help\n"
+"  -V, --version            version\n"
+"\n"
+"PATH is a .gguf file (any part of a split set), a .safetensors file,\n"
+"shard or *.safetensors.index.json, or a model folder.\n"
+"\n"
+"Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage error,\n"
+"3 input not recognized, 4 system error (I/O, out of memory).\n";
+
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("quantaudit: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'quantaudit --help'.\n", stderr);
+	return QA_EXIT_USAGE;
+}
+
+static bool
+parse_severity(const char *s, enum qa_severity *out)
+{
+	if (strcmp(s, "error") == 0)
+		*out = QA_SEV_ERROR;
+	else if (strcmp(s, "warning") == 0)
+		*out = QA_SEV_WARNING;
+	else if (strcmp(s, "info") == 0)
+		*out = QA_SEV_INFO;
+	else if (strcmp(s, "never") == 0)
+		*out = QA_SEV_NONE;
+	else
+		return false;
+	return true;
+}
+
+/* One line per finding at or above fail_on, for people reading stderr
+ * while stdout carries JSON. */
+static void
+print_diagnostics(const struct qa_inventory *inv, enum qa_severity fail_on)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++) {
+		const struct qa_finding *f = &inv->findings[i];
+
+		if (f->severity < fail_on)
+			continue;
+		fprintf(stderr, "quantaudit: %s", f->file ? f->file : inv->path);
+		if (f->offset >= 0)
+			fprintf(stderr, ":0x%llx", (unsigned long long)f->offset);
+		fprintf(stderr, ": %s: [QA%04u] %s", qa_severity_name(f->severity),
+			(unsigned)f->rule->code, f->message);
+		if (f->tensor)
+			fprintf(stderr, " (tensor '%s')", f->tensor);
+		fputc('\n', stderr);
+	}
+}
+
+/* Builds the per-input tensor masks for --match. */
+static int
+build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
+	    bool ***masks_out)
+{
+	regex_t re;
+	bool **masks;
+	size_t i;
+	uint32_t k;
+	int rc;
+
+	rc = regcomp(&re, re_text, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		char msg[256];
+
+		regerror(rc, &re, msg, sizeof(msg));
+		fprintf(stderr, "quantaudit: invalid --match '%s': %s\n",
+			re_text, msg);
+		return QA_EXIT_USAGE;
+	}
+	masks = calloc(n ? n : 1, sizeof(*masks));
+	if (!masks) {
+		regfree(&re);
+		return QA_EXIT_SYSTEM;
+	}
+	for (i = 0; i < n; i++) {
+		if (!invs[i])
+			continue;
+		masks[i] = calloc(invs[i]->n_tensors + 1, sizeof(bool));
+		if (!masks[i]) {
+			regfree(&re);
+			*masks_out = masks;
+			return QA_EXIT_SYSTEM;
+		}
+		for (k = 0; k < invs[i]->n_tensors; k++)
+			masks[i][k] = regexec(&re, invs[i]->tensors[k].name,
+					      0, NULL, 0) == 0;
+	}
+	regfree(&re);
+	*masks_out = masks;
+	return QA_EXIT_PASS;
+}
+
+static int
+run(struct cli *cli, char **paths, int n_paths)
+{
+	struct qa_inventory **invs;
+	struct qa_report_options ropt;
+	bool **masks = NULL;
+	size_t n_ok = 0;
+	int worst_exit = QA_EXIT_PASS;
+	FILE *out = stdout;
+	int i, rc, exit_code;
+
+	invs = calloc((size_t)n_paths, sizeof(*invs));
+	if (!invs) {
+		fputs("quantaudit: out of memory\n", stderr);
+		return QA_EXIT_SYSTEM;
+	}
+	for (i = 0; i < n_paths; i++) {
+		char err[1024];
+
+		rc = qa_input_inspect(paths[i], &invs[n_ok], err, sizeof(err));
+		if (rc == QA_OK) {
+			n_ok++;
+			continue;
+		}
+		if (!cli->quiet || rc != QA_E_UNRECOGNIZED)
+			fprintf(stderr, "quantaudit: %s\n", err);
+		if (rc == QA_E_UNRECOGNIZED) {
+			if (worst_exit < QA_EXIT_UNRECOGNIZED)
+				worst_exit = QA_EXIT_UNRECOGNIZED;
+		} else {
+			worst_exit = QA_EXIT_SYSTEM;
+		}
+	}
+
+	exit_code = QA_EXIT_PASS;
+	if (cli->match) {
+		exit_code = build_masks(invs, n_ok, cli->match, &masks);
+		if (exit_code != QA_EXIT_PASS)
+			goto out_free;
+	}
+	if (cli->output) {
+		out = fopen(cli->output, "w");
+		if (!out) {
+			fprintf(stderr, "quantaudit: cannot write '%s': %s\n",
+				cli->output, strerror(errno));
+			exit_code = QA_EXIT_SYSTEM;
+			goto out_free;
+		}
+	}
+	memset(&ropt, 0, sizeof(ropt));
+	ropt.summary = cli->summary;
+	ropt.fail_on = cli->fail_on;
+	ropt.tensor_mask = (const bool *const *)masks;
+	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
+		     isatty(fileno(stdout));
+	if (cli->format == FORMAT_JSON) {
+		if (!cli->quiet)
+			for (i = 0; i < (int)n_ok; i++)
+				print_diagnostics(invs[i], cli->fail_on);
+		rc = qa_report_json(out, invs, n_ok, &ropt);
+	} else if (strcmp(cli->command, "tensors") == 0) {
+		rc = qa_report_text_tensors(out, invs, n_ok, &ropt);
+	} else {
+		rc = qa_report_text(out, invs, n_ok, &ropt);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		rc = -1;
+	if (out != stdout && fclose(out) != 0)
+		rc = -1;
+	if (rc != 0) {
+		fprintf(stderr, "quantaudit: error writing the report\n");
+		exit_code = QA_EXIT_SYSTEM;
+		goto out_free;
+	}
+	if (n_ok > 0 && strcmp(qa_verdict_all(invs, n_ok, cli->fail_on),
+			       "fail") == 0)
+		exit_code = QA_EXIT_FAIL;
+	/* An input that could not be read at all outranks a failed audit
+	 * of another one. */
+	if (worst_exit > exit_code)
+		exit_code = worst_exit;
+out_free:
+	for (i = 0; i < (int)n_ok; i++) {
+		if (masks)
+			free(masks[i]);
+		qa_inventory_destroy(invs[i]);
+	}
+	free(masks);
+	free(invs);
+	return exit_code;
+}
+
+int
+qa_cli_main(int argc, char **argv)
+{
+	enum { OPT_SUMMARY = 256, OPT_FAIL_ON, OPT_NO_COLOR };
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli cli;
+	int c, first;
+
+	memset(&cli, 0, sizeof(cli));
+	cli.command = "inspect";
+	cli.format = FORMAT_TEXT;
+	cli.fail_on = QA_SEV_ERROR;
+
+	/* The command is the first argument when it names one; otherwise
+	 * inspect is implied ("quantaudit model.gguf"). */
+	first = 1;
+	if (argc > 1 && (strcmp(argv[1], "inspect") == 0 ||
+			 strcmp(argv[1], "tensors") == 0)) {
+		cli.command = argv[1];
+		first = 2;
+	}
+	argv += first - 1;
+	argc -= first - 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:m:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				cli.format = FORMAT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				cli.format = FORMAT_JSON;
+			else
+				return usage_error("unknown --format '%s' "
+						   "(text or json)", optarg);
+			break;
+		case 'o':
+			cli.output = optarg;
+			break;
+		case 'm':
+			cli.match = optarg;
+			break;
+		case OPT_SUMMARY:
+			cli.summary = true;
+			break;
+		case OPT_FAIL_ON:
+			if (!parse_severity(optarg, &cli.fail_on))
+				return usage_error("unknown --fail-on '%s' "
+						   "(error, warning, info or "
+						   "never)", optarg);
+			break;
+		case 'q':
+			cli.quiet = true;
+			break;
+		case OPT_NO_COLOR:
+			cli.no_color = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return QA_EXIT_PASS;
+		case 'V':
+			printf("quantaudit %s\n", QA_VERSION);
+			return QA_EXIT_PASS;
+		case ':':
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (cli.match && strcmp(cli.command, "tensors") != 0)
+		return usage_error("--match belongs to the tensors command");
+	if (optind >= argc)
+		return usage_error("no input given");
+	return run(&cli, argv + optind, argc - optind);
+}

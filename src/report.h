@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reporters: render inventories (and their findings) for people and
+ * machines. Reporters only read inventories; they never exit.
+ */
+#ifndef QA_SRC_REPORT_H
+#define QA_SRC_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "inventory.h"
+
+struct qa_report_options {
+	bool summary;			/* omit the tensor list (--summary) */
+	bool color;			/* ANSI colour in text output */
+	enum qa_severity fail_on;	/* threshold for the verdict */
+	const bool *const *tensor_mask;	/* per input: tensors to list, or
+					 * NULL = all (tensors --match) */
+};
+
+/* "pass", "warn" or "fail" for one inventory under fail_on: fail when a
+ * finding is at or above fail_on, warn when any warning or error remains,
+ * pass otherwise. */
+const char *qa_verdict(const struct qa_inventory *inv,
+		       enum qa_severity fail_on);
+/* Worst verdict over several inputs. */
+const char *qa_verdict_all(struct qa_inventory *const *invs, size_t n,
+			   enum qa_severity fail_on);
+
+/* The quantaudit/1 JSON document for n inputs. Returns 0 or -1 on a
+ * write error. */
+int qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
+		   const struct qa_report_options *opt);
+
+/* Text report of `inspect`: per input the model in a few lines, the
+ * component table, then findings. */
+int qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
+		   const struct qa_report_options *opt);
+
+/* Text report of `tensors`: one line per (selected) tensor. */
+int qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
+			   size_t n, const struct qa_report_options *opt);
+
+#endif /* QA_SRC_REPORT_H */
