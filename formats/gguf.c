@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GGUF reader: parses the header of one GGUF file (magic, version, the
+ * key/value metadata and the tensor infos) into the inventory and checks
+ * it against every rule llama.cpp's reader applies (ggml src/gguf.cpp at
+ * d99724f2) plus the gaps it leaves (padded-size wrap, polyglot trailing
+ * bytes, tensors outside the file). Tensor data is never read: only the
+ * header bytes pass through the reader, so a 20 GB file costs kilobytes.
+ *
+ * Hostile input is the normal case here. Every count and length from the
+ * file is bounded by the bytes that remain before anything is looped over
+ * or allocated, all arithmetic on file values goes through src/ckd.h, and
+ * a problem becomes a finding (QA10xx) rather than an error code; only
+ * I/O and real out-of-memory fail the load.
+ */
+#include "format.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/ckd.h"
+#include "dtypes.h"
+
+#define GGUF_DEFAULT_ALIGNMENT 32
+/* llama.cpp GGUF_MAX_STRING_LENGTH / GGUF_MAX_ARRAY_ELEMENTS (228be52c). */
+#define GGUF_MAX_STRING ((uint64_t)1 << 30)
+#define GGUF_MAX_ARRAY ((uint64_t)1 << 30)
+/* Spec limit on keys (docs/gguf.md "Standardized key-value pairs"). */
+#define GGUF_MAX_KEY 65535
+/* GGML_MAX_NAME: names must be shorter than this. */
+#define GGUF_MAX_NAME 64
+#define GGUF_MAX_DIMS 4
+/* huggingface.js MAX_ARRAY_RECURSION_DEPTH: arrays within arrays. */
+#define GGUF_MAX_DEPTH 4
+/* Smallest encodings: key length 8 + type 4 + 1-byte value; tensor info
+ * name length 8 + n_dims 4 + type 4 + offset 8. */
+#define KV_MIN_BYTES 13
+#define TI_MIN_BYTES 24
+/* Kept bytes of a tensor name; longer names are already a finding. */
+#define NAME_KEEP 4096
+
+/* Open-addressing set of byte strings, used for duplicate keys and
+ * names: llama.cpp's linear scans are O(n^2) in hostile counts. */
+struct nameset {
+	struct nsent {
+		const char *s;
+		uint64_t len;
+		uint64_t hash;
+	} *t;
+	uint64_t cap, n;
+};
+
+struct gg {
+	struct qa_inventory *inv;
+	uint32_t fi;
+	const char *path;
+	struct qa_reader *r;
+	uint64_t size;
+	uint64_t alignment;
+	int rc;			/* QA_OK, QA_E_IO or QA_E_NOMEM */
+	bool stop;		/* parsing ended (finding or error) */
+	bool nested_seen;	/* QA1007 already reported for this key */
+	uint64_t n_sized;	/* tensors whose byte size is known */
+	const char *key;	/* key being read, for messages */
+	uint64_t key_off;
+	struct nameset keys, names;
+};
+
+static const uint8_t scalar_size[QA_V_COUNT] = {
+	1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8,
+};
+
+static uint64_t
+hash_bytes(const char *s, uint64_t len)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Returns 1 when added, 0 when already present, -1 when out of memory. */
+static int
+nameset_add(struct nameset *ns, struct qa_arena *a, const char *s,
+	    uint64_t len)
+{
+	uint64_t h = hash_bytes(s, len), i;
+
+	if (ns->n * 2 >= ns->cap) {
+		uint64_t ncap = ns->cap ? ns->cap * 2 : 64, j;
+		struct nsent *nt;
+
+		if (ncap > SIZE_MAX / sizeof(*nt))
+			return -1;
+		nt = qa_arena_array(a, (size_t)ncap, sizeof(*nt));
+		if (!nt)
+			return -1;
+		for (j = 0; j < ns->cap; j++) {
+			struct nsent *e = &ns->t[j];
+			if (!e->s)
+				continue;
+			i = e->hash & (ncap - 1);
+			while (nt[i].s)
+				i = (i + 1) & (ncap - 1);
+			nt[i] = *e;
+		}
+		ns->t = nt;
+		ns->cap = ncap;
+	}
+	i = h & (ns->cap - 1);
+	while (ns->t[i].s) {
+		struct nsent *e = &ns->t[i];
+		if (e->hash == h && e->len == len &&
+		    memcmp(e->s, s, (size_t)len) == 0)
+			return 0;
+		i = (i + 1) & (ns->cap - 1);
+	}
+	ns->t[i].s = s;
+	ns->t[i].len = len;
+	ns->t[i].hash = h;
+	ns->n++;
+	return 1;
+}
+
+/*
+ * An allocation failed: either the arena's safety ceiling said no (a
+ * finding; the load itself succeeds with what was read) or the system is
+ * out of memory (exit 4).
+ */
+static void
+nomem(struct gg *g)
+{
+	if (g->stop)
+		return;
+	g->stop = true;
+	if (g->inv->arena.hit_limit) {
+		g->inv->out_of_memory = false;
+		qa_inv_finding(g->inv, QA1901, g->path, (int64_t)g->r->pos,
+			       NULL, "the GGUF header needs more than the "
+			       "inventory limit; reading stopped at offset "
+			       "%" PRIu64, g->r->pos);
+	} else {
+		g->rc = QA_E_NOMEM;
+	}
+}
+
+/* Turns a failed read into the matching finding or error and stops. */
+static void
+read_failed(struct gg *g, const char *what)
+{
+	if (g->stop)
+		return;
+	if (g->r->err == QA_E_IO) {
+		g->stop = true;
+		g->rc = QA_E_IO;
+	} else if (g->r->err == QA_E_NOMEM) {
+		nomem(g);
+	} else {
+		g->stop = true;
+		qa_inv_finding(g->inv, QA1001, g->path, (int64_t)g->r->pos,
+			       NULL, "the file ends at byte %" PRIu64
+			       " while reading %s at offset %" PRIu64,
+			       g->size, what, g->r->pos);
+	}
+}
+
+/* Records a finding that ends the parse. */
+#define STOP(g, code, off, tensor, ...)					\
+	do {								\
+		qa_inv_finding((g)->inv, (code), (g)->path,		\
+			       (int64_t)(off), (tensor), __VA_ARGS__);	\
+		(g)->stop = true;					\
+	} while (0)
+
+/* Reads a string whose u64 length is at the cursor. With out == NULL
+ * the bytes are skipped (walked by length only, no allocation). */
+static bool
+read_string(struct gg *g, const char **out, uint64_t *out_len)
+{
+	uint64_t off = g->r->pos, len, keep;
+	char *s;
+
+	if (!qa_reader_u64(g->r, &len)) {
+		read_failed(g, "a string length");
+		return false;
+	}
+	if (len > GGUF_MAX_STRING || len > qa_reader_remaining(g->r)) {
+		STOP(g, QA1008, off, NULL, "key '%s': string of %" PRIu64
+		     " bytes exceeds %s", g->key, len,
+		     len > GGUF_MAX_STRING ? "the 1 GiB limit" :
+		     "the rest of the file");
+		return false;
+	}
+	if (out_len)
+		*out_len = len;
+	if (!out) {
+		if (!qa_reader_skip(g->r, len)) {
+			read_failed(g, "a string");
+			return false;
+		}
+		return true;
+	}
+	keep = len < QA_KV_KEEP_STRING ? len : QA_KV_KEEP_STRING;
+	if (!qa_reader_string(g->r, &g->inv->arena, keep, &s) ||
+	    !qa_reader_skip(g->r, len - keep)) {
+		read_failed(g, "a string");
+		return false;
+	}
+	*out = s;
+	return true;
+}
+
+static bool read_value(struct gg *g, enum qa_value_type t,
+		       struct qa_value *out, int depth);
+
+/* Array: u32 element type, u64 count, elements. depth counts the arrays
+ * enclosing this one. */
+static bool
+read_array(struct gg *g, struct qa_value *out, int depth)
+{
+	uint64_t off = g->r->pos, count, min_bytes, i;
+	struct qa_value *items = NULL;
+	uint32_t elem;
+	int min_size;
+
+	if (!qa_reader_u32(g->r, &elem) || !qa_reader_u64(g->r, &count)) {
+		read_failed(g, "an array header");
+		return false;
+	}
+	if (elem >= QA_V_COUNT) {
+		STOP(g, QA1006, off, NULL, "key '%s': array element type %"
+		     PRIu32 " is not a GGUF type (0..12)", g->key, elem);
+		return false;
+	}
+	if (elem == QA_V_ARRAY) {
+		if (depth + 1 >= GGUF_MAX_DEPTH) {
+			STOP(g, QA1006, off, NULL, "key '%s': arrays nested "
+			     "deeper than %d levels", g->key, GGUF_MAX_DEPTH);
+			return false;
+		}
+		if (!g->nested_seen) {
+			g->nested_seen = true;
+			qa_inv_finding(g->inv, QA1007, g->path, (int64_t)off,
+				       NULL, "key '%s' is an array of arrays",
+				       g->key);
+		}
+	}
+	min_size = elem == QA_V_STRING ? 8 : elem == QA_V_ARRAY ? 12 :
+		   scalar_size[elem];
+	if (count > GGUF_MAX_ARRAY ||
+	    qa_ckd_mul(&min_bytes, count, (uint64_t)min_size) ||
+	    min_bytes > qa_reader_remaining(g->r)) {
+		STOP(g, QA1008, off, NULL, "key '%s': array of %" PRIu64
+		     " %s elements exceeds %s", g->key, count,
+		     qa_value_type_name(elem),
+		     count > GGUF_MAX_ARRAY ? "the 2^30 element limit" :
+		     "the rest of the file");
+		return false;
+	}
+	if (out) {
+		out->type = QA_V_ARRAY;
+		out->v.arr.elem = elem;
+		out->v.arr.count = count;
+		if (count > 0 && count <= QA_KV_KEEP_ELEMENTS) {
+			items = qa_arena_array(&g->inv->arena, (size_t)count,
+					       sizeof(*items));
+			if (!items) {
+				nomem(g);
+				return false;
+			}
+			out->v.arr.items = items;
+			out->v.arr.kept = count;
+		}
+	}
+	if (!items && scalar_size[elem] > 0 && elem != QA_V_BOOL) {
+		/* Not kept and fixed size: one skip, already bounded. */
+		if (!qa_reader_skip(g->r, min_bytes)) {
+			read_failed(g, "an array");
+			return false;
+		}
+		return true;
+	}
+	for (i = 0; i < count; i++)
+		if (!read_value(g, elem, items ? &items[i] : NULL, depth + 1))
+			return false;
+	return true;
+}
+
+static bool
+read_value(struct gg *g, enum qa_value_type t, struct qa_value *out,
+	   int depth)
+{
+	struct qa_reader *r = g->r;
+	uint64_t off = r->pos;
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	struct qa_value tmp;
+	float f;
+	double d;
+
+	if (!out)
+		out = &tmp;
+	memset(out, 0, sizeof(*out));
+	out->type = t;
+	switch (t) {
+	case QA_V_U8:
+	case QA_V_I8:
+	case QA_V_BOOL:
+		if (!qa_reader_u8(r, &u8))
+			break;
+		if (t == QA_V_U8)
+			out->v.u = u8;
+		else if (t == QA_V_I8)
+			out->v.i = (int8_t)u8;
+		else {
+			if (u8 > 1)
+				qa_inv_finding(g->inv, QA1010, g->path,
+					       (int64_t)off, NULL,
+					       "key '%s': bool byte is %u",
+					       g->key, (unsigned)u8);
+			/* llama.cpp: any non-zero byte is true. */
+			out->v.u = u8 != 0;
+		}
+		return true;
+	case QA_V_U16:
+	case QA_V_I16:
+		if (!qa_reader_u16(r, &u16))
+			break;
+		if (t == QA_V_U16)
+			out->v.u = u16;
+		else
+			out->v.i = (int16_t)u16;
+		return true;
+	case QA_V_U32:
+	case QA_V_I32:
+	case QA_V_F32:
+		if (!qa_reader_u32(r, &u32))
+			break;
+		if (t == QA_V_U32) {
+			out->v.u = u32;
+		} else if (t == QA_V_I32) {
+			out->v.i = (int32_t)u32;
+		} else {
+			memcpy(&f, &u32, sizeof(f));
+			out->v.f = f;
+		}
+		return true;
+	case QA_V_U64:
+	case QA_V_I64:
+	case QA_V_F64:
+		if (!qa_reader_u64(r, &u64))
+			break;
+		if (t == QA_V_U64) {
+			out->v.u = u64;
+		} else if (t == QA_V_I64) {
+			out->v.i = (int64_t)u64;
+		} else {
+			memcpy(&d, &u64, sizeof(d));
+			out->v.f = d;
+		}
+		return true;
+	case QA_V_STRING:
+		return read_string(g, out == &tmp ? NULL : &out->v.str.s,
+				   &out->v.str.len);
+	case QA_V_ARRAY:
+		return read_array(g, out == &tmp ? NULL : out, depth);
+	default:
+		STOP(g, QA1006, off, NULL, "key '%s': value type %d is not a "
+		     "GGUF type (0..12)", g->key, (int)t);
+		return false;
+	}
+	read_failed(g, "a value");
+	return false;
+}
+
+/* general.alignment: UINT32, non-zero power of two (llama.cpp gguf.cpp). */
+static void
+check_alignment(struct gg *g, const struct qa_kv *kv)
+{
+	const struct qa_value *v = &kv->value;
+
+	if (v->type != QA_V_U32) {
+		qa_inv_finding(g->inv, QA1009, g->path, (int64_t)kv->offset,
+			       NULL, "general.alignment has type %s, not "
+			       "UINT32; using %d", qa_value_type_name(v->type),
+			       GGUF_DEFAULT_ALIGNMENT);
+		return;
+	}
+	if (v->v.u == 0 || (v->v.u & (v->v.u - 1)) != 0) {
+		qa_inv_finding(g->inv, QA1009, g->path, (int64_t)kv->offset,
+			       NULL, "general.alignment is %" PRIu64 ", not a "
+			       "non-zero power of two; using %d", v->v.u,
+			       GGUF_DEFAULT_ALIGNMENT);
+		return;
+	}
+	g->alignment = v->v.u;
+}
+
+static bool
+read_kvs(struct gg *g, uint64_t n_kv)
+{
+	struct qa_reader *r = g->r;
+	uint64_t i, off, len;
+	uint32_t type;
+	struct qa_kv *kv;
+	char *key;
+	int added;
+
+	for (i = 0; i < n_kv && !g->stop; i++) {
+		off = r->pos;
+		if (!qa_reader_u64(r, &len)) {
+			read_failed(g, "a key length");
+			return false;
+		}
+		if (len > GGUF_MAX_KEY || len > qa_reader_remaining(r)) {
+			STOP(g, QA1004, off, NULL, "key #%" PRIu64 " has "
+			     "length %" PRIu64 " (more than %s)", i, len,
+			     len > GGUF_MAX_KEY ? "65535" :
+			     "the rest of the file");
+			return false;
+		}
+		if (!qa_reader_string(r, &g->inv->arena, len, &key)) {
+			read_failed(g, "a key");
+			return false;
+		}
+		if (len == 0)
+			qa_inv_finding(g->inv, QA1004, g->path, (int64_t)off,
+				       NULL, "key #%" PRIu64 " is empty", i);
+		added = nameset_add(&g->keys, &g->inv->arena, key, len);
+		if (added < 0) {
+			nomem(g);
+			return false;
+		}
+		if (added == 0)
+			qa_inv_finding(g->inv, QA1005, g->path, (int64_t)off,
+				       NULL, "key '%s' appears more than once",
+				       key);
+		g->key = key;
+		g->key_off = off;
+		g->nested_seen = false;
+		if (!qa_reader_u32(r, &type)) {
+			read_failed(g, "a value type");
+			return false;
+		}
+		if (type >= QA_V_COUNT) {
+			STOP(g, QA1006, r->pos - 4, NULL, "key '%s': value "
+			     "type %" PRIu32 " is not a GGUF type (0..12)",
+			     key, type);
+			return false;
+		}
+		kv = qa_inv_add_kv(g->inv);
+		if (!kv) {
+			nomem(g);
+			return false;
+		}
+		kv->key = key;
+		kv->file = g->fi;
+		kv->offset = off;
+		if (!read_value(g, (enum qa_value_type)type, &kv->value, 0)) {
+			/* A half-read value (NULL string, partial array)
+			 * must not reach the reporters. */
+			g->inv->n_kvs--;
+			return false;
+		}
+		if (added == 1 && strcmp(key, "general.alignment") == 0)
+			check_alignment(g, kv);
+	}
+	return !g->stop;
+}
+
+/* Tensor infos; t->offset holds the relative offset until the data
+ * section is known. Returns false when the parse stopped. */
+static bool
+read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
+{
+	struct qa_reader *r = g->r;
+	uint64_t i, off, len, keep, ne, elements, bytes, padded, rel;
+	uint32_t n_dims, type, d;
+	const struct qa_ggml_type *gt;
+	struct qa_tensor *t;
+	char *name;
+	bool bad;
+	int added;
+
+	for (i = 0; i < n_tensors; i++) {
+		off = r->pos;
+		if (!qa_reader_u64(r, &len)) {
+			read_failed(g, "a tensor name length");
+			return false;
+		}
+		if (len > GGUF_MAX_STRING || len > qa_reader_remaining(r)) {
+			STOP(g, QA1008, off, NULL, "tensor #%" PRIu64 ": name "
+			     "of %" PRIu64 " bytes exceeds the rest of the "
+			     "file", i, len);
+			return false;
+		}
+		keep = len < NAME_KEEP ? len : NAME_KEEP;
+		if (!qa_reader_string(r, &g->inv->arena, keep, &name) ||
+		    !qa_reader_skip(r, len - keep)) {
+			read_failed(g, "a tensor name");
+			return false;
+		}
+		t = qa_inv_add_tensor(g->inv);
+		if (!t) {
+			nomem(g);
+			return false;
+		}
+		t->name = name;
+		t->file = g->fi;
+		if (len == 0 || len >= GGUF_MAX_NAME)
+			qa_inv_finding(g->inv, QA1020, g->path, (int64_t)off,
+				       name, "tensor #%" PRIu64 " name is %"
+				       PRIu64 " bytes (must be 1..63)", i,
+				       len);
+		added = nameset_add(&g->names, &g->inv->arena, name, keep);
+		if (added < 0) {
+			nomem(g);
+			return false;
+		}
+		if (added == 0)
+			qa_inv_finding(g->inv, QA1021, g->path, (int64_t)off,
+				       name, "tensor name '%s' appears more "
+				       "than once in this file", name);
+
+		if (!qa_reader_u32(r, &n_dims)) {
+			read_failed(g, "tensor dimensions");
+			return false;
+		}
+		if (n_dims > GGUF_MAX_DIMS) {
+			STOP(g, QA1022, r->pos - 4, name, "tensor '%s' has %"
+			     PRIu32 " dimensions (at most %d)", name, n_dims,
+			     GGUF_MAX_DIMS);
+			return false;
+		}
+		t->n_dims = n_dims;
+		bad = false;
+		elements = 1;
+		for (d = 0; d < n_dims; d++) {
+			uint64_t doff = r->pos;
+
+			if (!qa_reader_u64(r, &ne)) {
+				read_failed(g, "tensor dimensions");
+				return false;
+			}
+			t->shape[d] = ne;
+			if (bad)
+				continue;
+			/* llama.cpp reads ne as int64 and requires the
+			 * element count to be representable. */
+			if (ne > INT64_MAX) {
+				qa_inv_finding(g->inv, QA1022, g->path,
+					       (int64_t)doff, name, "tensor "
+					       "'%s': ne[%" PRIu32 "] = %"
+					       PRIu64 " is negative as int64",
+					       name, d, ne);
+				bad = true;
+			} else if (qa_ckd_mul(&elements, elements, ne) ||
+				   elements > INT64_MAX) {
+				qa_inv_finding(g->inv, QA1022, g->path,
+					       (int64_t)doff, name, "tensor "
+					       "'%s': element count overflows "
+					       "at ne[%" PRIu32 "]", name, d);
+				bad = true;
+			}
+		}
+		if (!qa_reader_u32(r, &type) || !qa_reader_u64(r, &rel)) {
+			read_failed(g, "a tensor type and offset");
+			return false;
+		}
+		t->offset = rel;
+		t->ggml_type = (int32_t)type;
+		t->elements = bad ? 0 : elements;
+		gt = type < (uint32_t)qa_ggml_type_count() ?
+		     qa_ggml_type((int)type) : NULL;
+		if (!gt) {
+			t->dtype = qa_arena_printf(&g->inv->arena,
+						   "TYPE_%" PRIu32, type);
+			if (!t->dtype) {
+				nomem(g);
+				return false;
+			}
+			qa_inv_finding(g->inv, QA1023, g->path,
+				       (int64_t)(r->pos - 12), name,
+				       "tensor '%s' has unknown ggml type %"
+				       PRIu32, name, type);
+			continue;
+		}
+		t->dtype = gt->name;
+		if (gt->block == 0) {
+			qa_inv_finding(g->inv, QA1024, g->path,
+				       (int64_t)(r->pos - 12), name,
+				       "tensor '%s' has removed ggml type %s "
+				       "(%" PRIu32 ")", name, gt->name, type);
+			continue;
+		}
+		if (bad)
+			continue;
+		ne = n_dims > 0 ? t->shape[0] : 1;
+		if (ne % gt->block != 0) {
+			qa_inv_finding(g->inv, QA1025, g->path,
+				       (int64_t)(r->pos - 12), name,
+				       "tensor '%s': ne[0] = %" PRIu64 " is "
+				       "not a multiple of the %s block of %"
+				       PRIu32, name, ne, gt->name, gt->block);
+			continue;
+		}
+		if (!qa_ggml_nbytes(gt, ne, elements, &bytes) ||
+		    qa_ckd_align_up(&padded, bytes, g->alignment)) {
+			qa_inv_finding(g->inv, QA1026, g->path,
+				       (int64_t)(r->pos - 12), name,
+				       "tensor '%s': byte size of %" PRIu64
+				       " %s elements overflows 64 bits", name,
+				       elements, gt->name);
+			continue;
+		}
+		t->bytes = bytes;
+		g->n_sized++;
+	}
+	return true;
+}
+
+static bool
+read_tensor_infos(struct gg *g, uint64_t n_tensors)
+{
+	struct qa_inventory *inv = g->inv;
+
+	if (read_tensor_infos_inner(g, n_tensors))
+		return true;
+	/* Every completed tensor has a dtype; a half-read one is dropped
+	 * so reporters never see NULL fields (its finding names it). */
+	if (inv->n_tensors > 0 && !inv->tensors[inv->n_tensors - 1].dtype)
+		inv->n_tensors--;
+	return false;
+}
+
+struct span {
+	uint64_t off, end;
+	uint32_t idx;
+};
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Places the tensors in the data section and checks the layout. */
+static void
+check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
+{
+	struct qa_inventory *inv = g->inv;
+	struct span *sp;
+	uint64_t expected = 0, max_end = 0, padded, tail, want = 0, got = 0;
+	uint64_t reach = 0;
+	uint32_t i, ns = 0, offender = UINT32_MAX, who = 0;
+	bool overlap = false, past_eof = false;
+
+	for (i = first; i < first + n; i++) {
+		struct qa_tensor *t = &inv->tensors[i];
+		uint64_t rel = t->offset, abs, end;
+
+		/* llama.cpp: tensor i sits at the sum of the padded sizes
+		 * of the tensors declared before it. */
+		if (offender == UINT32_MAX) {
+			if (rel != expected) {
+				offender = i;
+				want = expected;
+				got = rel;
+			} else if (qa_ckd_align_up(&padded, t->bytes,
+						   g->alignment) ||
+				   qa_ckd_add(&expected, expected, padded)) {
+				offender = UINT32_MAX - 1;
+			}
+		}
+		if (rel % g->alignment != 0)
+			qa_inv_finding(inv, QA1027, g->path, -1, t->name,
+				       "tensor '%s': offset %" PRIu64 " is not "
+				       "a multiple of the alignment %" PRIu64,
+				       t->name, rel, g->alignment);
+		if (qa_ckd_add(&abs, data_start, rel) ||
+		    qa_ckd_add(&end, abs, t->bytes) || end > g->size) {
+			qa_inv_finding(inv, QA1028, g->path, -1, t->name,
+				       "tensor '%s': data at offset %" PRIu64
+				       " + %" PRIu64 " bytes ends past the end "
+				       "of the file (%" PRIu64 " bytes)",
+				       t->name, rel, t->bytes, g->size);
+			t->offset = qa_ckd_add(&abs, data_start, rel) ?
+				    UINT64_MAX : abs;
+			past_eof = true;
+			continue;
+		}
+		t->offset = abs;
+		if (end > max_end)
+			max_end = end;
+		if (t->bytes > 0)
+			ns++;
+	}
+
+	sp = qa_arena_array(&inv->arena, ns ? ns : 1, sizeof(*sp));
+	if (!sp) {
+		nomem(g);
+		return;
+	}
+	ns = 0;
+	for (i = first; i < first + n; i++) {
+		struct qa_tensor *t = &inv->tensors[i];
+		uint64_t end;
+
+		/* Only tensors inside the file; zero-size tensors may share
+		 * an offset with anything. */
+		if (t->bytes == 0 || qa_ckd_add(&end, t->offset, t->bytes) ||
+		    end > g->size)
+			continue;
+		sp[ns].off = t->offset;
+		sp[ns].end = end;
+		sp[ns].idx = i;
+		ns++;
+	}
+	qsort(sp, ns, sizeof(*sp), span_cmp);
+	for (i = 0; i < ns; i++) {
+		if (i > 0 && sp[i].off < reach) {
+			overlap = true;
+			qa_inv_finding(inv, QA1029, g->path, (int64_t)sp[i].off,
+				       inv->tensors[sp[i].idx].name,
+				       "tensor '%s' [%" PRIu64 ", %" PRIu64
+				       ") overlaps tensor '%s' ending at %"
+				       PRIu64, inv->tensors[sp[i].idx].name,
+				       sp[i].off, sp[i].end,
+				       inv->tensors[who].name, reach);
+		}
+		if (sp[i].end > reach) {
+			reach = sp[i].end;
+			who = sp[i].idx;
+		}
+	}
+	if (offender < UINT32_MAX - 1 && !overlap)
+		qa_inv_finding(inv, QA1030, g->path, -1,
+			       inv->tensors[offender].name,
+			       "tensor '%s' is at data offset %" PRIu64 " but "
+			       "llama.cpp expects %" PRIu64 " (tensors must "
+			       "follow each other in declaration order)",
+			       inv->tensors[offender].name, got, want);
+	/* Trailing bytes only mean something when every size is known. */
+	if (g->n_sized == n && !past_eof && max_end > 0 &&
+	    !qa_ckd_align_up(&tail, max_end, g->alignment) &&
+	    g->size > tail)
+		qa_inv_finding(inv, QA1014, g->path, (int64_t)tail, NULL,
+			       "%" PRIu64 " bytes follow the last tensor "
+			       "(data ends at %" PRIu64 ")", g->size - tail,
+			       max_end);
+}
+
+/* Well-known keys engines read with typed getters (llama.cpp
+ * gguf_get_val_u16/u32/i32 assert the type). */
+static void
+check_key_types(struct gg *g, uint32_t first_kv)
+{
+	static const struct {
+		const char *key;
+		enum qa_value_type type;
+	} known[] = {
+		{ "split.no", QA_V_U16 },
+		{ "split.count", QA_V_U16 },
+		{ "split.tensors.count", QA_V_I32 },
+		{ "general.file_type", QA_V_U32 },
+	};
+	struct qa_inventory *inv = g->inv;
+	const char *arch = NULL;
+	size_t arch_len = 0, k;
+	uint32_t i;
+
+	for (i = first_kv; i < inv->n_kvs; i++)
+		if (strcmp(inv->kvs[i].key, "general.architecture") == 0 &&
+		    inv->kvs[i].value.type == QA_V_STRING) {
+			arch = inv->kvs[i].value.v.str.s;
+			arch_len = strlen(arch);
+			break;
+		}
+	for (i = first_kv; i < inv->n_kvs; i++) {
+		const struct qa_kv *kv = &inv->kvs[i];
+		enum qa_value_type want = QA_V_COUNT;
+
+		for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+			if (strcmp(kv->key, known[k].key) == 0)
+				want = known[k].type;
+		if (arch && strncmp(kv->key, arch, arch_len) == 0 &&
+		    strcmp(kv->key + arch_len, ".block_count") == 0)
+			want = QA_V_U32;
+		if (want != QA_V_COUNT && kv->value.type != want)
+			qa_inv_finding(inv, QA1012, g->path,
+				       (int64_t)kv->offset, NULL, "%s has type "
+				       "%s; engines read it as %s", kv->key,
+				       qa_value_type_name(kv->value.type),
+				       qa_value_type_name(want));
+	}
+}
+
+static int
+gguf_probe(const uint8_t *buf, size_t len, uint64_t file_size)
+{
+	(void)file_size;
+	if (len >= 4 && memcmp(buf, "GGUF", 4) == 0)
+		return 100;
+	return 0;
+}
+
+static int
+gguf_load(struct qa_inventory *inv, uint32_t file_index,
+	  struct qa_source *src)
+{
+	struct qa_reader *r;
+	struct gg g;
+	uint8_t magic[4];
+	uint32_t version, first_tensor, first_kv;
+	uint64_t n_tensors, n_kv, need_kv, need_ti, need, data_start = 0;
+	struct qa_file *f;
+
+	memset(&g, 0, sizeof(g));
+	r = qa_arena_alloc(&inv->arena, sizeof(*r));
+	if (!r) {
+		if (inv->arena.hit_limit) {
+			inv->out_of_memory = false;
+			qa_inv_finding(inv, QA1901, inv->files[file_index].path,
+				       -1, NULL, "inventory limit reached");
+			return QA_OK;
+		}
+		return QA_E_NOMEM;
+	}
+	qa_reader_init(r, src, 0);
+	g.inv = inv;
+	g.fi = file_index;
+	g.path = inv->files[file_index].path;
+	g.r = r;
+	g.size = src->size;
+	g.alignment = GGUF_DEFAULT_ALIGNMENT;
+	g.key = "";
+
+	if (!qa_reader_bytes(r, magic, 4)) {
+		if (r->err == QA_E_IO)
+			return QA_E_IO;
+		return QA_E_UNRECOGNIZED;
+	}
+	if (memcmp(magic, "GGUF", 4) != 0)
+		return QA_E_UNRECOGNIZED;
+	f = &inv->files[file_index];
+	f->format = "gguf";
+	if (!qa_reader_u32(r, &version)) {
+		read_failed(&g, "the version");
+		return g.rc;
+	}
+	if (version != 0 && (version & 0xFFFF) == 0) {
+		/* gguf-py / huggingface.js detection: the low half of a
+		 * small version number is never zero. */
+		r->big_endian = true;
+		version = __builtin_bswap32(version);
+		f->big_endian = true;
+		qa_inv_finding(inv, QA1011, g.path, 4, NULL,
+			       "the file is big-endian (version %" PRIu32
+			       " byte-swapped); llama.cpp refuses it",
+			       version);
+	}
+	f->gguf_version = version;
+	if (version == 1) {
+		qa_inv_finding(inv, QA1002, g.path, 4, NULL,
+			       "GGUF v1 (2023) is not supported: it uses "
+			       "32-bit counts and no current engine loads it");
+		return QA_OK;
+	}
+	if (version == 0 || version > 3) {
+		qa_inv_finding(inv, QA1002, g.path, 4, NULL,
+			       "GGUF version %" PRIu32 " is not supported "
+			       "(2 and 3 are)", version);
+		return QA_OK;
+	}
+	if (!qa_reader_u64(r, &n_tensors) || !qa_reader_u64(r, &n_kv)) {
+		read_failed(&g, "the tensor and key counts");
+		return g.rc;
+	}
+	/* Bound both counts by the bytes left before looping. */
+	if (qa_ckd_mul(&need_kv, n_kv, KV_MIN_BYTES) ||
+	    qa_ckd_mul(&need_ti, n_tensors, TI_MIN_BYTES) ||
+	    qa_ckd_add(&need, need_kv, need_ti)) {
+		qa_inv_finding(inv, QA1003, g.path, 8, NULL,
+			       "%" PRIu64 " tensors and %" PRIu64 " keys "
+			       "cannot fit in any file", n_tensors, n_kv);
+		return QA_OK;
+	}
+	if (need > qa_reader_remaining(r)) {
+		qa_inv_finding(inv, QA1003, g.path, 8, NULL,
+			       "%" PRIu64 " tensors and %" PRIu64 " keys need "
+			       "at least %" PRIu64 " bytes but only %" PRIu64
+			       " remain", n_tensors, n_kv, need,
+			       qa_reader_remaining(r));
+		return QA_OK;
+	}
+
+	first_kv = inv->n_kvs;
+	first_tensor = inv->n_tensors;
+	if (!read_kvs(&g, n_kv))
+		goto out;
+	check_key_types(&g, first_kv);
+
+	if (!read_tensor_infos(&g, n_tensors))
+		goto out;
+	f->tensor_count = inv->n_tensors - first_tensor;
+	f->header_bytes = r->pos;
+	if (n_tensors == 0)
+		goto out;
+	/* Data section: only padded when there are tensors (llama.cpp
+	 * bc988e2b); vocab-only files end right after the last key. */
+	if (qa_ckd_align_up(&data_start, r->pos, g.alignment) ||
+	    data_start > g.size) {
+		qa_inv_finding(inv, QA1013, g.path, (int64_t)r->pos, NULL,
+			       "the data section would start at %" PRIu64
+			       ", past the end of the file (%" PRIu64
+			       " bytes)", data_start, g.size);
+		goto out;
+	}
+	f->data_offset = data_start;
+	check_layout(&g, first_tensor, f->tensor_count, data_start);
+out:
+	f = &inv->files[file_index];
+	if (!f->header_bytes)
+		f->header_bytes = r->pos;
+	f->tensor_count = inv->n_tensors - first_tensor;
+	return g.rc;
+}
+
+const struct qa_format qa_format_gguf = {
+	.name = "gguf",
+	.probe_size = 4,
+	.probe = gguf_probe,
+	.load = gguf_load,
+};

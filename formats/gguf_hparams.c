@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GGUF metadata -> normalized hyperparameters (struct qa_hparams).
+ *
+ * Key names follow gguf-py gguf/constants.py (Keys.LLM, Keys.Attention,
+ * Keys.SSM) and llama.cpp src/llama-arch.cpp; how they are read (scalar or
+ * per-layer array, defaults, which layers are sliding-window, recurrent or
+ * MTP) follows llama.cpp src/llama-model.cpp load_hparams() and
+ * src/llama-hparams.cpp. The metadata of the first split part comes first
+ * in inv->kvs, so lookups (first match) read what llama.cpp reads.
+ * Values the file does not give stay -1 (unknown).
+ */
+#include "format.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A block count beyond this is not a real model; the per-layer tables
+ * are not built for it (the value itself is still reported). */
+#define MAX_LAYERS 65536
+
+struct hp_ctx {
+	struct qa_inventory *inv;
+	const char *arch;
+};
+
+static const struct qa_value *
+arch_val(const struct hp_ctx *c, const char *suffix)
+{
+	char key[256];
+	const struct qa_kv *kv;
+	int n;
+
+	if (!c->arch)
+		return NULL;
+	n = snprintf(key, sizeof(key), "%s.%s", c->arch, suffix);
+	if (n < 0 || (size_t)n >= sizeof(key))
+		return NULL;
+	kv = qa_inv_kv(c->inv, key);
+	return kv ? &kv->value : NULL;
+}
+
+/* Scalar integer, or the maximum of a per-layer integer array (llama.cpp
+ * get_key_or_arr accepts both). -1 when absent or not an integer. */
+static int64_t
+int_or_max(const struct qa_value *v)
+{
+	int64_t x, best = -1;
+	uint64_t i;
+
+	if (!v)
+		return -1;
+	if (v->type != QA_V_ARRAY)
+		return qa_value_as_int(v, &x) ? x : -1;
+	for (i = 0; i < v->v.arr.kept; i++)
+		if (qa_value_as_int(&v->v.arr.items[i], &x) && x > best)
+			best = x;
+	return best;
+}
+
+static int64_t
+arch_int(const struct hp_ctx *c, const char *suffix)
+{
+	return int_or_max(arch_val(c, suffix));
+}
+
+static int64_t
+key_int(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	return kv ? int_or_max(&kv->value) : -1;
+}
+
+/* Element i of a per-layer array, or the scalar; -1 when unknown. */
+static int64_t
+layer_int(const struct qa_value *v, int64_t i)
+{
+	int64_t x;
+
+	if (!v)
+		return -1;
+	if (v->type != QA_V_ARRAY)
+		return qa_value_as_int(v, &x) ? x : -1;
+	if (i < 0 || (uint64_t)i >= v->v.arr.kept)
+		return -1;
+	return qa_value_as_int(&v->v.arr.items[i], &x) ? x : -1;
+}
+
+static bool
+arch_is(const struct hp_ctx *c, const char *const *names)
+{
+	size_t i;
+
+	if (!c->arch)
+		return false;
+	for (i = 0; names[i]; i++)
+		if (strcmp(c->arch, names[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool
+has_tensor(const struct qa_inventory *inv, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_tensors; i++)
+		if (strcmp(inv->tensors[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Sliding-window layers. llama-hparams.cpp set_swa_pattern(n): layer il is
+ * SWA iff il % n < n - 1; a bool array (Gemma 3n, MiMo, Step-3.5) marks
+ * each layer. Defaults when the file has no pattern key: gemma2 and
+ * gpt-oss period 2 (src/models/gemma2.cpp, openai-moe.cpp), gemma3 period 6
+ * (src/models/gemma3.cpp), gemma3n period 5. MTP blocks are never SWA.
+ */
+static void
+mark_swa(struct hp_ctx *c, uint8_t *kind, int64_t n)
+{
+	static const char *const period2[] = { "gemma2", "gpt-oss", NULL };
+	static const char *const period6[] = { "gemma3", NULL };
+	static const char *const period5[] = { "gemma3n", NULL };
+	struct qa_hparams *hp = &c->inv->hp;
+	const struct qa_value *pat = arch_val(c, "attention.sliding_window_pattern");
+	int64_t period = -1, i, x;
+
+	if (pat && pat->type == QA_V_ARRAY) {
+		for (i = 0; i < n && (uint64_t)i < pat->v.arr.kept; i++)
+			if (qa_value_as_int(&pat->v.arr.items[i], &x) && x)
+				kind[i] = QA_LAYER_SLIDING_ATTENTION;
+		return;
+	}
+	if (pat && qa_value_as_int(pat, &x))
+		period = x;
+	else if (hp->sliding_window > 0 && arch_is(c, period2))
+		period = 2;
+	else if (hp->sliding_window > 0 && arch_is(c, period6))
+		period = 6;
+	else if (hp->sliding_window > 0 && arch_is(c, period5))
+		period = 5;
+	if (period <= 0)
+		return;
+	hp->swa_pattern = period;
+	for (i = 0; i < n; i++)
+		if (i % period < period - 1)
+			kind[i] = QA_LAYER_SLIDING_ATTENTION;
+}
+
+static void
+fill_layer_kinds(struct hp_ctx *c)
+{
+	static const char *const gdn[] = {
+		"qwen3next", "qwen35", "qwen35moe", NULL,
+	};
+	static const char *const nemotron[] = {
+		"nemotron_h", "nemotron_h_moe", NULL,
+	};
+	static const char *const kv_hybrid[] = {
+		"granitehybrid", "jamba", "falcon-h1", NULL,
+	};
+	static const char *const mamba[] = { "mamba", "mamba2", NULL };
+	struct qa_hparams *hp = &c->inv->hp;
+	const struct qa_value *kv_v, *ff_v, *rec;
+	uint8_t *kind;
+	int64_t n = hp->n_layer_all, trunk = hp->n_layer, i;
+
+	if (n <= 0 || n > MAX_LAYERS)
+		return;
+	kind = qa_arena_array(&c->inv->arena, (size_t)n, sizeof(*kind));
+	if (!kind)
+		return;
+	for (i = 0; i < n; i++)
+		kind[i] = QA_LAYER_FULL_ATTENTION;
+
+	if (arch_is(c, gdn)) {
+		/* llama-model.cpp LLM_ARCH_QWEN3NEXT/QWEN35: recurrent iff
+		 * (i + 1) % full_attention_interval != 0, or the per-layer
+		 * attention.recurrent_layers flags when present. */
+		int64_t fai = hp->full_attention_interval > 0 ?
+			      hp->full_attention_interval : 4;
+
+		rec = arch_val(c, "attention.recurrent_layers");
+		for (i = 0; i < n; i++) {
+			bool linear = (i + 1) % fai != 0;
+
+			if (rec && rec->type == QA_V_ARRAY)
+				linear = layer_int(rec, i) > 0;
+			kind[i] = linear ? QA_LAYER_LINEAR_ATTENTION :
+				  QA_LAYER_FULL_ATTENTION;
+		}
+	} else if (arch_is(c, nemotron)) {
+		/* llama-model.cpp LLM_ARCH_NEMOTRON_H: recurrent iff
+		 * n_head_kv(i) == 0 && n_ff(i) == 0; '-'/'E' blocks have no
+		 * attention but an FFN. */
+		kv_v = arch_val(c, "attention.head_count_kv");
+		ff_v = arch_val(c, "feed_forward_length");
+		for (i = 0; i < n; i++) {
+			int64_t kvh = layer_int(kv_v, i);
+			int64_t ff = layer_int(ff_v, i);
+
+			if (kvh > 0)
+				kind[i] = QA_LAYER_FULL_ATTENTION;
+			else if (kvh == 0 && ff == 0)
+				kind[i] = QA_LAYER_MAMBA;
+			else if (kvh == 0)
+				kind[i] = QA_LAYER_MLP_ONLY;
+		}
+	} else if (arch_is(c, kv_hybrid)) {
+		/* llama-model.cpp LLM_ARCH_GRANITE_HYBRID / JAMBA:
+		 * recurrent_layer_arr[i] = n_head_kv(i) == 0 (their Mamba
+		 * blocks carry an FFN too, so n_ff is not consulted). */
+		kv_v = arch_val(c, "attention.head_count_kv");
+		for (i = 0; i < n; i++)
+			if (layer_int(kv_v, i) == 0)
+				kind[i] = QA_LAYER_MAMBA;
+	} else if (arch_is(c, mamba)) {
+		for (i = 0; i < n; i++)
+			kind[i] = QA_LAYER_MAMBA;
+	} else {
+		mark_swa(c, kind, trunk >= 0 ? trunk : n);
+	}
+	/* MTP blocks follow the trunk (llama-hparams.cpp n_layer()). */
+	for (i = trunk >= 0 ? trunk : n; i < n; i++)
+		kind[i] = QA_LAYER_MTP;
+	hp->layer_kind = kind;
+}
+
+static void
+fill_head_kv(struct hp_ctx *c)
+{
+	struct qa_hparams *hp = &c->inv->hp;
+	const struct qa_value *v = arch_val(c, "attention.head_count_kv");
+	int32_t *arr;
+	int64_t i, x, n = hp->n_layer_all;
+
+	hp->n_head_kv = int_or_max(v);
+	if (!v || v->type != QA_V_ARRAY || n <= 0 || n > MAX_LAYERS)
+		return;
+	arr = qa_arena_array(&c->inv->arena, (size_t)n, sizeof(*arr));
+	if (!arr)
+		return;
+	for (i = 0; i < n; i++) {
+		x = layer_int(v, i);
+		arr[i] = x < 0 || x > INT32_MAX ? -1 : (int32_t)x;
+	}
+	hp->head_kv_per_layer = arr;
+}
+
+void
+qa_gguf_fill_hparams(struct qa_inventory *inv)
+{
+	struct qa_hparams *hp = &inv->hp;
+	const struct qa_kv *kv;
+	struct hp_ctx c = { inv, NULL };
+	int64_t rope;
+
+	kv = qa_inv_kv(inv, "general.architecture");
+	if (kv && kv->value.type == QA_V_STRING) {
+		c.arch = kv->value.v.str.s;
+		hp->arch_raw = c.arch;
+		/* GGUF architecture names already are llama.cpp's family
+		 * names; they are the normalized vocabulary. */
+		hp->arch = c.arch;
+	}
+	kv = qa_inv_kv(inv, "general.name");
+	if (kv && kv->value.type == QA_V_STRING)
+		hp->name = kv->value.v.str.s;
+	hp->file_type = key_int(inv, "general.file_type");
+
+	hp->n_layer_all = arch_int(&c, "block_count");
+	hp->n_mtp = arch_int(&c, "nextn_predict_layers");
+	if (hp->n_mtp < 0)
+		hp->n_mtp = 0;
+	if (hp->n_layer_all >= 0)
+		hp->n_layer = hp->n_mtp <= hp->n_layer_all ?
+			      hp->n_layer_all - hp->n_mtp : hp->n_layer_all;
+	hp->n_embd = arch_int(&c, "embedding_length");
+	hp->n_head = arch_int(&c, "attention.head_count");
+	fill_head_kv(&c);
+	hp->head_dim_k = arch_int(&c, "attention.key_length");
+	hp->head_dim_v = arch_int(&c, "attention.value_length");
+	/* llama.cpp default: n_embd_head_k = n_embd / n_head. */
+	if (hp->n_embd > 0 && hp->n_head > 0) {
+		if (hp->head_dim_k < 0)
+			hp->head_dim_k = hp->n_embd / hp->n_head;
+		if (hp->head_dim_v < 0)
+			hp->head_dim_v = hp->n_embd / hp->n_head;
+	}
+	hp->n_ff = arch_int(&c, "feed_forward_length");
+	hp->n_vocab = arch_int(&c, "vocab_size");
+	if (hp->n_vocab < 0) {
+		kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+		if (kv && kv->value.type == QA_V_ARRAY &&
+		    kv->value.v.arr.count <= INT64_MAX)
+			hp->n_vocab = (int64_t)kv->value.v.arr.count;
+	}
+	hp->n_ctx_train = arch_int(&c, "context_length");
+	hp->n_expert = arch_int(&c, "expert_count");
+	hp->n_expert_used = arch_int(&c, "expert_used_count");
+	hp->n_expert_shared = arch_int(&c, "expert_shared_count");
+	hp->n_ff_expert = arch_int(&c, "expert_feed_forward_length");
+	hp->n_leading_dense = arch_int(&c, "leading_dense_block_count");
+	hp->sliding_window = arch_int(&c, "attention.sliding_window");
+	hp->full_attention_interval = arch_int(&c, "full_attention_interval");
+
+	/* MLA (conversion/deepseek.py): key_length_mla = nope + rope,
+	 * value_length_mla = v_head_dim; older files put those in
+	 * key_length / value_length. */
+	hp->q_lora_rank = arch_int(&c, "attention.q_lora_rank");
+	hp->kv_lora_rank = arch_int(&c, "attention.kv_lora_rank");
+	if (hp->kv_lora_rank > 0) {
+		int64_t klm = arch_int(&c, "attention.key_length_mla");
+		int64_t vlm = arch_int(&c, "attention.value_length_mla");
+
+		rope = arch_int(&c, "rope.dimension_count");
+		hp->qk_rope_dim = rope;
+		if (klm < 0)
+			klm = arch_int(&c, "attention.key_length");
+		if (vlm < 0)
+			vlm = arch_int(&c, "attention.value_length");
+		if (klm >= 0 && rope >= 0 && klm >= rope)
+			hp->qk_nope_dim = klm - rope;
+		hp->v_head_dim_mla = vlm;
+	}
+
+	hp->ssm_d_conv = arch_int(&c, "ssm.conv_kernel");
+	hp->ssm_d_inner = arch_int(&c, "ssm.inner_size");
+	hp->ssm_d_state = arch_int(&c, "ssm.state_size");
+	hp->ssm_dt_rank = arch_int(&c, "ssm.time_step_rank");
+	hp->ssm_n_group = arch_int(&c, "ssm.group_count");
+
+	/* No output.weight: llama.cpp falls back to token_embd (tied). */
+	if (inv->n_tensors > 0)
+		hp->tie_embeddings = !has_tensor(inv, "output.weight") &&
+				     has_tensor(inv, "token_embd.weight");
+	fill_layer_kinds(&c);
+}

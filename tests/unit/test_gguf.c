@@ -1,0 +1,1067 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unit tests of the GGUF module (formats/gguf.c, gguf_split.c,
+ * gguf_hparams.c): small GGUF byte images are built here field by field,
+ * written to a temporary folder and loaded; the parsed values are compared
+ * with offsets and sizes computed by hand in the comments (not with the
+ * parser's own arithmetic), and every corruption must produce exactly the
+ * expected finding codes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/format.h"
+
+static int failures;
+static char tmpdir[] = "/tmp/qa-test-gguf-XXXXXX";
+
+#define CHECK(cond) do { if (!(cond)) { failures++; \
+	fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n", __FILE__, __LINE__, \
+		current, #cond); } } while (0)
+#define CHECK_EQ(a, b) do { uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b); \
+	if (a_ != b_) { failures++; fprintf(stderr, \
+		"%s:%d: %s: %s = %" PRIu64 ", expected %" PRIu64 "\n", \
+		__FILE__, __LINE__, current, #a, a_, b_); } } while (0)
+
+static const char *current = "";
+
+/* ---- GGUF image builder ---------------------------------------------- */
+
+struct buf {
+	uint8_t *p;
+	size_t n, cap;
+	int be;
+};
+
+static void
+put(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 4096;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			abort();
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void
+put_int(struct buf *b, uint64_t v, int n)
+{
+	uint8_t t[8];
+	int i;
+
+	for (i = 0; i < n; i++)
+		t[i] = (uint8_t)(v >> (b->be ? 8 * (n - 1 - i) : 8 * i));
+	put(b, t, (size_t)n);
+}
+
+static void u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
+static void u16(struct buf *b, uint16_t v) { put_int(b, v, 2); }
+static void u32(struct buf *b, uint32_t v) { put_int(b, v, 4); }
+static void u64(struct buf *b, uint64_t v) { put_int(b, v, 8); }
+
+static void
+str(struct buf *b, const char *s)
+{
+	u64(b, strlen(s));
+	put(b, s, strlen(s));
+}
+
+static void
+zeros(struct buf *b, size_t n)
+{
+	while (n--)
+		u8(b, 0);
+}
+
+static void
+pad(struct buf *b, size_t align)
+{
+	while (b->n % align)
+		u8(b, 0);
+}
+
+static void
+header(struct buf *b, uint32_t version, uint64_t n_tensors, uint64_t n_kv)
+{
+	put(b, "GGUF", 4);
+	u32(b, version);
+	u64(b, n_tensors);
+	u64(b, n_kv);
+}
+
+static void kv_u32(struct buf *b, const char *k, uint32_t v)
+{ str(b, k); u32(b, 4); u32(b, v); }
+static void kv_u16(struct buf *b, const char *k, uint16_t v)
+{ str(b, k); u32(b, 2); u16(b, v); }
+static void kv_i32(struct buf *b, const char *k, int32_t v)
+{ str(b, k); u32(b, 5); u32(b, (uint32_t)v); }
+static void kv_str(struct buf *b, const char *k, const char *v)
+{ str(b, k); u32(b, 8); str(b, v); }
+
+static void
+ti(struct buf *b, const char *name, uint32_t n_dims, const uint64_t *ne,
+   uint32_t type, uint64_t off)
+{
+	uint32_t i;
+
+	str(b, name);
+	u32(b, n_dims);
+	for (i = 0; i < n_dims; i++)
+		u64(b, ne[i]);
+	u32(b, type);
+	u64(b, off);
+}
+
+static const uint64_t NE_A[2] = { 32, 2 };	/* Q8_0: 2 blocks = 68 B */
+static const uint64_t NE_B[1] = { 8 };		/* F32: 32 B */
+
+/*
+ * The reference file (352 bytes):
+ *   0   header (magic, version, 2 tensors, 3 keys)        24 B
+ *   24  general.architecture = "llama"   8+20+4+8+5     = 45 B
+ *   69  llama.block_count = 2 (u32)      8+17+4+4       = 33 B
+ *   102 general.alignment = 32 (u32)     8+17+4+4       = 33 B
+ *   135 tensor info "a" [32,2] Q8_0 @0   8+1+4+16+4+8   = 41 B
+ *   176 tensor info "b" [8] F32 @96      8+1+4+8+4+8    = 33 B
+ *   209 end of header; padding to 224
+ *   224 a: 68 B, padded to 96; 320 b: 32 B; 352 end.
+ */
+static void
+ref_header(struct buf *b, uint32_t version, uint64_t b_off)
+{
+	header(b, version, 2, 3);
+	kv_str(b, "general.architecture", "llama");
+	kv_u32(b, "llama.block_count", 2);
+	kv_u32(b, "general.alignment", 32);
+	ti(b, "a", 2, NE_A, 8, 0);
+	ti(b, "b", 1, NE_B, 0, b_off);
+}
+
+static void
+ref_file(struct buf *b, int be)
+{
+	memset(b, 0, sizeof(*b));
+	b->be = be;
+	ref_header(b, 3, 96);
+	pad(b, 32);
+	zeros(b, 128);
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static char *
+path_of(const char *name)
+{
+	static char p[4][512];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", tmpdir, name);
+	return p[k];
+}
+
+static void
+write_file(const char *name, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path_of(name), "wb");
+
+	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
+		perror(name);
+		exit(1);
+	}
+}
+
+static struct qa_inventory *
+load_path(const char *path, int *rc)
+{
+	struct qa_inventory *inv = qa_inventory_create(path);
+
+	if (!inv)
+		abort();
+	*rc = qa_gguf_load_path(inv, path);
+	return inv;
+}
+
+static struct qa_inventory *
+load_buf(const struct buf *b, int *rc)
+{
+	write_file("t.gguf", b->p, b->n);
+	return load_path(path_of("t.gguf"), rc);
+}
+
+static unsigned
+count_code(const struct qa_inventory *inv, unsigned code)
+{
+	unsigned n = 0;
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++)
+		n += inv->findings[i].rule->code == code;
+	return n;
+}
+
+/* The findings are exactly the listed codes (each at least once), ended
+ * by 0. */
+static bool
+codes_are(const struct qa_inventory *inv, const unsigned *codes)
+{
+	uint32_t i;
+	size_t k;
+
+	for (k = 0; codes[k]; k++)
+		if (!count_code(inv, codes[k]))
+			goto bad;
+	for (i = 0; i < inv->n_findings; i++) {
+		for (k = 0; codes[k]; k++)
+			if (inv->findings[i].rule->code == codes[k])
+				break;
+		if (!codes[k])
+			goto bad;
+	}
+	return true;
+bad:
+	fprintf(stderr, "%s: findings:\n", current);
+	for (i = 0; i < inv->n_findings; i++)
+		fprintf(stderr, "  QA%04u @%" PRId64 " %s\n",
+			inv->findings[i].rule->code, inv->findings[i].offset,
+			inv->findings[i].message);
+	return false;
+}
+
+#define EXPECT(inv, ...) do { static const unsigned c_[] = { __VA_ARGS__, 0 }; \
+	CHECK(codes_are((inv), c_)); } while (0)
+#define EXPECT_NONE(inv) do { static const unsigned c_[] = { 0 }; \
+	CHECK(codes_are((inv), c_)); } while (0)
+
+static const struct qa_finding *
+finding(const struct qa_inventory *inv, unsigned code)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++)
+		if (inv->findings[i].rule->code == code)
+			return &inv->findings[i];
+	return NULL;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void
+check_ref_values(const struct qa_inventory *inv, int be)
+{
+	const struct qa_kv *kv;
+
+	CHECK_EQ(inv->n_files, 1);
+	CHECK(strcmp(inv->files[0].format, "gguf") == 0);
+	CHECK_EQ(inv->files[0].gguf_version, 3);
+	CHECK_EQ(inv->files[0].big_endian, be);
+	CHECK_EQ(inv->files[0].header_bytes, 209);
+	CHECK_EQ(inv->files[0].data_offset, 224);
+	CHECK_EQ(inv->files[0].tensor_count, 2);
+	CHECK_EQ(inv->files[0].bytes, 352);
+	CHECK_EQ(inv->files[0].role, QA_FILE_MODEL);
+	CHECK_EQ(inv->n_kvs, 3);
+	kv = qa_inv_kv(inv, "general.architecture");
+	CHECK(kv && kv->value.type == QA_V_STRING &&
+	      strcmp(kv->value.v.str.s, "llama") == 0 &&
+	      kv->value.v.str.len == 5 && kv->offset == 24);
+	kv = qa_inv_kv(inv, "llama.block_count");
+	CHECK(kv && kv->value.type == QA_V_U32 && kv->value.v.u == 2 &&
+	      kv->offset == 69);
+	CHECK_EQ(inv->n_tensors, 2);
+	if (inv->n_tensors != 2)
+		return;
+	CHECK(strcmp(inv->tensors[0].name, "a") == 0);
+	CHECK(strcmp(inv->tensors[0].dtype, "Q8_0") == 0);
+	CHECK_EQ(inv->tensors[0].ggml_type, 8);
+	CHECK_EQ(inv->tensors[0].n_dims, 2);
+	CHECK_EQ(inv->tensors[0].shape[0], 32);
+	CHECK_EQ(inv->tensors[0].shape[1], 2);
+	CHECK_EQ(inv->tensors[0].elements, 64);
+	CHECK_EQ(inv->tensors[0].bytes, 68);
+	CHECK_EQ(inv->tensors[0].offset, 224);
+	CHECK(strcmp(inv->tensors[1].dtype, "F32") == 0);
+	CHECK_EQ(inv->tensors[1].bytes, 32);
+	CHECK_EQ(inv->tensors[1].offset, 320);
+	CHECK_EQ(inv->hp.n_layer, 2);
+	CHECK(inv->hp.arch && strcmp(inv->hp.arch, "llama") == 0);
+}
+
+static void
+test_valid(void)
+{
+	struct qa_inventory *inv;
+	struct buf b;
+	int rc;
+
+	current = "valid LE v3";
+	ref_file(&b, 0);
+	CHECK_EQ(b.n, 352);
+	inv = load_buf(&b, &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT_NONE(inv);
+	check_ref_values(inv, 0);
+	CHECK_EQ(inv->kind, QA_KIND_GGUF);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "valid BE v3";
+	ref_file(&b, 1);
+	inv = load_buf(&b, &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT(inv, 1011);
+	check_ref_values(inv, 1);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "v2";
+	memset(&b, 0, sizeof(b));
+	ref_header(&b, 2, 96);
+	pad(&b, 32);
+	zeros(&b, 128);
+	inv = load_buf(&b, &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT_NONE(inv);
+	CHECK_EQ(inv->files[0].gguf_version, 2);
+	CHECK_EQ(inv->n_tensors, 2);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "bad magic";
+	memset(&b, 0, sizeof(b));
+	put(&b, "GGML", 4);
+	zeros(&b, 60);
+	inv = load_buf(&b, &rc);
+	CHECK_EQ(rc, QA_E_UNRECOGNIZED);
+	qa_inventory_destroy(inv);
+	free(b.p);
+}
+
+static void
+test_versions(void)
+{
+	static const uint32_t bad[] = { 0, 4, 0xFFFFFFFF };
+	struct qa_inventory *inv;
+	struct buf b;
+	size_t i;
+	int rc;
+
+	current = "v1";
+	memset(&b, 0, sizeof(b));
+	put(&b, "GGUF", 4);
+	u32(&b, 1);
+	u32(&b, 0);
+	u32(&b, 0);
+	inv = load_buf(&b, &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT(inv, 1002);
+	CHECK(finding(inv, 1002) && strstr(finding(inv, 1002)->message,
+			"GGUF v1 (2023) is not supported"));
+	CHECK_EQ(finding(inv, 1002) ? finding(inv, 1002)->offset : 0, 4);
+	CHECK_EQ(inv->n_kvs, 0);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		current = "bad version";
+		memset(&b, 0, sizeof(b));
+		ref_header(&b, bad[i], 96);
+		inv = load_buf(&b, &rc);
+		CHECK_EQ(rc, QA_OK);
+		EXPECT(inv, 1002);
+		CHECK_EQ(inv->n_tensors, 0);
+		qa_inventory_destroy(inv);
+		free(b.p);
+	}
+}
+
+/* Builds a file with one extra KV written by fn after general.architecture,
+ * no tensors. */
+static struct qa_inventory *
+one_kv(void (*fn)(struct buf *), int *rc)
+{
+	struct qa_inventory *inv;
+	struct buf b;
+
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 2);
+	kv_str(&b, "general.architecture", "llama");
+	fn(&b);
+	inv = load_buf(&b, rc);
+	free(b.p);
+	return inv;
+}
+
+static void kv_empty(struct buf *b) { kv_u32(b, "", 7); }
+static void kv_dup(struct buf *b) { kv_str(b, "general.architecture", "x"); }
+static void kv_type13(struct buf *b) { str(b, "k"); u32(b, 13); u32(b, 0); }
+static void kv_bool2(struct buf *b) { str(b, "k"); u32(b, 7); u8(b, 2); }
+static void kv_hugestr(struct buf *b)
+{ str(b, "k"); u32(b, 8); u64(b, (uint64_t)1 << 40); zeros(b, 16); }
+static void kv_hugearr(struct buf *b)
+{ str(b, "k"); u32(b, 9); u32(b, 0); u64(b, (uint64_t)1 << 31); zeros(b, 16); }
+static void kv_arrfit(struct buf *b)
+{ str(b, "k"); u32(b, 9); u32(b, 5); u64(b, 100); zeros(b, 16); }
+static void kv_nested(struct buf *b)
+{
+	/* [[1, 2], [3]] as arrays of u8 */
+	str(b, "k"); u32(b, 9); u32(b, 9); u64(b, 2);
+	u32(b, 0); u64(b, 2); u8(b, 1); u8(b, 2);
+	u32(b, 0); u64(b, 1); u8(b, 3);
+}
+static void kv_deep(struct buf *b)
+{
+	int i;
+
+	str(b, "k"); u32(b, 9);
+	for (i = 0; i < 5; i++) { u32(b, 9); u64(b, 1); }
+	u32(b, 0); u64(b, 1); u8(b, 1);
+}
+static void kv_align0(struct buf *b) { kv_u32(b, "general.alignment", 0); }
+static void kv_align3(struct buf *b) { kv_u32(b, "general.alignment", 3); }
+static void kv_align_i32(struct buf *b) { kv_i32(b, "general.alignment", 32); }
+static void kv_strarr(struct buf *b)
+{
+	/* 5000 strings: above the keep limit, walked by length only */
+	int i;
+
+	str(b, "tokenizer.ggml.tokens"); u32(b, 9); u32(b, 8); u64(b, 5000);
+	for (i = 0; i < 5000; i++)
+		str(b, i % 2 ? "ab" : "");
+}
+
+static void
+test_kvs(void)
+{
+	struct qa_inventory *inv;
+	const struct qa_kv *kv;
+	int rc;
+
+	current = "empty key";
+	inv = one_kv(kv_empty, &rc);
+	EXPECT(inv, 1004);
+	CHECK_EQ(inv->n_kvs, 2);
+	CHECK_EQ(finding(inv, 1004) ? finding(inv, 1004)->offset : 0, 69);
+	qa_inventory_destroy(inv);
+
+	current = "duplicate key";
+	inv = one_kv(kv_dup, &rc);
+	EXPECT(inv, 1005);
+	CHECK_EQ(finding(inv, 1005) ? finding(inv, 1005)->offset : 0, 69);
+	kv = qa_inv_kv(inv, "general.architecture");
+	CHECK(kv && strcmp(kv->value.v.str.s, "llama") == 0);
+	qa_inventory_destroy(inv);
+
+	current = "bad value type";
+	inv = one_kv(kv_type13, &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT(inv, 1006);
+	qa_inventory_destroy(inv);
+
+	current = "bool 2";
+	inv = one_kv(kv_bool2, &rc);
+	EXPECT(inv, 1010);
+	kv = qa_inv_kv(inv, "k");
+	CHECK(kv && kv->value.type == QA_V_BOOL && kv->value.v.u == 1);
+	qa_inventory_destroy(inv);
+
+	current = "huge string";
+	inv = one_kv(kv_hugestr, &rc);
+	EXPECT(inv, 1008);
+	qa_inventory_destroy(inv);
+
+	current = "huge array";
+	inv = one_kv(kv_hugearr, &rc);
+	EXPECT(inv, 1008);
+	qa_inventory_destroy(inv);
+
+	current = "array larger than the file";
+	inv = one_kv(kv_arrfit, &rc);
+	EXPECT(inv, 1008);
+	qa_inventory_destroy(inv);
+
+	current = "nested array";
+	inv = one_kv(kv_nested, &rc);
+	EXPECT(inv, 1007);
+	kv = qa_inv_kv(inv, "k");
+	CHECK(kv && kv->value.type == QA_V_ARRAY &&
+	      kv->value.v.arr.elem == QA_V_ARRAY &&
+	      kv->value.v.arr.count == 2 && kv->value.v.arr.kept == 2);
+	if (kv && kv->value.v.arr.kept == 2) {
+		const struct qa_value *a = &kv->value.v.arr.items[0];
+		const struct qa_value *c = &kv->value.v.arr.items[1];
+		CHECK(a->v.arr.count == 2 && a->v.arr.items[1].v.u == 2);
+		CHECK(c->v.arr.count == 1 && c->v.arr.items[0].v.u == 3);
+	}
+	qa_inventory_destroy(inv);
+
+	current = "array nested 6 deep";
+	inv = one_kv(kv_deep, &rc);
+	CHECK(count_code(inv, 1006) == 1);
+	qa_inventory_destroy(inv);
+
+	current = "alignment 0";
+	inv = one_kv(kv_align0, &rc);
+	EXPECT(inv, 1009);
+	qa_inventory_destroy(inv);
+	current = "alignment 3";
+	inv = one_kv(kv_align3, &rc);
+	EXPECT(inv, 1009);
+	qa_inventory_destroy(inv);
+	current = "alignment as INT32";
+	inv = one_kv(kv_align_i32, &rc);
+	EXPECT(inv, 1009);
+	qa_inventory_destroy(inv);
+
+	current = "long string array";
+	inv = one_kv(kv_strarr, &rc);
+	EXPECT_NONE(inv);
+	kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	CHECK(kv && kv->value.v.arr.count == 5000 &&
+	      kv->value.v.arr.items == NULL);
+	CHECK_EQ(inv->hp.n_vocab, 5000);
+	qa_inventory_destroy(inv);
+}
+
+static void
+test_counts(void)
+{
+	static const uint64_t counts[][2] = {
+		{ 0, 1000 }, { (uint64_t)1 << 62, 0 }, { UINT64_MAX, 0 },
+		{ 0, UINT64_MAX }, { 5, 1 },
+	};
+	struct qa_inventory *inv;
+	struct buf b;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		current = "count too large";
+		memset(&b, 0, sizeof(b));
+		header(&b, 3, counts[i][0], counts[i][1]);
+		kv_u32(&b, "a.b", 1);	/* 31 bytes: room for 1 KV, no more */
+		zeros(&b, 20);
+		inv = load_buf(&b, &rc);
+		CHECK_EQ(rc, QA_OK);
+		EXPECT(inv, 1003);
+		CHECK_EQ(inv->n_kvs, 0);
+		qa_inventory_destroy(inv);
+		free(b.p);
+	}
+}
+
+/* A one-tensor file: tensor info written by the caller's parameters, data
+ * of data_len bytes after the 32-aligned header. */
+static struct qa_inventory *
+one_tensor(const char *name, uint32_t n_dims, const uint64_t *ne,
+	   uint32_t type, uint64_t off, size_t data_len, int *rc)
+{
+	struct qa_inventory *inv;
+	struct buf b;
+
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 1, 0);
+	ti(&b, name, n_dims, ne, type, off);
+	pad(&b, 32);
+	zeros(&b, data_len);
+	inv = load_buf(&b, rc);
+	free(b.p);
+	return inv;
+}
+
+static void
+test_tensors(void)
+{
+	static const uint64_t ne5[5] = { 1, 1, 1, 1, 1 };
+	static const uint64_t ne_ovf[2] = { (uint64_t)1 << 32,
+					    (uint64_t)1 << 32 };
+	static const uint64_t ne_neg[1] = { (uint64_t)1 << 63 };
+	static const uint64_t ne_q40[1] = { 5124095576030431008ULL };
+	static const uint64_t ne_f32big[1] = { (uint64_t)1 << 62 };
+	static const uint64_t ne_f64pad[1] = { ((uint64_t)1 << 61) - 1 };
+	static const uint64_t ne33[1] = { 33 };
+	static const uint64_t ne32[1] = { 32 };
+	char name64[65], name63[64];
+	struct qa_inventory *inv;
+	struct buf b;
+	int rc;
+
+	memset(name64, 'n', 64);
+	name64[64] = '\0';
+	memset(name63, 'n', 63);
+	name63[63] = '\0';
+
+	current = "name 63 bytes";
+	/* header 24 + info 8+63+4+8+4+8 = 119 -> data at 128 */
+	inv = one_tensor(name63, 1, ne32, 0, 0, 128, &rc);
+	EXPECT_NONE(inv);
+	CHECK_EQ(inv->files[0].data_offset, 128);
+	CHECK_EQ(inv->tensors[0].bytes, 128);
+	qa_inventory_destroy(inv);
+
+	current = "name 64 bytes";
+	inv = one_tensor(name64, 1, ne32, 0, 0, 128, &rc);
+	EXPECT(inv, 1020);
+	CHECK(inv->n_tensors == 1 && strcmp(inv->tensors[0].name, name64) == 0);
+	qa_inventory_destroy(inv);
+
+	current = "n_dims 5";
+	inv = one_tensor("t", 5, ne5, 0, 0, 4, &rc);
+	EXPECT(inv, 1022);
+	qa_inventory_destroy(inv);
+
+	current = "ne overflow";
+	inv = one_tensor("t", 2, ne_ovf, 0, 0, 0, &rc);
+	EXPECT(inv, 1022);
+	qa_inventory_destroy(inv);
+
+	current = "ne negative";
+	inv = one_tensor("t", 1, ne_neg, 24, 0, 0, &rc);
+	EXPECT(inv, 1022);
+	qa_inventory_destroy(inv);
+
+	current = "unknown type 43";
+	inv = one_tensor("t", 1, ne32, 43, 0, 32, &rc);
+	EXPECT(inv, 1023);
+	CHECK(strcmp(inv->tensors[0].dtype, "TYPE_43") == 0);
+	CHECK_EQ(inv->tensors[0].bytes, 0);
+	qa_inventory_destroy(inv);
+
+	current = "removed type 31";
+	inv = one_tensor("t", 1, ne32, 31, 0, 32, &rc);
+	EXPECT(inv, 1024);
+	CHECK_EQ(inv->tensors[0].bytes, 0);
+	qa_inventory_destroy(inv);
+
+	current = "ne0 not a multiple of the block";
+	inv = one_tensor("t", 1, ne33, 8, 0, 64, &rc);
+	EXPECT(inv, 1025);
+	qa_inventory_destroy(inv);
+
+	current = "Q4_0 ne0 that wraps ne0*18";
+	/* (5124095576030431008 / 32) * 18 = 160128011750950969 * 18 =
+	 * 2882303761517117442: fits, so no overflow, but far past the end
+	 * of the file. ne0 * 18 first would wrap to 64, i.e. 2 bytes. */
+	inv = one_tensor("t", 1, ne_q40, 2, 0, 32, &rc);
+	EXPECT(inv, 1028);
+	CHECK_EQ(inv->tensors[0].bytes, 2882303761517117442ULL);
+	qa_inventory_destroy(inv);
+
+	current = "F32 2^62 elements: 2^64 bytes";
+	inv = one_tensor("t", 1, ne_f32big, 0, 0, 32, &rc);
+	EXPECT(inv, 1026);
+	qa_inventory_destroy(inv);
+
+	current = "F64 padded size wraps";
+	/* (2^61 - 1) * 8 = 2^64 - 8; padding to 32 wraps */
+	inv = one_tensor("t", 1, ne_f64pad, 28, 0, 32, &rc);
+	EXPECT(inv, 1026);
+	qa_inventory_destroy(inv);
+
+	current = "misaligned offset";
+	/* F32 [32] at 4: llama.cpp expects 0 too */
+	inv = one_tensor("t", 1, ne32, 0, 4, 160, &rc);
+	EXPECT(inv, 1027, 1030);
+	qa_inventory_destroy(inv);
+
+	current = "tensor past EOF";
+	inv = one_tensor("t", 1, ne32, 0, 0, 100, &rc);
+	EXPECT(inv, 1028);
+	qa_inventory_destroy(inv);
+
+	current = "data start past EOF";
+	memset(&b, 0, sizeof(b));
+	ref_header(&b, 3, 96);
+	inv = load_buf(&b, &rc);
+	EXPECT(inv, 1013);
+	CHECK_EQ(inv->files[0].header_bytes, 209);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "duplicate tensor";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 2, 0);
+	ti(&b, "x", 1, NE_B, 0, 0);
+	ti(&b, "x", 1, NE_B, 0, 32);
+	pad(&b, 32);
+	zeros(&b, 64);
+	inv = load_buf(&b, &rc);
+	EXPECT(inv, 1021);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "overlap";
+	memset(&b, 0, sizeof(b));
+	ref_header(&b, 3, 32);	/* b inside a's 68 bytes */
+	pad(&b, 32);
+	zeros(&b, 96);		/* a ends at 292, padded 320 */
+	inv = load_buf(&b, &rc);
+	EXPECT(inv, 1029);
+	CHECK_EQ(finding(inv, 1029) ? finding(inv, 1029)->offset : 0, 256);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "not contiguous";
+	memset(&b, 0, sizeof(b));
+	ref_header(&b, 3, 128);	/* a gap of 32 bytes */
+	pad(&b, 32);
+	zeros(&b, 160);
+	inv = load_buf(&b, &rc);
+	EXPECT(inv, 1030);
+	CHECK(finding(inv, 1030) && finding(inv, 1030)->tensor &&
+	      strcmp(finding(inv, 1030)->tensor, "b") == 0);
+	CHECK_EQ(inv->tensors[1].offset, 352);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "trailing bytes";
+	ref_file(&b, 0);
+	zeros(&b, 64);
+	inv = load_buf(&b, &rc);
+	EXPECT(inv, 1014);
+	CHECK_EQ(finding(inv, 1014) ? finding(inv, 1014)->offset : 0, 352);
+	qa_inventory_destroy(inv);
+	free(b.p);
+
+	current = "alignment 64";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 1, 1);
+	kv_u32(&b, "general.alignment", 64);	/* 24 + 33 = 57 */
+	ti(&b, "t", 1, ne32, 0, 0);		/* 57 + 33 = 90 -> 128 */
+	pad(&b, 64);
+	zeros(&b, 128);
+	inv = load_buf(&b, &rc);
+	EXPECT_NONE(inv);
+	CHECK_EQ(inv->files[0].data_offset, 128);
+	qa_inventory_destroy(inv);
+	free(b.p);
+}
+
+/* Every prefix of a valid file: a finding, never a crash. */
+static void
+test_truncation(int be)
+{
+	struct qa_inventory *inv;
+	struct buf b;
+	size_t len;
+	int rc;
+
+	ref_file(&b, be);
+	for (len = 0; len < b.n; len++) {
+		struct buf p = b;
+
+		current = be ? "BE prefix" : "LE prefix";
+		p.n = len;
+		inv = load_buf(&p, &rc);
+		if (len < 4) {
+			CHECK_EQ(rc, QA_E_UNRECOGNIZED);
+		} else {
+			CHECK_EQ(rc, QA_OK);
+			/* Cut inside the header: truncated, or a count or
+			 * length that no longer fits the rest (1003, 1004,
+			 * 1008 say "larger than the file"). */
+			if (len < 209)
+				CHECK(count_code(inv, 1001) +
+				      count_code(inv, 1003) +
+				      count_code(inv, 1004) +
+				      count_code(inv, 1008) > 0);
+			else if (len < 224)
+				CHECK(count_code(inv, 1013) == 1);
+			else
+				CHECK(count_code(inv, 1028) >= 1);
+		}
+		qa_inventory_destroy(inv);
+	}
+	free(b.p);
+}
+
+/* ---- split sets ------------------------------------------------------- */
+
+struct part {
+	int no;			/* split.no, -1 = absent */
+	int count;		/* split.count */
+	int tensors_total;	/* split.tensors.count */
+	const char *tensor;
+	bool model_key;		/* add general.name */
+	bool no_as_u32;
+};
+
+static void
+write_part(const char *file, const struct part *pt, bool first)
+{
+	struct buf b;
+	uint64_t nkv = 2 + (pt->no >= 0) + (first ? 1 : 0) + pt->model_key;
+
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 1, nkv);
+	if (first)
+		kv_str(&b, "general.architecture", "llama");
+	if (pt->model_key)
+		kv_str(&b, "general.name", "x");
+	if (pt->no >= 0) {
+		if (pt->no_as_u32)
+			kv_u32(&b, "split.no", (uint32_t)pt->no);
+		else
+			kv_u16(&b, "split.no", (uint16_t)pt->no);
+	}
+	kv_u16(&b, "split.count", (uint16_t)pt->count);
+	kv_i32(&b, "split.tensors.count", pt->tensors_total);
+	ti(&b, pt->tensor, 1, NE_B, 0, 0);
+	pad(&b, 32);
+	zeros(&b, 32);
+	write_file(file, b.p, b.n);
+	free(b.p);
+}
+
+static void
+write_set(const char *prefix, const struct part *parts, int n)
+{
+	char name[256];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s-%05d-of-%05d.gguf", prefix,
+			 i + 1, n);
+		write_part(name, &parts[i], i == 0);
+	}
+}
+
+static struct qa_inventory *
+load_part(const char *prefix, int k, int n, int *rc)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s-%05d-of-%05d.gguf", prefix, k, n);
+	return load_path(path_of(name), rc);
+}
+
+static void
+test_split(void)
+{
+	struct part ok[3] = {
+		{ 0, 3, 3, "t0", false, false },
+		{ 1, 3, 3, "t1", false, false },
+		{ 2, 3, 3, "t2", false, false },
+	};
+	struct part p[3];
+	struct qa_inventory *inv;
+	char name[256];
+	int rc, k;
+
+	write_set("ok", ok, 3);
+	for (k = 1; k <= 3; k++) {
+		current = "complete split set";
+		inv = load_part("ok", k, 3, &rc);
+		CHECK_EQ(rc, QA_OK);
+		EXPECT_NONE(inv);
+		CHECK_EQ(inv->n_files, 3);
+		CHECK_EQ(inv->n_tensors, 3);
+		CHECK_EQ(inv->files[0].part, 1);
+		CHECK_EQ(inv->files[2].part, 3);
+		CHECK_EQ(inv->files[1].parts, 3);
+		CHECK_EQ(inv->files[1].role, QA_FILE_SHARD);
+		CHECK(inv->n_tensors == 3 &&
+		      strcmp(inv->tensors[2].name, "t2") == 0 &&
+		      inv->tensors[2].file == 2);
+		CHECK(inv->hp.arch && strcmp(inv->hp.arch, "llama") == 0);
+		qa_inventory_destroy(inv);
+	}
+
+	current = "missing part";
+	write_set("miss", ok, 3);
+	snprintf(name, sizeof(name), "miss-00002-of-00003.gguf");
+	unlink(path_of(name));
+	inv = load_part("miss", 3, 3, &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT(inv, 1101);
+	CHECK_EQ(inv->n_files, 2);
+	CHECK_EQ(inv->n_tensors, 2);
+	qa_inventory_destroy(inv);
+
+	current = "split.no mismatch";
+	memcpy(p, ok, sizeof(p));
+	p[1].no = 5;
+	write_set("no", p, 3);
+	inv = load_part("no", 1, 3, &rc);
+	EXPECT(inv, 1103);
+	qa_inventory_destroy(inv);
+
+	current = "split.tensors.count mismatch";
+	memcpy(p, ok, sizeof(p));
+	p[0].tensors_total = p[1].tensors_total = p[2].tensors_total = 4;
+	write_set("tc", p, 3);
+	inv = load_part("tc", 2, 3, &rc);
+	EXPECT(inv, 1103);
+	qa_inventory_destroy(inv);
+
+	current = "split.count mismatch";
+	memcpy(p, ok, sizeof(p));
+	p[2].count = 4;
+	write_set("cnt", p, 3);
+	inv = load_part("cnt", 1, 3, &rc);
+	EXPECT(inv, 1103);
+	qa_inventory_destroy(inv);
+
+	current = "metadata in a later part";
+	memcpy(p, ok, sizeof(p));
+	p[2].model_key = true;
+	write_set("meta", p, 3);
+	inv = load_part("meta", 1, 3, &rc);
+	EXPECT(inv, 1104);
+	qa_inventory_destroy(inv);
+
+	current = "split.no as UINT32";
+	memcpy(p, ok, sizeof(p));
+	p[1].no_as_u32 = true;
+	write_set("u32", p, 3);
+	inv = load_part("u32", 1, 3, &rc);
+	EXPECT(inv, 1012);
+	qa_inventory_destroy(inv);
+
+	current = "tensor in two parts";
+	memcpy(p, ok, sizeof(p));
+	p[2].tensor = "t0";
+	write_set("dup", p, 3);
+	inv = load_part("dup", 1, 3, &rc);
+	EXPECT(inv, 1021);
+	qa_inventory_destroy(inv);
+
+	current = "extra part";
+	write_set("extra", ok, 3);
+	write_part("extra-00004-of-00004.gguf", &ok[2], false);
+	inv = load_part("extra", 1, 3, &rc);
+	EXPECT(inv, 1102);
+	CHECK_EQ(inv->n_files, 3);
+	qa_inventory_destroy(inv);
+
+	current = "split.count without the name pattern";
+	write_part("renamed.gguf", &ok[0], true);
+	inv = load_path(path_of("renamed.gguf"), &rc);
+	CHECK_EQ(rc, QA_OK);
+	EXPECT(inv, 1101);
+	CHECK_EQ(inv->n_files, 1);
+	qa_inventory_destroy(inv);
+}
+
+/* ---- hparams ---------------------------------------------------------- */
+
+static void
+test_hparams(void)
+{
+	struct qa_inventory *inv;
+	struct buf b;
+	uint8_t want[9];
+	int rc, i;
+
+	current = "qwen35 with MTP";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 5);
+	kv_str(&b, "general.architecture", "qwen35");
+	kv_u32(&b, "qwen35.block_count", 9);
+	kv_u32(&b, "qwen35.nextn_predict_layers", 1);
+	kv_u32(&b, "qwen35.embedding_length", 64);
+	kv_u32(&b, "qwen35.attention.head_count", 4);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	EXPECT_NONE(inv);
+	CHECK_EQ(inv->hp.n_layer_all, 9);
+	CHECK_EQ(inv->hp.n_layer, 8);
+	CHECK_EQ(inv->hp.n_mtp, 1);
+	CHECK_EQ(inv->hp.head_dim_k, 16);
+	/* (i+1) % 4 == 0 -> full: layers 3 and 7; layer 8 is MTP */
+	for (i = 0; i < 8; i++)
+		want[i] = (i + 1) % 4 ? QA_LAYER_LINEAR_ATTENTION :
+			  QA_LAYER_FULL_ATTENTION;
+	want[8] = QA_LAYER_MTP;
+	CHECK(inv->hp.layer_kind && memcmp(inv->hp.layer_kind, want, 9) == 0);
+	qa_inventory_destroy(inv);
+
+	current = "nemotron_h per-layer arrays";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 4);
+	kv_str(&b, "general.architecture", "nemotron_h");
+	kv_u32(&b, "nemotron_h.block_count", 3);
+	/* head_count_kv [0, 0, 8], feed_forward_length [0, 128, 0] */
+	str(&b, "nemotron_h.attention.head_count_kv"); u32(&b, 9); u32(&b, 4);
+	u64(&b, 3); u32(&b, 0); u32(&b, 0); u32(&b, 8);
+	str(&b, "nemotron_h.feed_forward_length"); u32(&b, 9); u32(&b, 4);
+	u64(&b, 3); u32(&b, 0); u32(&b, 128); u32(&b, 0);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	EXPECT_NONE(inv);
+	CHECK_EQ(inv->hp.n_head_kv, 8);
+	CHECK_EQ(inv->hp.n_ff, 128);
+	CHECK(inv->hp.head_kv_per_layer && inv->hp.head_kv_per_layer[2] == 8);
+	CHECK(inv->hp.layer_kind &&
+	      inv->hp.layer_kind[0] == QA_LAYER_MAMBA &&
+	      inv->hp.layer_kind[1] == QA_LAYER_MLP_ONLY &&
+	      inv->hp.layer_kind[2] == QA_LAYER_FULL_ATTENTION);
+	qa_inventory_destroy(inv);
+
+	current = "gemma2 sliding window";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 3);
+	kv_str(&b, "general.architecture", "gemma2");
+	kv_u32(&b, "gemma2.block_count", 4);
+	kv_u32(&b, "gemma2.attention.sliding_window", 4096);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	CHECK_EQ(inv->hp.sliding_window, 4096);
+	CHECK(inv->hp.layer_kind &&
+	      inv->hp.layer_kind[0] == QA_LAYER_SLIDING_ATTENTION &&
+	      inv->hp.layer_kind[1] == QA_LAYER_FULL_ATTENTION &&
+	      inv->hp.layer_kind[2] == QA_LAYER_SLIDING_ATTENTION);
+	qa_inventory_destroy(inv);
+
+	current = "block_count as UINT64";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 2);
+	kv_str(&b, "general.architecture", "llama");
+	str(&b, "llama.block_count"); u32(&b, 10); u64(&b, 2);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	EXPECT(inv, 1012);
+	qa_inventory_destroy(inv);
+}
+
+static void
+cleanup(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+int
+main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_valid();
+	test_versions();
+	test_kvs();
+	test_counts();
+	test_tensors();
+	test_truncation(0);
+	test_truncation(1);
+	test_split();
+	test_hparams();
+	cleanup();
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	puts("gguf: all checks passed");
+	return 0;
+}
