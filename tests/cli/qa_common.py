@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+"""Shared helpers of the Python test drivers: locate the binary and the
+fixture/corpus folders from the environment Meson sets, run quantaudit,
+and the exit code Meson reads as "skipped"."""
+import json
+import os
+import subprocess
+import sys
+
+SKIP = 77
+
+
+def env_path(name):
+    value = os.environ.get(name)
+    if not value:
+        print(f"{name} is not set (run through meson test)")
+        sys.exit(1)
+    return value
+
+
+def run(binary, args):
+    """Runs quantaudit; returns (exit code, stdout, stderr)."""
+    proc = subprocess.run([binary] + args, capture_output=True, timeout=120)
+    return (proc.returncode, proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"))
+
+
+def run_json(binary, args):
+    code, out, err = run(binary, ["--format", "json"] + args)
+    try:
+        doc = json.loads(out)
+    except json.JSONDecodeError as e:
+        raise AssertionError(f"invalid JSON from {args}: {e}\n{out[:500]}")
+    return code, doc, err
+
+
+class Checker:
+    """Collects failures and prints the closing line."""
+
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+
+    def check(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {what}")
+        return ok
+
+    def finish(self):
+        print(f"{self.passed} passed, {self.failed} failed, "
+              f"{self.skipped} skipped")
+        sys.exit(1 if self.failed else 0)
