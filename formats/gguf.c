@@ -189,11 +189,17 @@ read_string(struct gg *g, const char **out, uint64_t *out_len)
 		read_failed(g, "a string length");
 		return false;
 	}
-	if (len > GGUF_MAX_STRING || len > qa_reader_remaining(g->r)) {
+	if (len > GGUF_MAX_STRING) {
 		STOP(g, QA1008, off, NULL, "key '%s': string of %" PRIu64
-		     " bytes exceeds %s", g->key, len,
-		     len > GGUF_MAX_STRING ? "the 1 GiB limit" :
-		     "the rest of the file");
+		     " bytes exceeds the 1 GiB limit", g->key, len);
+		return false;
+	}
+	if (len > qa_reader_remaining(g->r)) {
+		/* Within the limits but past the end: the usual sign of a
+		 * cut-short download, so say "truncated". */
+		STOP(g, QA1001, off, NULL, "key '%s': string of %" PRIu64
+		     " bytes but the file ends after %" PRIu64, g->key, len,
+		     qa_reader_remaining(g->r));
 		return false;
 	}
 	if (out_len)
@@ -253,13 +259,18 @@ read_array(struct gg *g, struct qa_value *out, int depth)
 	min_size = elem == QA_V_STRING ? 8 : elem == QA_V_ARRAY ? 12 :
 		   scalar_size[elem];
 	if (count > GGUF_MAX_ARRAY ||
-	    qa_ckd_mul(&min_bytes, count, (uint64_t)min_size) ||
-	    min_bytes > qa_reader_remaining(g->r)) {
+	    qa_ckd_mul(&min_bytes, count, (uint64_t)min_size)) {
 		STOP(g, QA1008, off, NULL, "key '%s': array of %" PRIu64
-		     " %s elements exceeds %s", g->key, count,
-		     qa_value_type_name(elem),
-		     count > GGUF_MAX_ARRAY ? "the 2^30 element limit" :
-		     "the rest of the file");
+		     " %s elements exceeds the 2^30 element limit", g->key,
+		     count, qa_value_type_name(elem));
+		return false;
+	}
+	if (min_bytes > qa_reader_remaining(g->r)) {
+		STOP(g, QA1001, off, NULL, "key '%s': array of %" PRIu64
+		     " %s elements needs at least %" PRIu64 " bytes but the "
+		     "file ends after %" PRIu64, g->key, count,
+		     qa_value_type_name(elem), min_bytes,
+		     qa_reader_remaining(g->r));
 		return false;
 	}
 	if (out) {
@@ -419,11 +430,15 @@ read_kvs(struct gg *g, uint64_t n_kv)
 			read_failed(g, "a key length");
 			return false;
 		}
-		if (len > GGUF_MAX_KEY || len > qa_reader_remaining(r)) {
+		if (len > GGUF_MAX_KEY) {
 			STOP(g, QA1004, off, NULL, "key #%" PRIu64 " has "
-			     "length %" PRIu64 " (more than %s)", i, len,
-			     len > GGUF_MAX_KEY ? "65535" :
-			     "the rest of the file");
+			     "length %" PRIu64 " (more than 65535)", i, len);
+			return false;
+		}
+		if (len > qa_reader_remaining(r)) {
+			STOP(g, QA1001, off, NULL, "key #%" PRIu64 " of %"
+			     PRIu64 " bytes but the file ends after %" PRIu64,
+			     i, len, qa_reader_remaining(r));
 			return false;
 		}
 		if (!qa_reader_string(r, &g->inv->arena, len, &key)) {
@@ -495,10 +510,16 @@ read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
 			read_failed(g, "a tensor name length");
 			return false;
 		}
-		if (len > GGUF_MAX_STRING || len > qa_reader_remaining(r)) {
+		if (len > GGUF_MAX_STRING) {
 			STOP(g, QA1008, off, NULL, "tensor #%" PRIu64 ": name "
-			     "of %" PRIu64 " bytes exceeds the rest of the "
-			     "file", i, len);
+			     "of %" PRIu64 " bytes exceeds the 1 GiB limit",
+			     i, len);
+			return false;
+		}
+		if (len > qa_reader_remaining(r)) {
+			STOP(g, QA1001, off, NULL, "tensor #%" PRIu64 ": name "
+			     "of %" PRIu64 " bytes but the file ends after %"
+			     PRIu64, i, len, qa_reader_remaining(r));
 			return false;
 		}
 		keep = len < NAME_KEEP ? len : NAME_KEEP;
@@ -667,6 +688,8 @@ check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
 	uint64_t reach = 0;
 	uint32_t i, ns = 0, offender = UINT32_MAX, who = 0;
 	bool overlap = false, past_eof = false;
+	uint32_t first_past = 0, n_past = 0;
+	uint64_t need_end = 0;
 
 	for (i = first; i < first + n; i++) {
 		struct qa_tensor *t = &inv->tensors[i];
@@ -692,13 +715,16 @@ check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
 				       t->name, rel, g->alignment);
 		if (qa_ckd_add(&abs, data_start, rel) ||
 		    qa_ckd_add(&end, abs, t->bytes) || end > g->size) {
-			qa_inv_finding(inv, QA1028, g->path, -1, t->name,
-				       "tensor '%s': data at offset %" PRIu64
-				       " + %" PRIu64 " bytes ends past the end "
-				       "of the file (%" PRIu64 " bytes)",
-				       t->name, rel, t->bytes, g->size);
+			/* One finding for all of them: a truncated
+			 * download puts every later tensor past the end. */
+			if (!past_eof)
+				first_past = i;
+			n_past++;
 			t->offset = qa_ckd_add(&abs, data_start, rel) ?
 				    UINT64_MAX : abs;
+			if (end > need_end && t->offset != UINT64_MAX &&
+			    !qa_ckd_add(&end, abs, t->bytes))
+				need_end = end;
 			past_eof = true;
 			continue;
 		}
@@ -709,6 +735,19 @@ check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
 			ns++;
 	}
 
+	if (n_past > 0) {
+		const struct qa_tensor *t = &inv->tensors[first_past];
+
+		qa_inv_finding(inv, QA1028, g->path,
+			       t->offset == UINT64_MAX ? -1 :
+			       (int64_t)t->offset, t->name,
+			       "tensor '%s' (%" PRIu64 " bytes) ends past the end "
+			       "of the file (%" PRIu64 " bytes); %" PRIu32
+			       " tensor%s in all lie past it and the file "
+			       "would need %" PRIu64 " bytes: truncated file "
+			       "or lying header", t->name, t->bytes, g->size,
+			       n_past, n_past == 1 ? "" : "s", need_end);
+	}
 	sp = qa_arena_array(&inv->arena, ns ? ns : 1, sizeof(*sp));
 	if (!sp) {
 		nomem(g);

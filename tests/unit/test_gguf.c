@@ -482,9 +482,11 @@ test_kvs(void)
 	EXPECT(inv, 1008);
 	qa_inventory_destroy(inv);
 
+	/* Within the limits but longer than the rest of the file: what a
+	 * cut-short download looks like, so it reads as "truncated". */
 	current = "array larger than the file";
 	inv = one_kv(kv_arrfit, &rc);
-	EXPECT(inv, 1008);
+	EXPECT(inv, 1001);
 	qa_inventory_destroy(inv);
 
 	current = "nested array";
