@@ -50,6 +50,14 @@ int qa_gguf_load_path(struct qa_inventory *inv, const char *path);
  * checks. formats/st_set.c */
 int qa_st_load_path(struct qa_inventory *inv, const char *path);
 
+/* The safetensors set of a folder: the index index_name (a
+ * *.safetensors.index.json basename, or NULL when there is none), every
+ * shard it names, and every other *.safetensors file in dir (extra shards
+ * such as model-mtp.safetensors, included and reported when the index does
+ * not name them). Used by the folder loader. formats/st_set.c */
+int qa_st_load_set_in_dir(struct qa_inventory *inv, const char *dir,
+			  const char *index_name);
+
 /* A Hugging Face model folder: config.json (hparams), quantization and
  * tokenizer side files, the safetensors set (index, shards, extra
  * shards), or the GGUF files when the folder holds GGUF. formats/hf_dir.c */

@@ -1,0 +1,791 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * safetensors sets: a single file, a numbered shard set
+ * (X-0000k-of-0000n.safetensors, '-' or '_' before k, 5 or 6 digits, the
+ * huggingface.js shard pattern), and a sharded checkpoint described by
+ * X.safetensors.index.json (shared/knowledge/formats-and-security.md §2.6).
+ *
+ * Every file of a set is found by listing the folder, never by joining an
+ * index's shard name to it: a weight_map value such as "../x" or
+ * "/etc/passwd" is reported (QA1306) and can never be opened. Extra
+ * safetensors files that the index does not name (model-mtp.safetensors,
+ * model_extra_tensors.safetensors, mtp.safetensors written by quantizers,
+ * quant-formats.md §1.1) are loaded too and reported (QA1305), because
+ * loaders that follow the index silently drop them.
+ *
+ * Files are added in a deterministic order: the index first, then the
+ * shards sorted by name.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "format.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "../src/ckd.h"
+
+/* An index is a few hundred bytes per tensor; 100 MB (the safetensors
+ * header cap) is ~10^6 tensors, far beyond any published model. */
+#define INDEX_MAX_BYTES ((uint64_t)100000000)
+/* Findings for missing numbered parts beyond this are summarised. */
+#define MAX_PART_FINDINGS 32
+
+static const char ST_EXT[] = ".safetensors";
+static const char IDX_EXT[] = ".safetensors.index.json";
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+struct shard_name {
+	size_t prefix_len;	/* bytes of X */
+	uint32_t k, n;
+};
+
+/* Digits ending at s[end) going backwards: 5 or 6 of them. */
+static bool
+back_digits(const char *s, size_t end, size_t *start, uint32_t *val)
+{
+	size_t i = end;
+	uint32_t v = 0, mul = 1;
+
+	while (i > 0 && end - i < 7 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (end - i < 5 || end - i > 6)
+		return false;
+	for (size_t j = end; j > i; j--) {
+		v += (uint32_t)(s[j - 1] - '0') * mul;
+		mul *= 10;
+	}
+	*start = i;
+	*val = v;
+	return true;
+}
+
+/* Parses X[-_]kkkkk-of-nnnnn.safetensors. */
+static bool
+parse_shard_name(const char *name, struct shard_name *out)
+{
+	size_t len = strlen(name), end, s;
+
+	if (!ends_with(name, ST_EXT))
+		return false;
+	end = len - (sizeof(ST_EXT) - 1);
+	if (!back_digits(name, end, &s, &out->n) || s < 4 ||
+	    memcmp(name + s - 4, "-of-", 4) != 0)
+		return false;
+	end = s - 4;
+	if (!back_digits(name, end, &s, &out->k) || s < 2 ||
+	    (name[s - 1] != '-' && name[s - 1] != '_'))
+		return false;
+	out->prefix_len = s - 1;
+	return true;
+}
+
+/*
+ * A weight_map value a loader could be tricked into resolving outside the
+ * folder: absolute, a drive letter, "..", a backslash, a URL, a control
+ * character. (An escaped NUL is caught on the raw text; cJSON truncates
+ * the string there.)
+ */
+static bool
+unsafe_shard_name(const char *s)
+{
+	const unsigned char *p;
+
+	if (!*s || s[0] == '/' || strstr(s, "..") || strchr(s, '\\') ||
+	    strstr(s, "://"))
+		return true;
+	if (((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) &&
+	    s[1] == ':')
+		return true;
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7F)
+			return true;
+	return false;
+}
+
+/* Offset of the first escaped NUL (\u0000) inside a JSON string, or -1. */
+static int64_t
+find_escaped_nul(const char *j, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (j[i] != '\\')
+			continue;
+		if (j[i + 1] == 'u' && i + 6 <= n &&
+		    memcmp(j + i + 2, "0000", 4) == 0)
+			return (int64_t)i;
+		i++;	/* skip the escaped character */
+	}
+	return -1;
+}
+
+/* ---- folder listing --------------------------------------------------- */
+
+struct listing {
+	char **names;	/* sorted, regular non-hidden files */
+	size_t n;
+};
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	l->names = NULL;
+	l->n = 0;
+}
+
+static int
+list_dir(const char *dir, struct listing *l)
+{
+	DIR *d = opendir(*dir ? dir : ".");
+	struct dirent *de;
+	size_t cap = 0;
+
+	l->names = NULL;
+	l->n = 0;
+	if (!d)
+		return QA_E_IO;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;	/* hidden files and . / .. */
+		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (l->n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			char **nn = realloc(l->names, ncap * sizeof(*nn));
+
+			if (!nn)
+				goto nomem;
+			l->names = nn;
+			cap = ncap;
+		}
+		l->names[l->n] = strdup(de->d_name);
+		if (!l->names[l->n])
+			goto nomem;
+		l->n++;
+	}
+	closedir(d);
+	qsort(l->names, l->n, sizeof(*l->names), cmp_str);
+	return QA_OK;
+nomem:
+	closedir(d);
+	listing_free(l);
+	return QA_E_NOMEM;
+}
+
+static bool
+listing_has(const struct listing *l, const char *name)
+{
+	return l->n && bsearch(&name, l->names, l->n, sizeof(*l->names),
+			       cmp_str) != NULL;
+}
+
+/* dir as the user gave it, joined with '/' unless it already ends so. */
+static char *
+join_path(struct qa_inventory *inv, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p;
+
+	if (n == 0)
+		p = qa_arena_strdup(&inv->arena, name);
+	else
+		p = qa_arena_printf(&inv->arena, "%s%s%s", dir,
+				    dir[n - 1] == '/' ? "" : "/", name);
+	if (!p)
+		inv->out_of_memory = true;
+	return p;
+}
+
+/* ---- index ------------------------------------------------------------ */
+
+struct idx_entry {
+	const char *tensor;	/* arena */
+	const char *shard;	/* arena, points into st_index.shards */
+};
+
+struct st_index {
+	bool valid;
+	struct idx_entry *e;	/* sorted by tensor */
+	size_t n;
+	const char **shards;	/* distinct shard names, sorted */
+	size_t n_shards;
+	bool have_total, total_bad;
+	uint64_t total;
+	const char *path;	/* display path */
+};
+
+static int
+cmp_entry_tensor(const void *a, const void *b)
+{
+	return strcmp(((const struct idx_entry *)a)->tensor,
+		      ((const struct idx_entry *)b)->tensor);
+}
+
+static const struct idx_entry *
+index_find(const struct st_index *ix, const char *tensor)
+{
+	struct idx_entry key = { .tensor = tensor };
+
+	if (!ix->n)
+		return NULL;
+	return bsearch(&key, ix->e, ix->n, sizeof(*ix->e), cmp_entry_tensor);
+}
+
+static bool
+index_names_shard(const struct st_index *ix, const char *name)
+{
+	return ix->valid && ix->n_shards &&
+	       bsearch(&name, ix->shards, ix->n_shards, sizeof(*ix->shards),
+		       cmp_str) != NULL;
+}
+
+/* Reads the index file (already added as a file) into ix. */
+static int
+parse_index(struct qa_inventory *inv, struct qa_source *src,
+	    struct st_index *ix)
+{
+	cJSON *root = NULL, *wm = NULL, *md = NULL, *ch;
+	char *buf;
+	int64_t nul;
+	size_t i, n_wm = 0;
+	int rc = QA_OK;
+
+	if (src->size > INDEX_MAX_BYTES) {
+		qa_inv_finding(inv, QA1901, ix->path, -1, NULL,
+			       "index is %llu bytes, more than the %llu quantaudit reads",
+			       (unsigned long long)src->size,
+			       (unsigned long long)INDEX_MAX_BYTES);
+		return QA_OK;
+	}
+	buf = malloc((size_t)src->size + 1);
+	if (!buf)
+		return QA_E_NOMEM;
+	rc = qa_source_read(src, 0, buf, (size_t)src->size);
+	if (rc != QA_OK) {
+		free(buf);
+		return QA_E_IO;
+	}
+	buf[src->size] = '\0';
+	nul = find_escaped_nul(buf, (size_t)src->size);
+	if (nul >= 0)
+		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
+			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
+	root = cJSON_ParseWithLength(buf, (size_t)src->size);
+	free(buf);
+	if (!root || !cJSON_IsObject(root)) {
+		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+			       "index is not a JSON object");
+		goto out;
+	}
+	for (ch = root->child; ch; ch = ch->next) {
+		if (strcmp(ch->string, "weight_map") == 0) {
+			if (wm)
+				qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+					       "\"weight_map\" appears twice");
+			else
+				wm = ch;
+		} else if (strcmp(ch->string, "metadata") == 0 && !md) {
+			md = ch;
+		}
+	}
+	if (!wm || !cJSON_IsObject(wm)) {
+		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+			       "index has no \"weight_map\" object");
+		goto out;
+	}
+	ix->valid = true;
+	for (ch = wm->child; ch; ch = ch->next)
+		n_wm++;
+	ix->e = qa_arena_array(&inv->arena, n_wm ? n_wm : 1, sizeof(*ix->e));
+	ix->shards = qa_arena_array(&inv->arena, n_wm ? n_wm : 1,
+				    sizeof(*ix->shards));
+	if (!ix->e || !ix->shards) {
+		rc = QA_E_NOMEM;
+		goto out;
+	}
+	for (ch = wm->child; ch; ch = ch->next) {
+		if (!cJSON_IsString(ch)) {
+			qa_inv_finding(inv, QA1301, ix->path, -1, ch->string,
+				       "weight_map value is not a file name string");
+			continue;
+		}
+		ix->e[ix->n].tensor = qa_arena_strdup(&inv->arena, ch->string);
+		ix->e[ix->n].shard = qa_arena_strdup(&inv->arena,
+						     ch->valuestring);
+		if (!ix->e[ix->n].tensor || !ix->e[ix->n].shard) {
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+		ix->shards[ix->n] = ix->e[ix->n].shard;
+		ix->n++;
+	}
+	/* Distinct shard names. */
+	qsort(ix->shards, ix->n, sizeof(*ix->shards), cmp_str);
+	for (i = 0; i < ix->n; i++)
+		if (ix->n_shards == 0 ||
+		    strcmp(ix->shards[ix->n_shards - 1], ix->shards[i]) != 0)
+			ix->shards[ix->n_shards++] = ix->shards[i];
+	/* Tensors listed twice: serde and Python keep the last mapping. */
+	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_entry_tensor);
+	for (i = 1; i < ix->n; i++)
+		if (strcmp(ix->e[i].tensor, ix->e[i - 1].tensor) == 0)
+			qa_inv_finding(inv, QA1301, ix->path, -1,
+				       ix->e[i].tensor,
+				       "weight_map lists the tensor twice");
+	if (md && cJSON_IsObject(md)) {
+		for (ch = md->child; ch; ch = ch->next) {
+			double d;
+
+			if (strcmp(ch->string, "total_size") != 0)
+				continue;
+			ix->have_total = true;
+			d = ch->valuedouble;
+			if (!cJSON_IsNumber(ch) || !(d >= 0.0) ||
+			    d > 9007199254740992.0 ||
+			    d != (double)(uint64_t)d)
+				ix->total_bad = true;
+			else
+				ix->total = (uint64_t)d;
+			break;
+		}
+	}
+out:
+	cJSON_Delete(root);
+	if (rc == QA_E_NOMEM)
+		inv->out_of_memory = true;
+	return rc;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+/* Adds path as a file of the given role and parses it as safetensors. */
+static int
+load_one(struct qa_inventory *inv, const char *path, enum qa_file_role role,
+	 uint32_t part, uint32_t parts)
+{
+	struct qa_source src;
+	struct qa_file *f;
+	uint32_t fi;
+	int rc;
+
+	if (qa_source_open(&src, path) != QA_OK)
+		return QA_E_IO;
+	f = qa_inv_add_file(inv, path);
+	if (!f) {
+		qa_source_close(&src);
+		return QA_E_NOMEM;
+	}
+	fi = inv->n_files - 1;
+	f->role = role;
+	f->part = part;
+	f->parts = parts;
+	f->bytes = src.size;
+	f->format = "safetensors";
+	rc = qa_format_safetensors.load(inv, fi, &src);
+	qa_source_close(&src);
+	return rc;
+}
+
+/* qsort has no context argument in C11: the tensor array being sorted is
+ * passed through this file-local pointer (single-threaded use only). */
+static const struct qa_tensor *sort_tensors;
+
+static int
+cmp_tidx(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int r = strcmp(sort_tensors[x].name, sort_tensors[y].name);
+
+	if (r == 0)
+		r = (x > y) - (x < y);
+	return r;
+}
+
+struct set_files {
+	uint32_t first_file, end_file;		/* files loaded by this set */
+	uint32_t first_tensor, end_tensor;
+	bool *extra;				/* per file, from first_file */
+};
+
+/* Range of tensor indices with this name in the sorted index array. */
+static size_t
+tidx_lower(const struct qa_inventory *inv, const uint32_t *ti, size_t n,
+	   const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(inv->tensors[ti[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void
+check_numbered(struct qa_inventory *inv, const struct set_files *sf)
+{
+	uint32_t i, j;
+
+	for (i = sf->first_file; i < sf->end_file; i++) {
+		const struct qa_file *f = &inv->files[i];
+		struct shard_name a;
+		uint8_t *seen;
+		uint32_t reported = 0, missing = 0;
+		bool first = true;
+
+		if (!parse_shard_name(f->name, &a) || a.n == 0)
+			continue;
+		/* Handle each (X, n) group once, at its first file. */
+		for (j = sf->first_file; j < i; j++) {
+			struct shard_name b;
+
+			if (parse_shard_name(inv->files[j].name, &b) &&
+			    b.n == a.n && b.prefix_len == a.prefix_len &&
+			    memcmp(inv->files[j].name, f->name,
+				   a.prefix_len) == 0)
+				first = false;
+		}
+		if (!first)
+			continue;
+		seen = calloc((size_t)a.n + 1, 1);
+		if (!seen) {
+			inv->out_of_memory = true;
+			return;
+		}
+		for (j = i; j < sf->end_file; j++) {
+			struct shard_name b;
+			const char *nm = inv->files[j].name;
+
+			if (!parse_shard_name(nm, &b) || b.n != a.n ||
+			    b.prefix_len != a.prefix_len ||
+			    memcmp(nm, f->name, a.prefix_len) != 0)
+				continue;
+			if (b.k == 0 || b.k > b.n)
+				qa_inv_finding(inv, QA1309, inv->files[j].path,
+					       -1, NULL,
+					       "part number %u is outside 1..%u",
+					       b.k, b.n);
+			else
+				seen[b.k] = 1;
+		}
+		for (j = 1; j <= a.n; j++) {
+			if (seen[j])
+				continue;
+			missing++;
+			if (reported++ < MAX_PART_FINDINGS)
+				qa_inv_finding(inv, QA1309, NULL, -1, NULL,
+					       "part %u of %u of %.*s is missing",
+					       j, a.n, (int)a.prefix_len,
+					       f->name);
+		}
+		if (reported > MAX_PART_FINDINGS)
+			qa_inv_finding(inv, QA1309, NULL, -1, NULL,
+				       "%u parts of %.*s are missing in all",
+				       missing, (int)a.prefix_len, f->name);
+		free(seen);
+	}
+}
+
+/* Cross-file checks: duplicates across shards and the index agreement. */
+static int
+check_set(struct qa_inventory *inv, const struct set_files *sf,
+	  const struct st_index *ix)
+{
+	size_t nt = sf->end_tensor - sf->first_tensor, i;
+	uint32_t *ti = NULL;
+	uint64_t sum = 0;
+
+	ti = malloc((nt ? nt : 1) * sizeof(*ti));
+	if (!ti)
+		return QA_E_NOMEM;
+	for (i = 0; i < nt; i++)
+		ti[i] = sf->first_tensor + (uint32_t)i;
+	sort_tensors = inv->tensors;
+	qsort(ti, nt, sizeof(*ti), cmp_tidx);
+	sort_tensors = NULL;
+	for (i = 1; i < nt; i++) {
+		const struct qa_tensor *a = &inv->tensors[ti[i - 1]];
+		const struct qa_tensor *b = &inv->tensors[ti[i]];
+
+		if (strcmp(a->name, b->name) == 0 && a->file != b->file)
+			qa_inv_finding(inv, QA1308, inv->files[b->file].path,
+				       (int64_t)b->offset, b->name,
+				       "also in %s", inv->files[a->file].name);
+	}
+	if (!ix || !ix->valid)
+		goto out;
+	/* Ghost keys: mapped to a present shard that lacks the tensor. */
+	for (i = 0; i < ix->n; i++) {
+		const struct idx_entry *e = &ix->e[i];
+		uint32_t fi;
+		size_t k;
+		bool found = false, loaded = false;
+
+		for (fi = sf->first_file; fi < sf->end_file; fi++)
+			if (strcmp(inv->files[fi].name, e->shard) == 0 &&
+			    !unsafe_shard_name(e->shard)) {
+				loaded = true;
+				break;
+			}
+		if (!loaded)
+			continue;	/* missing or unsafe: reported already */
+		for (k = tidx_lower(inv, ti, nt, e->tensor);
+		     k < nt && strcmp(inv->tensors[ti[k]].name, e->tensor) == 0;
+		     k++)
+			if (inv->tensors[ti[k]].file == fi)
+				found = true;
+		if (!found)
+			qa_inv_finding(inv, QA1302, ix->path, -1, e->tensor,
+				       "weight_map puts the tensor in %s, whose header does not have it",
+				       e->shard);
+	}
+	/* Unlisted tensors, and total_size, over the shards the index names. */
+	for (i = sf->first_tensor; i < sf->end_tensor; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		const struct qa_file *f = &inv->files[t->file];
+		const struct idx_entry *e;
+
+		if (sf->extra[t->file - sf->first_file])
+			continue;	/* whole file reported as QA1305 */
+		if (qa_ckd_add(&sum, sum, t->bytes))
+			sum = UINT64_MAX;
+		e = index_find(ix, t->name);
+		if (!e)
+			qa_inv_finding(inv, QA1303, f->path, (int64_t)t->offset,
+				       t->name,
+				       "%s holds the tensor but weight_map does not list it",
+				       f->name);
+		else if (strcmp(e->shard, f->name) != 0)
+			qa_inv_finding(inv, QA1303, f->path, (int64_t)t->offset,
+				       t->name,
+				       "%s holds the tensor but weight_map lists it under %s",
+				       f->name, e->shard);
+	}
+	if (ix->have_total && ix->total_bad)
+		qa_inv_finding(inv, QA1307, ix->path, -1, NULL,
+			       "metadata.total_size is not a non-negative integer");
+	else if (ix->have_total && ix->total != sum)
+		qa_inv_finding(inv, QA1307, ix->path, -1, NULL,
+			       "metadata.total_size is %llu, the shard headers hold %llu tensor bytes",
+			       (unsigned long long)ix->total,
+			       (unsigned long long)sum);
+out:
+	free(ti);
+	return QA_OK;
+}
+
+/* Does name belong to the numbered set `filter` (same X, same n)? */
+static bool
+matches_filter(const char *name, const char *fname,
+	       const struct shard_name *filter)
+{
+	struct shard_name s;
+
+	return parse_shard_name(name, &s) && s.n == filter->n &&
+	       s.prefix_len == filter->prefix_len &&
+	       memcmp(name, fname, s.prefix_len) == 0;
+}
+
+/*
+ * Loads a set from dir: the index (if any), the shards it names, and the
+ * candidate files (every *.safetensors, or only the numbered set of
+ * filter_name when given).
+ */
+static int
+load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
+	 const char *filter_name)
+{
+	struct st_index ix;
+	struct listing l;
+	struct set_files sf;
+	struct shard_name filter;
+	bool *take = NULL;
+	size_t i, n_take = 0;
+	int rc;
+
+	memset(&ix, 0, sizeof(ix));
+	memset(&sf, 0, sizeof(sf));
+	if (filter_name && !parse_shard_name(filter_name, &filter))
+		filter_name = NULL;
+	rc = list_dir(dir, &l);
+	if (rc != QA_OK)
+		return rc;
+	if (index_name) {
+		struct qa_source src;
+		struct qa_file *f;
+		char *path = join_path(inv, dir, index_name);
+
+		if (!path) {
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+		if (qa_source_open(&src, path) != QA_OK) {
+			rc = QA_E_IO;
+			goto out;
+		}
+		f = qa_inv_add_file(inv, path);
+		if (!f) {
+			qa_source_close(&src);
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+		f->role = QA_FILE_INDEX;
+		f->format = "json";
+		f->bytes = src.size;
+		ix.path = f->path;
+		rc = parse_index(inv, &src, &ix);
+		qa_source_close(&src);
+		if (rc != QA_OK)
+			goto out;
+	}
+	take = calloc(l.n ? l.n : 1, sizeof(*take));
+	if (!take) {
+		rc = QA_E_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < l.n; i++) {
+		const char *nm = l.names[i];
+
+		if (!ends_with(nm, ST_EXT))
+			continue;
+		if (index_names_shard(&ix, nm) ||
+		    !filter_name || matches_filter(nm, filter_name, &filter)) {
+			take[i] = true;
+			n_take++;
+		}
+	}
+	/* Shards the index names that are unsafe or absent. */
+	for (i = 0; ix.valid && i < ix.n_shards; i++) {
+		const char *s = ix.shards[i];
+
+		if (unsafe_shard_name(s))
+			qa_inv_finding(inv, QA1306, ix.path, -1, NULL,
+				       "weight_map names \"%s\", which is not a plain file name in the model folder; it was not opened",
+				       s);
+		else if (!listing_has(&l, s))
+			qa_inv_finding(inv, QA1304, ix.path, -1, NULL,
+				       "weight_map names %s, which is not in the folder",
+				       s);
+	}
+	sf.first_file = inv->n_files;
+	sf.first_tensor = inv->n_tensors;
+	sf.extra = calloc(n_take ? n_take : 1, sizeof(*sf.extra));
+	if (!sf.extra) {
+		rc = QA_E_NOMEM;
+		goto out;
+	}
+	for (i = 0; i < l.n; i++) {
+		struct shard_name sn;
+		bool numbered;
+		char *path;
+
+		if (!take[i])
+			continue;
+		numbered = parse_shard_name(l.names[i], &sn);
+		path = join_path(inv, dir, l.names[i]);
+		if (!path) {
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+		rc = load_one(inv, path,
+			      index_name || n_take > 1 ? QA_FILE_SHARD :
+			      QA_FILE_MODEL,
+			      numbered ? sn.k : 0, numbered ? sn.n : 0);
+		if (rc != QA_OK)
+			goto out;
+		if (ix.valid && !index_names_shard(&ix, l.names[i])) {
+			sf.extra[inv->n_files - 1 - sf.first_file] = true;
+			qa_inv_finding(inv, QA1305, path, -1, NULL,
+				       "%s is not named by the index; its %u tensors are included here but index-following loaders skip them",
+				       l.names[i],
+				       inv->files[inv->n_files - 1].tensor_count);
+		}
+	}
+	sf.end_file = inv->n_files;
+	sf.end_tensor = inv->n_tensors;
+	if (!ix.valid)
+		check_numbered(inv, &sf);
+	rc = check_set(inv, &sf, &ix);
+out:
+	if (rc == QA_E_NOMEM)
+		inv->out_of_memory = true;
+	free(sf.extra);
+	free(take);
+	listing_free(&l);
+	return rc;
+}
+
+int
+qa_st_load_set_in_dir(struct qa_inventory *inv, const char *dir,
+		      const char *index_name)
+{
+	return load_set(inv, dir, index_name, NULL);
+}
+
+int
+qa_st_load_path(struct qa_inventory *inv, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	struct shard_name sn;
+	char *dir;
+	int rc;
+
+	inv->kind = QA_KIND_SAFETENSORS;
+	dir = qa_arena_strndup(&inv->arena, path,
+			       slash ? (size_t)(slash - path + 1) : 0);
+	if (!dir) {
+		inv->out_of_memory = true;
+		return QA_E_NOMEM;
+	}
+	if (ends_with(base, IDX_EXT))
+		return load_set(inv, dir, base, NULL);
+	if (parse_shard_name(base, &sn)) {
+		struct listing l;
+		char *idx = qa_arena_printf(&inv->arena, "%.*s%s",
+					    (int)sn.prefix_len, base, IDX_EXT);
+
+		if (!idx) {
+			inv->out_of_memory = true;
+			return QA_E_NOMEM;
+		}
+		rc = list_dir(dir, &l);
+		if (rc != QA_OK)
+			return rc;
+		if (!listing_has(&l, idx))
+			idx = NULL;
+		listing_free(&l);
+		return load_set(inv, dir, idx, base);
+	}
+	return load_one(inv, path, QA_FILE_MODEL, 0, 0);
+}
