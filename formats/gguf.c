@@ -722,8 +722,8 @@ check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
 			n_past++;
 			t->offset = qa_ckd_add(&abs, data_start, rel) ?
 				    UINT64_MAX : abs;
-			if (end > need_end && t->offset != UINT64_MAX &&
-			    !qa_ckd_add(&end, abs, t->bytes))
+			if (t->offset != UINT64_MAX &&
+			    !qa_ckd_add(&end, abs, t->bytes) && end > need_end)
 				need_end = end;
 			past_eof = true;
 			continue;
@@ -743,10 +743,10 @@ check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
 			       (int64_t)t->offset, t->name,
 			       "tensor '%s' (%" PRIu64 " bytes) ends past the end "
 			       "of the file (%" PRIu64 " bytes); %" PRIu32
-			       " tensor%s in all lie past it and the file "
-			       "would need %" PRIu64 " bytes: truncated file "
-			       "or lying header", t->name, t->bytes, g->size,
-			       n_past, n_past == 1 ? "" : "s", need_end);
+			       " of %" PRIu32 " tensors do, and the file would "
+			       "need %" PRIu64 " bytes: truncated file or lying "
+			       "header", t->name, t->bytes, g->size, n_past, n,
+			       need_end);
 	}
 	sp = qa_arena_array(&inv->arena, ns ? ns : 1, sizeof(*sp));
 	if (!sp) {

@@ -469,9 +469,11 @@ attention_line(FILE *out, const struct qa_hparams *hp)
 		}
 		if (n_kinds > 1 || order[0] != QA_LAYER_UNKNOWN) {
 			sep(&b, &first);
-			lb_add(&b, "%" PRId64 " layers:", hp->n_layer_all);
+			lb_add(&b, "%" PRId64 " layer%s:", hp->n_layer_all,
+			       hp->n_layer_all == 1 ? "" : "s");
 			if (n_kinds == 1)
-				lb_add(&b, " all %s", layer_kind_text(order[0]));
+				lb_add(&b, " %s%s", hp->n_layer_all == 1 ?
+				       "" : "all ", layer_kind_text(order[0]));
 			for (i = 0; n_kinds > 1 && i < n_kinds; i++)
 				lb_add(&b, "%s %" PRIu32 " %s",
 				       i ? " +" : "", counts[order[i]],

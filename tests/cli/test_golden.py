@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+"""Golden CLI tests: runs quantaudit for every case in tests/golden/cases.tsv
+(in the generated fixtures folder, so paths are relative and stable) and
+compares stdout, stderr and the exit code with tests/golden/<case>.out,
+.err and .exit. With QA_UPDATE_GOLDEN=1 the expected files are rewritten
+instead: review the diff before committing it."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from qa_common import Checker, env_path  # noqa: E402
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    root = env_path("QA_SOURCE_ROOT")
+    fixtures = env_path("QA_FIXTURES")
+    golden = os.path.join(root, "tests", "golden")
+    update = os.environ.get("QA_UPDATE_GOLDEN") == "1"
+    c = Checker()
+    env = dict(os.environ, NO_COLOR="1")
+    for line in open(os.path.join(golden, "cases.tsv")):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, args = line.rstrip("\n").split("\t", 1)
+        proc = subprocess.run([binary] + args.split(" "), cwd=fixtures,
+                              capture_output=True, env=env, timeout=60)
+        got = {"out": proc.stdout.decode(), "err": proc.stderr.decode(),
+               "exit": f"{proc.returncode}\n"}
+        for ext, text in got.items():
+            path = os.path.join(golden, f"{name}.{ext}")
+            if update:
+                if text or ext != "err":
+                    with open(path, "w") as f:
+                        f.write(text)
+                elif os.path.exists(path):
+                    os.remove(path)
+                continue
+            want = open(path).read() if os.path.exists(path) else ""
+            if not c.check(text == want, f"{name}.{ext} differs"):
+                import difflib
+                sys.stdout.writelines(difflib.unified_diff(
+                    want.splitlines(True), text.splitlines(True),
+                    f"expected {name}.{ext}", "got", n=2))
+    if update:
+        print("golden files rewritten")
+    c.finish()
+
+
+main()
