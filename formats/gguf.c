@@ -865,6 +865,7 @@ gguf_load(struct qa_inventory *inv, uint32_t file_index,
 	uint8_t magic[4];
 	uint32_t version, first_tensor, first_kv;
 	uint64_t n_tensors, n_kv, need_kv, need_ti, need, data_start = 0;
+	bool located = false;
 	struct qa_file *f;
 
 	memset(&g, 0, sizeof(g));
@@ -970,7 +971,14 @@ gguf_load(struct qa_inventory *inv, uint32_t file_index,
 	}
 	f->data_offset = data_start;
 	check_layout(&g, first_tensor, f->tensor_count, data_start);
+	located = true;
 out:
+	/* Tensor infos read before the parse stopped have offsets relative
+	 * to a data section that was never located: they cannot be placed
+	 * in the file, so they leave the inventory (the finding that
+	 * stopped the parse says why). */
+	if (!located)
+		inv->n_tensors = first_tensor;
 	f = &inv->files[file_index];
 	if (!f->header_bytes)
 		f->header_bytes = r->pos;
