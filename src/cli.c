@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../rules/policy.h"
+#include "check.h"
 #include "input.h"
 #include "report.h"
 #include "source.h"
@@ -25,6 +27,9 @@
 enum output_format {
 	FORMAT_TEXT,
 	FORMAT_JSON,
+	FORMAT_MARKDOWN,
+	FORMAT_SARIF,
+	FORMAT_JUNIT,
 };
 
 struct cli {
@@ -32,11 +37,21 @@ struct cli {
 	enum output_format format;
 	const char *output;
 	const char *match;
+	const char *rules_file;
+	const char *explain;
 	enum qa_severity fail_on;
 	bool quiet;
 	bool color;
 	bool no_color;
 	bool summary;
+	struct qa_check_options check;
+	struct qa_policy *policy;
+	struct qa_overrides overrides;
+	/* --severity / --disable as given; resolved once the rule file
+	 * (which may define the named rules) is loaded */
+	const char *override_args[64];
+	bool override_is_disable[64];
+	size_t n_override_args;
 };
 
 static const char usage_text[] =
@@ -48,15 +63,23 @@ static const char usage_text[] =
 "Commands:\n"
 "  inspect PATH...          model summary, components, findings (default)\n"
 "  tensors PATH...          one line per tensor\n"
+"  check PATH...            audit for CI: every rule, a verdict, exit code\n"
+"  rules [--explain RULE]   list the rules, or document one\n"
 "\n"
 "Options:\n"
-"  -f, --format FMT         text (default) or json\n"
+"  -f, --format FMT         text (default), json, markdown, sarif, junit\n"
 "  -o, --output FILE        write the report to FILE instead of stdout\n"
 "  -m, --match RE           tensors: list only names matching the POSIX\n"
 "                           extended regular expression RE\n"
 "      --summary            json: leave out the tensor list\n"
 "      --fail-on SEV        error (default), warning, info or never:\n"
 "                           the lowest severity that fails the verdict\n"
+"  -r, --rules FILE         check: a JSON policy file (docs/policy.md)\n"
+"      --severity RULE=SEV  override a rule's severity (error, warning,\n"
+"                           info, off); RULE is a code or an id\n"
+"      --disable RULE       do not report RULE\n"
+"      --engine ENGINE      llama.cpp or vllm: add engine knowledge\n"
+"      --gpus SPEC          e.g. 2x16G, rtx-5060-ti:2: add GPU knowledge\n"
 "  -q, --quiet              no diagnostics on stderr\n"
 "      --no-color           no ANSI colour (also when NO_COLOR is set)\n"
 "  -h, --help               this help\n"
@@ -187,6 +210,8 @@ run(struct cli *cli, char **paths, int n_paths)
 
 		rc = qa_input_inspect(paths[i], &invs[n_ok], err, sizeof(err));
 		if (rc == QA_OK) {
+			qa_checks_run(invs[n_ok], &cli->check);
+			qa_overrides_apply(invs[n_ok], &cli->overrides);
 			n_ok++;
 			continue;
 		}
@@ -219,13 +244,22 @@ run(struct cli *cli, char **paths, int n_paths)
 	ropt.summary = cli->summary;
 	ropt.fail_on = cli->fail_on;
 	ropt.tensor_mask = (const bool *const *)masks;
+	if (cli->policy)
+		ropt.extra_rules = qa_policy_rules(cli->policy,
+						   &ropt.n_extra_rules);
 	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
 		     isatty(fileno(stdout));
+	if (cli->format != FORMAT_TEXT && !cli->quiet)
+		for (i = 0; i < (int)n_ok; i++)
+			print_diagnostics(invs[i], cli->fail_on);
 	if (cli->format == FORMAT_JSON) {
-		if (!cli->quiet)
-			for (i = 0; i < (int)n_ok; i++)
-				print_diagnostics(invs[i], cli->fail_on);
 		rc = qa_report_json(out, invs, n_ok, &ropt);
+	} else if (cli->format == FORMAT_MARKDOWN) {
+		rc = qa_report_markdown(out, invs, n_ok, &ropt);
+	} else if (cli->format == FORMAT_SARIF) {
+		rc = qa_report_sarif(out, invs, n_ok, &ropt);
+	} else if (cli->format == FORMAT_JUNIT) {
+		rc = qa_report_junit(out, invs, n_ok, &ropt);
 	} else if (strcmp(cli->command, "tensors") == 0) {
 		rc = qa_report_text_tensors(out, invs, n_ok, &ropt);
 	} else {
@@ -258,91 +292,257 @@ out_free:
 	return exit_code;
 }
 
+/* `quantaudit rules`: the registry (and a rule file's rules) as a table,
+ * or one rule's documentation with --explain. */
+static int
+run_rules(struct cli *cli)
+{
+	const struct qa_rule *r, *extra = NULL;
+	size_t n, n_extra = 0, i;
+
+	if (cli->policy)
+		extra = qa_policy_rules(cli->policy, &n_extra);
+	if (cli->explain) {
+		r = qa_rule_lookup(cli->explain, cli->policy);
+		if (!r) {
+			fprintf(stderr, "quantaudit: unknown rule '%s'\n",
+				cli->explain);
+			return QA_EXIT_USAGE;
+		}
+		printf("QA%04u %s\n%s, %s by default\n\n%s.\n\n%s\n",
+		       (unsigned)r->code, r->id,
+		       qa_category_name(r->category),
+		       qa_severity_name(r->severity), r->summary, r->doc);
+		return QA_EXIT_PASS;
+	}
+	r = qa_rules(&n);
+	if (cli->format == FORMAT_JSON) {
+		printf("{\n  \"schema\": \"quantaudit-rules/1\",\n  \"rules\": [");
+		for (i = 0; i < n + n_extra; i++) {
+			const struct qa_rule *x = i < n ? &r[i] : &extra[i - n];
+
+			printf("%s\n    {\"code\": \"QA%04u\", \"id\": \"%s\", "
+			       "\"category\": \"%s\", \"severity\": \"%s\"}",
+			       i ? "," : "", (unsigned)x->code, x->id,
+			       qa_category_name(x->category),
+			       qa_severity_name(x->severity));
+		}
+		printf("\n  ]\n}\n");
+		return QA_EXIT_PASS;
+	}
+	for (i = 0; i < n + n_extra; i++) {
+		const struct qa_rule *x = i < n ? &r[i] : &extra[i - n];
+
+		printf("QA%04u  %-7s  %-28s %s\n", (unsigned)x->code,
+		       qa_severity_name(x->severity), x->id, x->summary);
+	}
+	return QA_EXIT_PASS;
+}
+
+static bool
+is_command(const char *s)
+{
+	static const char *const commands[] = {
+		"inspect", "tensors", "check", "rules",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(s, commands[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Loads the rule file and resolves --severity / --disable (which may
+ * name the file's own rules); the file's overrides come first so the
+ * command line wins. */
+static int
+prepare_rules(struct cli *cli)
+{
+	char err[512];
+	size_t i;
+
+	if (cli->rules_file) {
+		cli->policy = qa_policy_load(cli->rules_file, err, sizeof(err));
+		if (!cli->policy) {
+			fprintf(stderr, "quantaudit: %s\n", err);
+			return QA_EXIT_USAGE;
+		}
+		if (qa_policy_overrides(cli->policy, &cli->overrides, err,
+					sizeof(err)) != 0) {
+			fprintf(stderr, "quantaudit: %s\n", err);
+			return QA_EXIT_USAGE;
+		}
+		cli->check.policy = cli->policy;
+	}
+	for (i = 0; i < cli->n_override_args; i++) {
+		int rc = cli->override_is_disable[i] ?
+			qa_overrides_disable(&cli->overrides,
+					     cli->override_args[i], cli->policy,
+					     err, sizeof(err)) :
+			qa_overrides_add(&cli->overrides, cli->override_args[i],
+					 cli->policy, err, sizeof(err));
+		if (rc != 0)
+			return usage_error("%s", err);
+	}
+	return QA_EXIT_PASS;
+}
+
 int
 qa_cli_main(int argc, char **argv)
 {
-	enum { OPT_SUMMARY = 256, OPT_FAIL_ON, OPT_NO_COLOR };
+	enum { OPT_SUMMARY = 256, OPT_FAIL_ON, OPT_NO_COLOR, OPT_SEVERITY,
+	       OPT_DISABLE, OPT_ENGINE, OPT_GPUS, OPT_EXPLAIN };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "match", required_argument, NULL, 'm' },
+		{ "rules", required_argument, NULL, 'r' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "severity", required_argument, NULL, OPT_SEVERITY },
+		{ "disable", required_argument, NULL, OPT_DISABLE },
+		{ "engine", required_argument, NULL, OPT_ENGINE },
+		{ "gpus", required_argument, NULL, OPT_GPUS },
+		{ "explain", required_argument, NULL, OPT_EXPLAIN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli cli;
-	int c, first;
+	struct cli *cli;
+	int c, first, rc;
 
-	memset(&cli, 0, sizeof(cli));
-	cli.command = "inspect";
-	cli.format = FORMAT_TEXT;
-	cli.fail_on = QA_SEV_ERROR;
+	cli = calloc(1, sizeof(*cli));
+	if (!cli) {
+		fputs("quantaudit: out of memory\n", stderr);
+		return QA_EXIT_SYSTEM;
+	}
+	cli->command = "inspect";
+	cli->format = FORMAT_TEXT;
+	cli->fail_on = QA_SEV_ERROR;
 
 	/* The command is the first argument when it names one; otherwise
 	 * inspect is implied ("quantaudit model.gguf"). */
 	first = 1;
-	if (argc > 1 && (strcmp(argv[1], "inspect") == 0 ||
-			 strcmp(argv[1], "tensors") == 0)) {
-		cli.command = argv[1];
+	if (argc > 1 && is_command(argv[1])) {
+		cli->command = argv[1];
 		first = 2;
 	}
 	argv += first - 1;
 	argc -= first - 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:m:qhV", longopts, NULL)) != -1) {
+	rc = -1;
+	while (rc < 0 && (c = getopt_long(argc, argv, ":f:o:m:r:qhV", longopts,
+					  NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (strcmp(optarg, "text") == 0)
-				cli.format = FORMAT_TEXT;
+				cli->format = FORMAT_TEXT;
 			else if (strcmp(optarg, "json") == 0)
-				cli.format = FORMAT_JSON;
+				cli->format = FORMAT_JSON;
+			else if (strcmp(optarg, "markdown") == 0)
+				cli->format = FORMAT_MARKDOWN;
+			else if (strcmp(optarg, "sarif") == 0)
+				cli->format = FORMAT_SARIF;
+			else if (strcmp(optarg, "junit") == 0)
+				cli->format = FORMAT_JUNIT;
 			else
-				return usage_error("unknown --format '%s' "
-						   "(text or json)", optarg);
+				rc = usage_error("unknown --format '%s' (text,"
+						 " json, markdown, sarif or "
+						 "junit)", optarg);
 			break;
 		case 'o':
-			cli.output = optarg;
+			cli->output = optarg;
 			break;
 		case 'm':
-			cli.match = optarg;
+			cli->match = optarg;
+			break;
+		case 'r':
+			cli->rules_file = optarg;
 			break;
 		case OPT_SUMMARY:
-			cli.summary = true;
+			cli->summary = true;
 			break;
 		case OPT_FAIL_ON:
-			if (!parse_severity(optarg, &cli.fail_on))
-				return usage_error("unknown --fail-on '%s' "
-						   "(error, warning, info or "
-						   "never)", optarg);
+			if (!parse_severity(optarg, &cli->fail_on))
+				rc = usage_error("unknown --fail-on '%s' "
+						 "(error, warning, info or "
+						 "never)", optarg);
+			break;
+		case OPT_SEVERITY:
+		case OPT_DISABLE:
+			if (cli->n_override_args == 64) {
+				rc = usage_error("too many --severity/"
+						 "--disable options");
+				break;
+			}
+			cli->override_is_disable[cli->n_override_args] =
+				c == OPT_DISABLE;
+			cli->override_args[cli->n_override_args++] = optarg;
+			break;
+		case OPT_ENGINE:
+			if (strcmp(optarg, "llama.cpp") != 0 &&
+			    strcmp(optarg, "vllm") != 0)
+				rc = usage_error("unknown --engine '%s' "
+						 "(llama.cpp or vllm)", optarg);
+			cli->check.engine = optarg;
+			break;
+		case OPT_GPUS:
+			cli->check.gpus = optarg;
+			break;
+		case OPT_EXPLAIN:
+			cli->explain = optarg;
 			break;
 		case 'q':
-			cli.quiet = true;
+			cli->quiet = true;
 			break;
 		case OPT_NO_COLOR:
-			cli.no_color = true;
+			cli->no_color = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return QA_EXIT_PASS;
+			rc = QA_EXIT_PASS;
+			break;
 		case 'V':
 			printf("quantaudit %s\n", QA_VERSION);
-			return QA_EXIT_PASS;
+			rc = QA_EXIT_PASS;
+			break;
 		case ':':
-			return usage_error("option '%s' needs a value",
-					   argv[optind - 1]);
+			rc = usage_error("option '%s' needs a value",
+					 argv[optind - 1]);
+			break;
 		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
+			rc = usage_error("unknown option '%s'",
+					 argv[optind - 1]);
+			break;
 		}
 	}
-	if (cli.match && strcmp(cli.command, "tensors") != 0)
-		return usage_error("--match belongs to the tensors command");
-	if (optind >= argc)
-		return usage_error("no input given");
-	return run(&cli, argv + optind, argc - optind);
+	if (rc < 0 && cli->match && strcmp(cli->command, "tensors") != 0)
+		rc = usage_error("--match belongs to the tensors command");
+	if (rc < 0 && cli->explain && strcmp(cli->command, "rules") != 0)
+		rc = usage_error("--explain belongs to the rules command");
+	if (rc < 0 && (cli->format == FORMAT_SARIF ||
+		       cli->format == FORMAT_JUNIT ||
+		       cli->format == FORMAT_MARKDOWN) &&
+	    strcmp(cli->command, "tensors") == 0)
+		rc = usage_error("the tensors command writes text or json");
+	/* rc >= 0: --help, --version or a usage error ended it already. */
+	if (rc >= 0)
+		goto out;
+	rc = prepare_rules(cli);
+	if (rc != QA_EXIT_PASS)
+		goto out;
+	if (strcmp(cli->command, "rules") == 0)
+		rc = run_rules(cli);
+	else if (optind >= argc)
+		rc = usage_error("no input given");
+	else
+		rc = run(cli, argv + optind, argc - optind);
+out:
+	qa_policy_destroy(cli->policy);
+	free(cli);
+	return rc;
 }

@@ -43,7 +43,7 @@ struct qa_rule {
 /* Rule codes as an enum, generated from the registry. */
 enum qa_rule_code {
 #define QA_RULE(code, id, cat, sev, summary, doc) QA##code = code,
-#include "registry.def"
+#include "registry_all.def"
 #undef QA_RULE
 };
 

@@ -133,20 +133,17 @@ qa_inv_add_kv(struct qa_inventory *inv)
  * million bad tensors must not turn into a million-line report. */
 #define MAX_FINDINGS 10000
 
-void
-qa_inv_finding(struct qa_inventory *inv, unsigned code, const char *file,
-	       int64_t offset, const char *tensor, const char *fmt, ...)
+static void
+add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
+	    const char *file, int64_t offset, const char *tensor,
+	    const char *fmt, va_list ap)
 {
-	const struct qa_rule *rule = qa_rule_find(code);
 	struct qa_finding *f;
 	char buf[1024];
-	va_list ap;
 
 	if (!rule || inv->n_findings >= MAX_FINDINGS)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	f = push(inv, (void **)&inv->findings, &inv->n_findings,
 		 &inv->cap_findings, sizeof(*f));
 	if (!f)
@@ -159,6 +156,29 @@ qa_inv_finding(struct qa_inventory *inv, unsigned code, const char *file,
 	f->tensor = tensor ? qa_arena_strdup(&inv->arena, tensor) : NULL;
 	if (!f->message)
 		inv->out_of_memory = true;
+}
+
+void
+qa_inv_finding(struct qa_inventory *inv, unsigned code, const char *file,
+	       int64_t offset, const char *tensor, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(inv, qa_rule_find(code), file, offset, tensor, fmt, ap);
+	va_end(ap);
+}
+
+void
+qa_inv_finding_rule(struct qa_inventory *inv, const struct qa_rule *rule,
+		    const char *file, int64_t offset, const char *tensor,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(inv, rule, file, offset, tensor, fmt, ap);
+	va_end(ap);
 }
 
 const struct qa_kv *

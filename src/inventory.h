@@ -162,6 +162,18 @@ enum qa_layer_kind {
 	QA_LAYER_MTP,
 };
 
+/* MTP verdict of an input (JSON model.mtp.status). */
+enum qa_mtp_status {
+	QA_MTP_NOT_APPLICABLE,	/* neither declared, present nor expected */
+	QA_MTP_PRESENT,		/* declared (or not) and complete */
+	QA_MTP_MISSING,		/* declared, no MTP weights at all */
+	QA_MTP_PARTIAL,		/* some expected MTP tensors are absent */
+	QA_MTP_ABSENT,		/* family ships MTP; file neither declares
+				 * nor holds it (stripped) */
+};
+
+const char *qa_mtp_status_name(enum qa_mtp_status s);
+
 /* Per-role aggregate for the component table. */
 struct qa_component {
 	const char *name;		/* role name, or "mtp" */
@@ -213,6 +225,10 @@ struct qa_inventory {
 		int64_t present;	/* MTP layers with tensors */
 		uint32_t tensors;
 		uint64_t bytes;
+		enum qa_mtp_status status;	/* set by summary, refined by
+						 * the MTP check */
+		const char *family;	/* family expectation that applied */
+		bool draft_only;	/* GGUF MTP-only draft file */
 	} mtp;
 
 	bool out_of_memory;		/* an allocation failed: exit 4 */
@@ -237,6 +253,13 @@ struct qa_kv *qa_inv_add_kv(struct qa_inventory *inv);
 void qa_inv_finding(struct qa_inventory *inv, unsigned code,
 		    const char *file, int64_t offset, const char *tensor,
 		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Same for a rule that is not in the built-in registry (a user policy
+ * rule); rule must outlive the inventory. */
+void qa_inv_finding_rule(struct qa_inventory *inv, const struct qa_rule *rule,
+			 const char *file, int64_t offset, const char *tensor,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 /* Metadata lookup by exact key; NULL if absent (first match). */
 const struct qa_kv *qa_inv_kv(const struct qa_inventory *inv,

@@ -8,7 +8,7 @@ static const struct qa_rule rules[] = {
 #define QA_RULE(c, i, cat, sev, s, d) \
 	{ .code = c, .id = i, .category = QA_CAT_##cat, \
 	  .severity = QA_SEV_##sev, .summary = s, .doc = d },
-#include "registry.def"
+#include "registry_all.def"
 #undef QA_RULE
 };
 

@@ -18,6 +18,9 @@ struct qa_report_options {
 	enum qa_severity fail_on;	/* threshold for the verdict */
 	const bool *const *tensor_mask;	/* per input: tensors to list, or
 					 * NULL = all (tensors --match) */
+	const struct qa_rule *extra_rules;	/* user policy rules (SARIF
+						 * rule list, JUnit cases) */
+	size_t n_extra_rules;
 };
 
 /* "pass", "warn" or "fail" for one inventory under fail_on: fail when a
@@ -42,5 +45,17 @@ int qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 /* Text report of `tensors`: one line per (selected) tensor. */
 int qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
 			   size_t n, const struct qa_report_options *opt);
+
+/* CI reporters (src/report_ci.c). Markdown: a pull-request comment.
+ * SARIF 2.1.0: one run, every registry (and policy) rule in
+ * tool.driver.rules, one result per finding. JUnit XML: one testsuite per
+ * input, one testcase per rule, failing when the rule has a finding at or
+ * above fail_on. Each returns 0 or -1 on a write error. */
+int qa_report_markdown(FILE *out, struct qa_inventory *const *invs, size_t n,
+		       const struct qa_report_options *opt);
+int qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
+		    const struct qa_report_options *opt);
+int qa_report_junit(FILE *out, struct qa_inventory *const *invs, size_t n,
+		    const struct qa_report_options *opt);
 
 #endif /* QA_SRC_REPORT_H */

@@ -157,6 +157,33 @@ summarize_mtp(struct qa_inventory *inv)
 	inv->mtp.present = n_seen;
 	if (n_seen == 0 && mtp_without_layer)
 		inv->mtp.present = 1;
+	/* The plain reading; rules/check_mtp.c refines it with the family
+	 * expectations (absent) and the tensor sets (partial). */
+	if (inv->mtp.declared > 0)
+		inv->mtp.status = inv->mtp.present == 0 ? QA_MTP_MISSING :
+				  inv->mtp.present < inv->mtp.declared ?
+				  QA_MTP_PARTIAL : QA_MTP_PRESENT;
+	else
+		inv->mtp.status = inv->mtp.present > 0 ? QA_MTP_PRESENT :
+				  QA_MTP_NOT_APPLICABLE;
+}
+
+const char *
+qa_mtp_status_name(enum qa_mtp_status s)
+{
+	switch (s) {
+	case QA_MTP_PRESENT:
+		return "present";
+	case QA_MTP_MISSING:
+		return "missing";
+	case QA_MTP_PARTIAL:
+		return "partial";
+	case QA_MTP_ABSENT:
+		return "absent";
+	case QA_MTP_NOT_APPLICABLE:
+		break;
+	}
+	return "not-applicable";
 }
 
 /*
