@@ -618,32 +618,39 @@ files_line(FILE *out, const struct qa_inventory *inv)
 	put_line(out, &b);
 }
 
-static const char *
-mtp_status_text(int64_t declared, int64_t present)
-{
-	if (declared > 0 && present >= declared)
-		return "present";
-	if (declared > 0 && present <= 0)
-		return "MISSING";
-	if (declared > 0)
-		return "PARTIAL";
-	return "present";
-}
-
+/*
+ * One line with the MTP verdict whenever MTP is declared, present or
+ * expected for the family: "MTP  ABSENT · DeepSeek-V3/R1 ships one; none
+ * here". Bad states are upper-case so they stand out.
+ */
 static void
 mtp_line(FILE *out, const struct qa_inventory *inv)
 {
 	char sz[32];
 	struct lb b;
 
-	if (inv->mtp.declared <= 0 && inv->mtp.present <= 0)
+	if (inv->mtp.status == QA_MTP_NOT_APPLICABLE)
 		return;
-	human_bytes(sz, sizeof(sz), inv->mtp.bytes);
 	label(&b, "MTP");
-	lb_add(&b, "%s" DOT "%" PRId64 " declared, %" PRId64 " present"
-	       DOT "%" PRIu32 " tensors" DOT "%s",
-	       mtp_status_text(inv->mtp.declared, inv->mtp.present),
-	       inv->mtp.declared, inv->mtp.present, inv->mtp.tensors, sz);
+	switch (inv->mtp.status) {
+	case QA_MTP_ABSENT:
+		lb_add(&b, "ABSENT" DOT "stripped: %s ships an MTP head",
+		       inv->mtp.family ? inv->mtp.family : "the family");
+		break;
+	case QA_MTP_MISSING:
+		lb_add(&b, "MISSING" DOT "%" PRId64 " declared, no MTP tensor",
+		       inv->mtp.declared);
+		break;
+	default:
+		human_bytes(sz, sizeof(sz), inv->mtp.bytes);
+		lb_add(&b, "%s" DOT "%" PRId64 " declared, %" PRId64
+		       " present" DOT "%" PRIu32 " tensor%s" DOT "%s",
+		       inv->mtp.status == QA_MTP_PARTIAL ? "PARTIAL" :
+		       inv->mtp.draft_only ? "draft-only" : "present",
+		       inv->mtp.declared, inv->mtp.present, inv->mtp.tensors,
+		       inv->mtp.tensors == 1 ? "" : "s", sz);
+		break;
+	}
 	put_line(out, &b);
 }
 

@@ -969,6 +969,7 @@ test_text(void)
 	inv->hp.layer_kind = kinds;
 	inv->mtp.declared = 1;
 	inv->mtp.present = 0;
+	inv->mtp.status = QA_MTP_MISSING;
 	/* A component with many dtypes must be cut with "…". */
 	c = &inv->components[0];
 	c->dtypes = many;
