@@ -133,6 +133,11 @@ qa_inv_add_kv(struct qa_inventory *inv)
  * million bad tensors must not turn into a million-line report. */
 #define MAX_FINDINGS 10000
 
+static void add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
+			const char *file, int64_t offset, const char *tensor,
+			const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
+
 static void
 add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
 	    const char *file, int64_t offset, const char *tensor,

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared harness for the fuzz targets: the scratch folder, file writers
+ * and the invariant checks run on every inventory (see fuzz_common.h and
+ * docs/testing.md "Fuzzing").
+ *
+ * The checks are the contract the reporters rely on, stated so a fuzzer
+ * can test it on any input: every finding names a registered rule, every
+ * tensor has a name and a dtype, every returned string is readable to its
+ * terminating NUL (each byte is summed into a volatile so AddressSanitizer
+ * sees a dangling or short allocation), and a tensor is reported past the
+ * end of its file exactly when it is. The only state kept between inputs
+ * is the scratch folder.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "fuzz_common.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "input.h"
+#include "inventory.h"
+#include "source.h"
+
+/* inventory.c stores at most this many findings (MAX_FINDINGS); past it
+ * a missing finding proves nothing. */
+#define FINDINGS_CAP 10000
+
+/* The only state shared between inputs: where they are written. */
+static char scratch[256];
+
+static void
+remove_scratch(void)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+
+	if (!scratch[0])
+		return;
+	d = opendir(scratch);
+	if (d) {
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			if (snprintf(path, sizeof(path), "%s/%s", scratch,
+				     de->d_name) < (int)sizeof(path))
+				unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(scratch);
+	scratch[0] = '\0';
+}
+
+const char *
+qa_fuzz_scratch(void (*populate)(void))
+{
+	struct stat st;
+	const char *base = "/tmp";
+	int n;
+
+	if (scratch[0])
+		return scratch;
+	/* tmpfs: millions of rewrites of the input never reach a disk.
+	 * run-fuzzers.sh points QA_FUZZ_SCRATCH at a folder of its own so
+	 * it can clean up after a crash, which skips the exit handler. */
+	if (getenv("QA_FUZZ_SCRATCH") && *getenv("QA_FUZZ_SCRATCH"))
+		base = getenv("QA_FUZZ_SCRATCH");
+	else if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+		 access("/dev/shm", W_OK | X_OK) == 0)
+		base = "/dev/shm";
+	n = snprintf(scratch, sizeof(scratch), "%s/quantaudit-fuzz-XXXXXX",
+		     base);
+	if (n < 0 || (size_t)n >= sizeof(scratch)) {
+		fprintf(stderr, "fuzz: scratch folder name too long: %s\n",
+			base);
+		abort();
+	}
+	if (!mkdtemp(scratch)) {
+		fprintf(stderr, "fuzz: cannot create %s: %s\n", scratch,
+			strerror(errno));
+		abort();
+	}
+	atexit(remove_scratch);
+	if (populate)
+		populate();
+	return scratch;
+}
+
+void
+qa_fuzz_write(const char *name, const void *data, size_t size, char *path,
+	      size_t pathlen)
+{
+	const char *dir = qa_fuzz_scratch(NULL);
+	const unsigned char *p = data;
+	int fd, n;
+
+	n = snprintf(path, pathlen, "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= pathlen) {
+		fprintf(stderr, "fuzz: path too long for %s\n", name);
+		abort();
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "fuzz: cannot create %s: %s\n", path,
+			strerror(errno));
+		abort();
+	}
+	while (size > 0) {
+		ssize_t w = write(fd, p, size);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			fprintf(stderr, "fuzz: cannot write %s: %s\n", path,
+				strerror(errno));
+			abort();
+		}
+		p += w;
+		size -= (size_t)w;
+	}
+	if (close(fd) != 0) {
+		fprintf(stderr, "fuzz: cannot write %s: %s\n", path,
+			strerror(errno));
+		abort();
+	}
+}
+
+void
+qa_fuzz_write_safetensors(const char *name, const char *header,
+			  size_t data_bytes)
+{
+	size_t hlen = strlen(header), total = 8 + hlen + data_bytes, i;
+	unsigned char *buf = calloc(total, 1);
+	char path[512];
+
+	if (!buf)
+		abort();
+	for (i = 0; i < 8; i++)
+		buf[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
+	memcpy(buf + 8, header, hlen);
+	qa_fuzz_write(name, buf, total, path, sizeof(path));
+	free(buf);
+}
+
+/* Reports a broken invariant and aborts so both engines see a crash. */
+_Noreturn static void fail(const char *input, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+_Noreturn static void
+fail(const char *input, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fuzz: invariant violated on %s: ", input);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	/* The engine keeps its own copy of the input (libFuzzer's crash-*
+	 * file, the replayed corpus file): the scratch copy can go. */
+	remove_scratch();
+	abort();
+}
+
+/* Sums n bytes so that every one of them is read. */
+static unsigned
+touch(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	unsigned sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += b[i];
+	return sum;
+}
+
+/* Every byte of a NUL-terminated string, terminator included. */
+static unsigned
+touch_str(const char *s)
+{
+	return s ? touch(s, strlen(s) + 1) : 0;
+}
+
+static unsigned
+touch_value(const char *in, const char *key, const struct qa_value *v,
+	    int depth)
+{
+	unsigned sum = 0;
+	uint64_t keep, i;
+
+	if ((unsigned)v->type >= QA_V_COUNT)
+		fail(in, "key '%s' has value type %d", key, (int)v->type);
+	if (v->type == QA_V_STRING) {
+		/* The contract: the first min(len, keep limit) bytes are
+		 * held, then a NUL. Embedded NULs are allowed, so this
+		 * reads by the stated length, not by strlen. */
+		if (!v->v.str.s)
+			fail(in, "key '%s' has a NULL string", key);
+		keep = v->v.str.len < QA_KV_KEEP_STRING ? v->v.str.len :
+		       QA_KV_KEEP_STRING;
+		sum += touch(v->v.str.s, (size_t)keep + 1);
+		if (v->v.str.s[keep] != '\0')
+			fail(in, "key '%s': string of length %llu is not "
+			     "NUL-terminated there", key,
+			     (unsigned long long)v->v.str.len);
+	} else if (v->type == QA_V_ARRAY) {
+		if (depth > 16)
+			fail(in, "key '%s': arrays nested %d deep", key,
+			     depth);
+		if (!v->v.arr.items) {
+			if (v->v.arr.kept != 0)
+				fail(in, "key '%s': %llu kept elements but no "
+				     "items", key,
+				     (unsigned long long)v->v.arr.kept);
+			return sum;
+		}
+		if (v->v.arr.kept > v->v.arr.count ||
+		    v->v.arr.kept > QA_KV_KEEP_ELEMENTS)
+			fail(in, "key '%s': %llu kept of %llu elements", key,
+			     (unsigned long long)v->v.arr.kept,
+			     (unsigned long long)v->v.arr.count);
+		for (i = 0; i < v->v.arr.kept; i++) {
+			if (v->v.arr.items[i].type != v->v.arr.elem)
+				fail(in, "key '%s': element %llu has type %d "
+				     "in an array of %d", key,
+				     (unsigned long long)i,
+				     (int)v->v.arr.items[i].type,
+				     (int)v->v.arr.elem);
+			sum += touch_value(in, key, &v->v.arr.items[i],
+					   depth + 1);
+		}
+	}
+	return sum;
+}
+
+static bool
+past_eof(const struct qa_tensor *t, const uint64_t *sizes)
+{
+	if (t->offset > UINT64_MAX - t->bytes)
+		return true;
+	return t->offset + t->bytes > sizes[t->file];
+}
+
+static bool
+is_past_eof_code(const struct qa_finding *f)
+{
+	return f->rule->code == QA1028 || f->rule->code == QA1212;
+}
+
+/*
+ * A tensor is reported past the end of its file exactly when it is: no
+ * QA1028/QA1212 names a tensor that lies inside its file, and a file with
+ * a tensor past its end has such a finding. The file sizes come from
+ * stat(), not from the parser.
+ */
+static void
+check_past_eof(const char *in, const struct qa_inventory *inv)
+{
+	uint64_t *sizes;
+	bool *has_past;
+	uint32_t i, j, k;
+
+	sizes = calloc(inv->n_files ? inv->n_files : 1, sizeof(*sizes));
+	has_past = calloc(inv->n_files ? inv->n_files : 1, sizeof(*has_past));
+	if (!sizes || !has_past)
+		abort();
+	for (i = 0; i < inv->n_files; i++) {
+		struct stat st;
+
+		if (stat(inv->files[i].path, &st) == 0)
+			sizes[i] = (uint64_t)st.st_size;
+	}
+	for (i = 0; i < inv->n_tensors; i++)
+		if (past_eof(&inv->tensors[i], sizes))
+			has_past[inv->tensors[i].file] = true;
+
+	for (k = 0; k < inv->n_findings; k++) {
+		const struct qa_finding *f = &inv->findings[k];
+		bool named = false, named_past = false;
+
+		if (!is_past_eof_code(f) || !f->tensor || !f->file)
+			continue;
+		/* Names may repeat (a finding of its own): the finding is
+		 * wrong only if no tensor of that name is past the end. */
+		for (i = 0; i < inv->n_tensors; i++) {
+			const struct qa_tensor *t = &inv->tensors[i];
+
+			if (strcmp(t->name, f->tensor) != 0 ||
+			    strcmp(inv->files[t->file].path, f->file) != 0)
+				continue;
+			named = true;
+			if (past_eof(t, sizes))
+				named_past = true;
+		}
+		if (named && !named_past)
+			fail(in, "QA%u says tensor '%s' of %s ends past the "
+			     "end of the file, but it does not",
+			     (unsigned)f->rule->code, f->tensor, f->file);
+	}
+	for (j = 0; j < inv->n_files && inv->n_findings < FINDINGS_CAP; j++) {
+		bool reported = false;
+
+		if (!has_past[j])
+			continue;
+		for (k = 0; k < inv->n_findings; k++)
+			if (is_past_eof_code(&inv->findings[k]) &&
+			    inv->findings[k].file &&
+			    strcmp(inv->findings[k].file,
+				   inv->files[j].path) == 0)
+				reported = true;
+		if (!reported) {
+			for (i = 0; i < inv->n_tensors; i++)
+				if (inv->tensors[i].file == j &&
+				    past_eof(&inv->tensors[i], sizes))
+					break;
+			fail(in, "tensor '%s' of %s ends at %llu + %llu, past "
+			     "the end of the file (%llu bytes), without a "
+			     "QA1028 or QA1212 finding",
+			     inv->tensors[i].name, inv->files[j].path,
+			     (unsigned long long)inv->tensors[i].offset,
+			     (unsigned long long)inv->tensors[i].bytes,
+			     (unsigned long long)sizes[j]);
+		}
+	}
+	free(sizes);
+	free(has_past);
+}
+
+static void
+check_inventory(const char *in, const struct qa_inventory *inv)
+{
+	const struct qa_hparams *hp = &inv->hp;
+	volatile unsigned sink = 0;
+	uint32_t i, j;
+
+	sink += touch_str(inv->path);
+	for (i = 0; i < inv->n_files; i++) {
+		const struct qa_file *f = &inv->files[i];
+
+		if (!f->path || !f->name)
+			fail(in, "file %u has no path or name", i);
+		sink += touch_str(f->path) + touch_str(f->name) +
+			touch_str(f->format);
+	}
+	for (i = 0; i < inv->n_findings; i++) {
+		const struct qa_finding *f = &inv->findings[i];
+
+		if (!f->rule || qa_rule_find(f->rule->code) != f->rule)
+			fail(in, "finding %u has a rule outside the registry",
+			     i);
+		if ((unsigned)f->severity > QA_SEV_ERROR)
+			fail(in, "finding %u (QA%u) has severity %d", i,
+			     (unsigned)f->rule->code, (int)f->severity);
+		if (!f->message)
+			fail(in, "finding %u (QA%u) has no message", i,
+			     (unsigned)f->rule->code);
+		sink += touch_str(f->message) + touch_str(f->file) +
+			touch_str(f->tensor) + touch_str(f->rule->id);
+	}
+	for (i = 0; i < inv->n_kvs; i++) {
+		const struct qa_kv *kv = &inv->kvs[i];
+
+		if (!kv->key)
+			fail(in, "key %u is NULL", i);
+		if (kv->file >= inv->n_files)
+			fail(in, "key '%s' is in file %u of %u", kv->key,
+			     kv->file, inv->n_files);
+		sink += touch_str(kv->key) +
+			touch_value(in, kv->key, &kv->value, 0);
+	}
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+
+		if (!t->name || !t->dtype)
+			fail(in, "tensor %u has a NULL %s", i,
+			     t->name ? "dtype" : "name");
+		if (t->file >= inv->n_files)
+			fail(in, "tensor '%s' is in file %u of %u", t->name,
+			     t->file, inv->n_files);
+		if (t->n_dims > QA_MAX_DIMS)
+			fail(in, "tensor '%s' has %u dimensions", t->name,
+			     t->n_dims);
+		sink += touch_str(t->name) + touch_str(t->dtype) +
+			touch(t->shape, t->n_dims * sizeof(t->shape[0]));
+	}
+	sink += touch_str(hp->arch) + touch_str(hp->arch_raw) +
+		touch_str(hp->name);
+	if ((hp->layer_kind || hp->head_kv_per_layer) &&
+	    (hp->n_layer_all <= 0 || hp->n_layer_all > ((int64_t)1 << 24)))
+		fail(in, "per-layer arrays with n_layer_all = %lld",
+		     (long long)hp->n_layer_all);
+	if (hp->layer_kind)
+		sink += touch(hp->layer_kind, (size_t)hp->n_layer_all);
+	if (hp->head_kv_per_layer)
+		sink += touch(hp->head_kv_per_layer,
+			      (size_t)hp->n_layer_all *
+			      sizeof(hp->head_kv_per_layer[0]));
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+
+		if (!c->name || (c->n_dtypes && !c->dtypes))
+			fail(in, "component %u is incomplete", i);
+		sink += touch_str(c->name);
+		for (j = 0; j < c->n_dtypes; j++)
+			sink += touch_str(c->dtypes[j].dtype);
+	}
+	sink += touch_str(inv->quant_config_file) +
+		touch_str(inv->chat_template) +
+		touch_str(inv->file_type_declared) +
+		touch_str(inv->file_type_guessed) +
+		touch_str(inv->dominant_type);
+	(void)sink;
+	check_past_eof(in, inv);
+}
+
+void
+qa_fuzz_inspect(const char *path, bool unrecognized_ok)
+{
+	struct qa_inventory *inv = NULL;
+	char err[512];
+	volatile unsigned sink;
+	int rc;
+
+	rc = qa_input_inspect(path, &inv, err, sizeof(err));
+	if (rc != QA_OK) {
+		if (inv)
+			fail(path, "return code %d with an inventory", rc);
+		if (!memchr(err, '\0', sizeof(err)) || !err[0])
+			fail(path, "return code %d without a message", rc);
+		sink = touch_str(err);
+		(void)sink;
+	}
+	switch (rc) {
+	case QA_OK:
+		if (!inv)
+			fail(path, "QA_OK without an inventory");
+		break;
+	case QA_E_UNRECOGNIZED:
+		if (!unrecognized_ok)
+			fail(path, "input not recognized: %s", err);
+		return;
+	case QA_E_NOMEM:
+		/* Inputs are far below the 1 GiB arena ceiling: running out
+		 * of memory here means an allocation sized by the file. */
+		fail(path, "out of memory on a small input: %s", err);
+	case QA_E_IO:
+		fail(path, "I/O error on a readable file: %s", err);
+	default:
+		fail(path, "unexpected return code %d: %s", rc, err);
+	}
+	check_inventory(path, inv);
+	qa_inventory_destroy(inv);
+}
