@@ -8,251 +8,31 @@
  * fixed number formats), pretty-printed with two-space indentation; arrays
  * of numbers and short enum strings (shape, head_kv_per_layer,
  * layer_kinds) are kept on one line. docs/json-schema.md describes every
- * field; keep the two in step.
+ * field; keep the two in step. The writer itself is shared with the SARIF
+ * reporter (src/jsonw.c).
  */
 #include "report.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "jsonw.h"
 
 /* Metadata arrays list their values only up to this many elements. */
 #define META_MAX_VALUES 64
 /* Nesting guard for arrays of arrays (the GGUF reader stops at 4). */
 #define META_MAX_DEPTH 8
-/* Containers deeper than this are not expected; the writer stays sane. */
-#define JW_MAX_DEPTH 32
 
-/* ---- streaming writer ------------------------------------------------- */
-
-struct jw {
-	FILE *f;
-	int depth;
-	bool has_items[JW_MAX_DEPTH];	/* container at depth has items */
-	bool inline_[JW_MAX_DEPTH];	/* container is written on one line */
-};
-
-static void
-jw_indent(struct jw *w)
-{
-	int i;
-
-	for (i = 0; i < w->depth; i++)
-		fputs("  ", w->f);
-}
-
-/* Separator and indentation before a new item of the open container. */
-static void
-jw_item(struct jw *w)
-{
-	int d = w->depth;
-
-	if (d == 0)
-		return;
-	if (w->inline_[d]) {
-		if (w->has_items[d])
-			fputs(", ", w->f);
-	} else {
-		fputs(w->has_items[d] ? ",\n" : "\n", w->f);
-		jw_indent(w);
-	}
-	w->has_items[d] = true;
-}
-
-/*
- * Writes s as a JSON string. Control characters are escaped (\n, \r, \t
- * by name, the others as \u00XX); bytes that are not part of a valid
- * UTF-8 sequence (overlong forms, surrogates, code points past U+10FFFF,
- * stray continuation bytes, truncated sequences) each become U+FFFD, so
- * any input yields valid JSON.
- */
-static void
-jw_string(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
-
-	putc('"', f);
-	while (s[i]) {
-		unsigned char c = s[i];
-		size_t len = 0;
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			i++;
-			continue;
-		}
-		if (c >= 0x80) {
-			unsigned char lo = 0x80, hi = 0xbf;
-			size_t k;
-
-			if (c >= 0xc2 && c <= 0xdf) {
-				len = 2;
-			} else if (c >= 0xe0 && c <= 0xef) {
-				len = 3;
-				if (c == 0xe0)
-					lo = 0xa0;	/* overlong */
-				else if (c == 0xed)
-					hi = 0x9f;	/* surrogates */
-			} else if (c >= 0xf0 && c <= 0xf4) {
-				len = 4;
-				if (c == 0xf0)
-					lo = 0x90;	/* overlong */
-				else if (c == 0xf4)
-					hi = 0x8f;	/* > U+10FFFF */
-			}
-			for (k = 1; k < len; k++) {
-				unsigned char b = s[i + k];
-
-				if (b < (k == 1 ? lo : 0x80) ||
-				    b > (k == 1 ? hi : 0xbf)) {
-					len = 0;
-					break;
-				}
-			}
-			if (len) {
-				i += len;
-				continue;
-			}
-		}
-		/* Flush the clean run before s[i], then escape s[i]. */
-		fwrite(s + run, 1, i - run, f);
-		if (c == '"')
-			fputs("\\\"", f);
-		else if (c == '\\')
-			fputs("\\\\", f);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", (unsigned)c);
-		else
-			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
-		i++;
-		run = i;
-	}
-	fwrite(s + run, 1, i - run, f);
-	putc('"', f);
-}
-
-static void
-jw_key(struct jw *w, const char *key)
-{
-	jw_item(w);
-	if (key) {
-		jw_string(w->f, key);
-		fputs(": ", w->f);
-	}
-}
-
-static void
-jw_open(struct jw *w, const char *key, char brace, bool one_line)
-{
-	jw_key(w, key);
-	putc(brace, w->f);
-	if (w->depth + 1 < JW_MAX_DEPTH) {
-		w->depth++;
-		w->has_items[w->depth] = false;
-		w->inline_[w->depth] = one_line ||
-			(w->depth > 1 && w->inline_[w->depth - 1]);
-	}
-}
-
-static void
-jw_obj(struct jw *w, const char *key)
-{
-	jw_open(w, key, '{', false);
-}
-
-static void
-jw_arr(struct jw *w, const char *key, bool one_line)
-{
-	jw_open(w, key, '[', one_line);
-}
-
-static void
-jw_close(struct jw *w, char brace)
-{
-	int d = w->depth;
-
-	if (d > 0) {
-		bool items = w->has_items[d], one_line = w->inline_[d];
-
-		w->depth--;
-		if (items && !one_line) {
-			putc('\n', w->f);
-			jw_indent(w);
-		}
-	}
-	putc(brace, w->f);
-}
-
-static void
-jw_str(struct jw *w, const char *key, const char *s)
-{
-	jw_key(w, key);
-	if (s)
-		jw_string(w->f, s);
-	else
-		fputs("null", w->f);
-}
-
-static void
-jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%" PRIu64, v);
-}
-
-static void
-jw_i64(struct jw *w, const char *key, int64_t v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%" PRId64, v);
-}
+/* ---- writer helpers --------------------------------------------------- */
 
 /* Unknown (negative) hyperparameters are omitted, not written as -1. */
 static void
-jw_known(struct jw *w, const char *key, int64_t v)
+jw_known(struct qa_jw *w, const char *key, int64_t v)
 {
 	if (v >= 0)
-		jw_i64(w, key, v);
-}
-
-static void
-jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_key(w, key);
-	fputs(v ? "true" : "false", w->f);
-}
-
-static void
-jw_null(struct jw *w, const char *key)
-{
-	jw_key(w, key);
-	fputs("null", w->f);
-}
-
-enum dbl_fmt { DBL_F32, DBL_F64, DBL_BPW };
-
-/* NaN and infinities have no JSON spelling: they become null. */
-static void
-jw_double(struct jw *w, const char *key, double v, enum dbl_fmt fmt)
-{
-	jw_key(w, key);
-	if (!isfinite(v))
-		fputs("null", w->f);
-	else if (fmt == DBL_F32)
-		fprintf(w->f, "%.9g", v);	/* round-trips any float32 */
-	else if (fmt == DBL_F64)
-		fprintf(w->f, "%.17g", v);	/* round-trips any double */
-	else
-		fprintf(w->f, "%.4f", v);
+		qa_jw_i64(w, key, v);
 }
 
 /* ---- verdict ---------------------------------------------------------- */
@@ -360,54 +140,54 @@ layer_kind_name(uint8_t k)
 }
 
 static void
-write_files(struct jw *w, const struct qa_inventory *inv)
+write_files(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	uint32_t i;
 
-	jw_arr(w, "files", false);
+	qa_jw_arr(w, "files", false);
 	for (i = 0; i < inv->n_files; i++) {
 		const struct qa_file *f = &inv->files[i];
 
-		jw_obj(w, NULL);
-		jw_str(w, "path", f->path);
-		jw_u64(w, "bytes", f->bytes);
-		jw_str(w, "format", f->format);
-		jw_str(w, "role", file_role_name(f->role));
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "path", f->path);
+		qa_jw_u64(w, "bytes", f->bytes);
+		qa_jw_str(w, "format", f->format);
+		qa_jw_str(w, "role", file_role_name(f->role));
 		if (f->part)
-			jw_u64(w, "part", f->part);
+			qa_jw_u64(w, "part", f->part);
 		if (f->parts)
-			jw_u64(w, "parts", f->parts);
+			qa_jw_u64(w, "parts", f->parts);
 		if (f->gguf_version)
-			jw_u64(w, "gguf_version", f->gguf_version);
+			qa_jw_u64(w, "gguf_version", f->gguf_version);
 		if (f->big_endian)
-			jw_bool(w, "big_endian", true);
+			qa_jw_bool(w, "big_endian", true);
 		if (f->header_bytes)
-			jw_u64(w, "header_bytes", f->header_bytes);
+			qa_jw_u64(w, "header_bytes", f->header_bytes);
 		if (f->tensor_count) {
-			jw_u64(w, "data_offset", f->data_offset);
-			jw_u64(w, "tensors", f->tensor_count);
+			qa_jw_u64(w, "data_offset", f->data_offset);
+			qa_jw_u64(w, "tensors", f->tensor_count);
 		}
-		jw_close(w, '}');
+		qa_jw_close(w, '}');
 	}
-	jw_close(w, ']');
+	qa_jw_close(w, ']');
 }
 
 static void
-write_hparams(struct jw *w, const struct qa_hparams *hp)
+write_hparams(struct qa_jw *w, const struct qa_hparams *hp)
 {
 	int64_t i;
 
-	jw_obj(w, "hparams");
+	qa_jw_obj(w, "hparams");
 	jw_known(w, "n_layer", hp->n_layer);
 	jw_known(w, "n_layer_all", hp->n_layer_all);
 	jw_known(w, "n_embd", hp->n_embd);
 	jw_known(w, "n_head", hp->n_head);
 	jw_known(w, "n_head_kv", hp->n_head_kv);
 	if (hp->head_kv_per_layer && hp->n_layer_all > 0) {
-		jw_arr(w, "head_kv_per_layer", true);
+		qa_jw_arr(w, "head_kv_per_layer", true);
 		for (i = 0; i < hp->n_layer_all; i++)
-			jw_i64(w, NULL, hp->head_kv_per_layer[i]);
-		jw_close(w, ']');
+			qa_jw_i64(w, NULL, hp->head_kv_per_layer[i]);
+		qa_jw_close(w, ']');
 	}
 	jw_known(w, "head_dim_k", hp->head_dim_k);
 	jw_known(w, "head_dim_v", hp->head_dim_v);
@@ -422,10 +202,10 @@ write_hparams(struct jw *w, const struct qa_hparams *hp)
 	jw_known(w, "sliding_window", hp->sliding_window);
 	jw_known(w, "swa_pattern", hp->swa_pattern);
 	if (hp->layer_kind && hp->n_layer_all > 0) {
-		jw_arr(w, "layer_kinds", true);
+		qa_jw_arr(w, "layer_kinds", true);
 		for (i = 0; i < hp->n_layer_all; i++)
-			jw_str(w, NULL, layer_kind_name(hp->layer_kind[i]));
-		jw_close(w, ']');
+			qa_jw_str(w, NULL, layer_kind_name(hp->layer_kind[i]));
+		qa_jw_close(w, ']');
 	}
 	jw_known(w, "full_attention_interval", hp->full_attention_interval);
 	jw_known(w, "q_lora_rank", hp->q_lora_rank);
@@ -439,23 +219,23 @@ write_hparams(struct jw *w, const struct qa_hparams *hp)
 	jw_known(w, "ssm_dt_rank", hp->ssm_dt_rank);
 	jw_known(w, "ssm_n_group", hp->ssm_n_group);
 	jw_known(w, "n_mtp", hp->n_mtp);
-	jw_bool(w, "tie_embeddings", hp->tie_embeddings);
-	jw_close(w, '}');
+	qa_jw_bool(w, "tie_embeddings", hp->tie_embeddings);
+	qa_jw_close(w, '}');
 }
 
 /* 8 * bytes / params; doubles, so 8 * bytes cannot wrap. */
 static void
-jw_bpw(struct jw *w, uint64_t bytes, uint64_t params)
+jw_bpw(struct qa_jw *w, uint64_t bytes, uint64_t params)
 {
 	if (params == 0)
-		jw_null(w, "bits_per_weight");
+		qa_jw_null(w, "bits_per_weight");
 	else
-		jw_double(w, "bits_per_weight",
-			  8.0 * (double)bytes / (double)params, DBL_BPW);
+		qa_jw_double(w, "bits_per_weight",
+			  8.0 * (double)bytes / (double)params, QA_JW_BPW);
 }
 
 static void
-write_quantization(struct jw *w, const struct qa_inventory *inv)
+write_quantization(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	char method[64];
 
@@ -466,70 +246,60 @@ write_quantization(struct jw *w, const struct qa_inventory *inv)
 		snprintf(method, sizeof(method), "gguf");
 	else
 		snprintf(method, sizeof(method), "none");
-	jw_obj(w, "quantization");
-	jw_str(w, "method", method);
+	qa_jw_obj(w, "quantization");
+	qa_jw_str(w, "method", method);
 	if (inv->hp.file_type >= 0)
-		jw_i64(w, "file_type", inv->hp.file_type);
+		qa_jw_i64(w, "file_type", inv->hp.file_type);
 	if (inv->file_type_declared)
-		jw_str(w, "file_type_declared", inv->file_type_declared);
+		qa_jw_str(w, "file_type_declared", inv->file_type_declared);
 	if (inv->file_type_guessed)
-		jw_str(w, "file_type_guessed", inv->file_type_guessed);
+		qa_jw_str(w, "file_type_guessed", inv->file_type_guessed);
 	if (inv->quant_config_file)
-		jw_str(w, "config_file", inv->quant_config_file);
-	jw_close(w, '}');
+		qa_jw_str(w, "config_file", inv->quant_config_file);
+	qa_jw_close(w, '}');
 }
 
 static void
-write_components(struct jw *w, const struct qa_inventory *inv)
+write_components(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	uint32_t i, k;
 
-	jw_arr(w, "components", false);
+	qa_jw_arr(w, "components", false);
 	for (i = 0; i < inv->n_components; i++) {
 		const struct qa_component *c = &inv->components[i];
 
-		jw_obj(w, NULL);
-		jw_str(w, "role", c->name);
-		jw_u64(w, "tensors", c->tensors);
-		jw_u64(w, "params", c->params);
-		jw_u64(w, "bytes", c->bytes);
-		jw_obj(w, "dtypes");
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "role", c->name);
+		qa_jw_u64(w, "tensors", c->tensors);
+		qa_jw_u64(w, "params", c->params);
+		qa_jw_u64(w, "bytes", c->bytes);
+		qa_jw_obj(w, "dtypes");
 		for (k = 0; k < c->n_dtypes; k++)
-			jw_u64(w, c->dtypes[k].dtype, c->dtypes[k].tensors);
-		jw_close(w, '}');
+			qa_jw_u64(w, c->dtypes[k].dtype, c->dtypes[k].tensors);
+		qa_jw_close(w, '}');
 		jw_bpw(w, c->bytes, c->params);
-		jw_close(w, '}');
+		qa_jw_close(w, '}');
 	}
-	jw_close(w, ']');
-}
-
-static const char *
-mtp_status(int64_t declared, int64_t present)
-{
-	if (declared > 0 && present >= declared)
-		return "present";
-	if (declared > 0 && present <= 0)
-		return "missing";
-	if (declared > 0)
-		return "partial";
-	if (present > 0)
-		return "present";
-	return "not-applicable";
+	qa_jw_close(w, ']');
 }
 
 static void
-write_mtp(struct jw *w, const struct qa_inventory *inv)
+write_mtp(struct qa_jw *w, const struct qa_inventory *inv)
 {
-	jw_obj(w, "mtp");
-	jw_i64(w, "declared", inv->mtp.declared);
-	jw_i64(w, "present", inv->mtp.present);
-	jw_u64(w, "tensors", inv->mtp.tensors);
-	jw_u64(w, "bytes", inv->mtp.bytes);
-	jw_str(w, "status", mtp_status(inv->mtp.declared, inv->mtp.present));
-	jw_close(w, '}');
+	qa_jw_obj(w, "mtp");
+	qa_jw_i64(w, "declared", inv->mtp.declared);
+	qa_jw_i64(w, "present", inv->mtp.present);
+	qa_jw_u64(w, "tensors", inv->mtp.tensors);
+	qa_jw_u64(w, "bytes", inv->mtp.bytes);
+	qa_jw_str(w, "status", qa_mtp_status_name(inv->mtp.status));
+	if (inv->mtp.family)
+		qa_jw_str(w, "family", inv->mtp.family);
+	if (inv->mtp.draft_only)
+		qa_jw_bool(w, "draft_only", true);
+	qa_jw_close(w, '}');
 }
 
-static void write_value(struct jw *w, const char *key,
+static void write_value(struct qa_jw *w, const char *key,
 			const struct qa_value *v, int depth);
 
 static bool
@@ -539,29 +309,29 @@ is_number_type(enum qa_value_type t)
 }
 
 static void
-write_array_value(struct jw *w, const char *key, const struct qa_value *v,
+write_array_value(struct qa_jw *w, const char *key, const struct qa_value *v,
 		  int depth)
 {
 	uint64_t i;
 
-	jw_obj(w, key);
-	jw_str(w, "type", "array");
-	jw_str(w, "elem_type", qa_value_type_name(v->v.arr.elem));
-	jw_u64(w, "length", v->v.arr.count);
+	qa_jw_obj(w, key);
+	qa_jw_str(w, "type", "array");
+	qa_jw_str(w, "elem_type", qa_value_type_name(v->v.arr.elem));
+	qa_jw_u64(w, "length", v->v.arr.count);
 	if ((v->v.arr.items || v->v.arr.count == 0) &&
 	    v->v.arr.kept == v->v.arr.count &&
 	    v->v.arr.count <= META_MAX_VALUES && depth < META_MAX_DEPTH) {
-		jw_arr(w, "values", is_number_type(v->v.arr.elem) ||
+		qa_jw_arr(w, "values", is_number_type(v->v.arr.elem) ||
 		       v->v.arr.elem == QA_V_BOOL);
 		for (i = 0; i < v->v.arr.count; i++)
 			write_value(w, NULL, &v->v.arr.items[i], depth + 1);
-		jw_close(w, ']');
+		qa_jw_close(w, ']');
 	}
-	jw_close(w, '}');
+	qa_jw_close(w, '}');
 }
 
 static void
-write_value(struct jw *w, const char *key, const struct qa_value *v,
+write_value(struct qa_jw *w, const char *key, const struct qa_value *v,
 	    int depth)
 {
 	switch (v->type) {
@@ -569,31 +339,31 @@ write_value(struct jw *w, const char *key, const struct qa_value *v,
 	case QA_V_U16:
 	case QA_V_U32:
 	case QA_V_U64:
-		jw_u64(w, key, v->v.u);
+		qa_jw_u64(w, key, v->v.u);
 		break;
 	case QA_V_I8:
 	case QA_V_I16:
 	case QA_V_I32:
 	case QA_V_I64:
-		jw_i64(w, key, v->v.i);
+		qa_jw_i64(w, key, v->v.i);
 		break;
 	case QA_V_F32:
-		jw_double(w, key, v->v.f, DBL_F32);
+		qa_jw_double(w, key, v->v.f, QA_JW_F32);
 		break;
 	case QA_V_F64:
-		jw_double(w, key, v->v.f, DBL_F64);
+		qa_jw_double(w, key, v->v.f, QA_JW_F64);
 		break;
 	case QA_V_BOOL:
-		jw_bool(w, key, v->v.u != 0);
+		qa_jw_bool(w, key, v->v.u != 0);
 		break;
 	case QA_V_STRING:
-		jw_str(w, key, v->v.str.s ? v->v.str.s : "");
+		qa_jw_str(w, key, v->v.str.s ? v->v.str.s : "");
 		break;
 	case QA_V_ARRAY:
 		write_array_value(w, key, v, depth);
 		break;
 	default:
-		jw_null(w, key);
+		qa_jw_null(w, key);
 		break;
 	}
 }
@@ -645,12 +415,12 @@ duplicate_keys(const struct qa_inventory *inv)
 }
 
 static void
-write_metadata(struct jw *w, const struct qa_inventory *inv)
+write_metadata(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	bool *dup = duplicate_keys(inv);
 	uint32_t i;
 
-	jw_obj(w, "metadata");
+	qa_jw_obj(w, "metadata");
 	for (i = 0; i < inv->n_kvs; i++) {
 		const struct qa_kv *kv = &inv->kvs[i];
 
@@ -658,81 +428,81 @@ write_metadata(struct jw *w, const struct qa_inventory *inv)
 			continue;
 		write_value(w, kv->key, &kv->value, 0);
 	}
-	jw_close(w, '}');
+	qa_jw_close(w, '}');
 	free(dup);
 }
 
 static void
-write_model(struct jw *w, const struct qa_inventory *inv)
+write_model(struct qa_jw *w, const struct qa_inventory *inv)
 {
-	jw_obj(w, "model");
-	jw_str(w, "architecture", inv->hp.arch);
-	jw_str(w, "name", inv->hp.name);
+	qa_jw_obj(w, "model");
+	qa_jw_str(w, "architecture", inv->hp.arch);
+	qa_jw_str(w, "name", inv->hp.name);
 	write_hparams(w, &inv->hp);
-	jw_u64(w, "params", inv->params);
-	jw_u64(w, "bytes", inv->bytes);
+	qa_jw_u64(w, "params", inv->params);
+	qa_jw_u64(w, "bytes", inv->bytes);
 	jw_bpw(w, inv->bytes, inv->params);
 	write_quantization(w, inv);
 	write_components(w, inv);
 	write_mtp(w, inv);
-	jw_close(w, '}');
+	qa_jw_close(w, '}');
 }
 
 static void
-write_tensors(struct jw *w, const struct qa_inventory *inv,
+write_tensors(struct qa_jw *w, const struct qa_inventory *inv,
 	      const bool *mask)
 {
 	uint32_t i, d;
 
-	jw_arr(w, "tensors", false);
+	qa_jw_arr(w, "tensors", false);
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 
 		if (mask && !mask[i])
 			continue;
-		jw_obj(w, NULL);
-		jw_str(w, "name", t->name);
-		jw_str(w, "file", t->file < inv->n_files ?
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "name", t->name);
+		qa_jw_str(w, "file", t->file < inv->n_files ?
 		       inv->files[t->file].path : NULL);
-		jw_u64(w, "offset", t->offset);
-		jw_u64(w, "bytes", t->bytes);
-		jw_str(w, "dtype", t->dtype);
-		jw_arr(w, "shape", true);
+		qa_jw_u64(w, "offset", t->offset);
+		qa_jw_u64(w, "bytes", t->bytes);
+		qa_jw_str(w, "dtype", t->dtype);
+		qa_jw_arr(w, "shape", true);
 		for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
-			jw_u64(w, NULL, t->shape[d]);
-		jw_close(w, ']');
-		jw_str(w, "role", qa_role_name(t->role));
+			qa_jw_u64(w, NULL, t->shape[d]);
+		qa_jw_close(w, ']');
+		qa_jw_str(w, "role", qa_role_name(t->role));
 		if (t->layer >= 0)
-			jw_i64(w, "layer", t->layer);
+			qa_jw_i64(w, "layer", t->layer);
 		else
-			jw_null(w, "layer");
+			qa_jw_null(w, "layer");
 		if (t->mtp)
-			jw_bool(w, "mtp", true);
-		jw_close(w, '}');
+			qa_jw_bool(w, "mtp", true);
+		qa_jw_close(w, '}');
 	}
-	jw_close(w, ']');
+	qa_jw_close(w, ']');
 }
 
 static void
-write_findings(struct jw *w, const struct qa_inventory *inv)
+write_findings(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	char code[16];
 	uint32_t i;
 
-	jw_arr(w, "findings", false);
+	qa_jw_arr(w, "findings", false);
 	for (i = 0; i < inv->n_findings; i++) {
 		const struct qa_finding *f = &inv->findings[i];
 		const char *detail = f->message ? f->message : "";
 
-		jw_obj(w, NULL);
+		qa_jw_obj(w, NULL);
 		snprintf(code, sizeof(code), "QA%04u", (unsigned)f->rule->code);
-		jw_str(w, "code", code);
-		jw_str(w, "id", f->rule->id);
-		jw_str(w, "category", qa_category_name(f->rule->category));
-		jw_str(w, "severity", qa_severity_name(f->severity));
+		qa_jw_str(w, "code", code);
+		qa_jw_str(w, "id", f->rule->id);
+		qa_jw_str(w, "category", qa_category_name(f->rule->category));
+		qa_jw_str(w, "severity", qa_severity_name(f->severity));
 		/* message = rule summary, then the detail when there is one:
 		 * readable on its own; "detail" keeps the bare part. */
-		jw_key(w, "message");
+		qa_jw_key(w, "message");
 		if (*detail) {
 			size_t n = strlen(f->rule->summary) + strlen(detail) + 3;
 			char *m = malloc(n);
@@ -740,63 +510,63 @@ write_findings(struct jw *w, const struct qa_inventory *inv)
 			if (m) {
 				snprintf(m, n, "%s: %s", f->rule->summary,
 					 detail);
-				jw_string(w->f, m);
+				qa_jw_string(w->f, m);
 				free(m);
 			} else {
-				jw_string(w->f, detail);
+				qa_jw_string(w->f, detail);
 			}
 		} else {
-			jw_string(w->f, f->rule->summary);
+			qa_jw_string(w->f, f->rule->summary);
 		}
-		jw_str(w, "detail", detail);
+		qa_jw_str(w, "detail", detail);
 		if (f->tensor)
-			jw_str(w, "tensor", f->tensor);
+			qa_jw_str(w, "tensor", f->tensor);
 		if (f->file)
-			jw_str(w, "file", f->file);
+			qa_jw_str(w, "file", f->file);
 		if (f->offset >= 0)
-			jw_i64(w, "offset", f->offset);
-		jw_close(w, '}');
+			qa_jw_i64(w, "offset", f->offset);
+		qa_jw_close(w, '}');
 	}
-	jw_close(w, ']');
+	qa_jw_close(w, ']');
 }
 
 static void
-write_input(struct jw *w, const struct qa_inventory *inv, const bool *mask,
+write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	    const struct qa_report_options *opt)
 {
-	jw_obj(w, NULL);
-	jw_str(w, "path", inv->path);
-	jw_str(w, "kind", kind_name(inv->kind));
+	qa_jw_obj(w, NULL);
+	qa_jw_str(w, "path", inv->path);
+	qa_jw_str(w, "kind", kind_name(inv->kind));
 	write_files(w, inv);
 	write_model(w, inv);
 	write_metadata(w, inv);
 	if (!opt->summary)
 		write_tensors(w, inv, mask);
 	write_findings(w, inv);
-	jw_str(w, "verdict", qa_verdict(inv, opt->fail_on));
-	jw_close(w, '}');
+	qa_jw_str(w, "verdict", qa_verdict(inv, opt->fail_on));
+	qa_jw_close(w, '}');
 }
 
 int
 qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
 	       const struct qa_report_options *opt)
 {
-	struct jw w = { .f = out };
+	struct qa_jw w = { .f = out };
 	size_t i;
 
-	jw_obj(&w, NULL);
-	jw_str(&w, "schema", "quantaudit/1");
-	jw_obj(&w, "tool");
-	jw_str(&w, "name", "quantaudit");
-	jw_str(&w, "version", QA_VERSION);
-	jw_close(&w, '}');
-	jw_arr(&w, "inputs", false);
+	qa_jw_obj(&w, NULL);
+	qa_jw_str(&w, "schema", "quantaudit/1");
+	qa_jw_obj(&w, "tool");
+	qa_jw_str(&w, "name", "quantaudit");
+	qa_jw_str(&w, "version", QA_VERSION);
+	qa_jw_close(&w, '}');
+	qa_jw_arr(&w, "inputs", false);
 	for (i = 0; i < n; i++)
 		write_input(&w, invs[i], opt->tensor_mask ?
 			    opt->tensor_mask[i] : NULL, opt);
-	jw_close(&w, ']');
-	jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
-	jw_close(&w, '}');
+	qa_jw_close(&w, ']');
+	qa_jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
+	qa_jw_close(&w, '}');
 	putc('\n', out);
 	if (fflush(out) != 0 || ferror(out))
 		return -1;

@@ -13,6 +13,7 @@
  * width is known, so it never disturbs the alignment.
  */
 #include "report.h"
+#include "units.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -236,50 +237,7 @@ lb_field(struct lb *b, const char *s, size_t cols)
 		lb_add(b, " ");
 }
 
-/* ---- human units ------------------------------------------------------ */
-
-static void
-human_params(char *dst, size_t size, uint64_t n)
-{
-	double d = (double)n;
-
-	if (n < 1000)
-		snprintf(dst, size, "%" PRIu64, n);
-	else if (d < 1e6)
-		snprintf(dst, size, "%.1f K", d / 1e3);
-	else if (d < 1e9)
-		snprintf(dst, size, "%.1f M", d / 1e6);
-	else if (d < 1e12)
-		snprintf(dst, size, "%.2f B", d / 1e9);
-	else
-		snprintf(dst, size, "%.2f T", d / 1e12);
-}
-
-static void
-human_bytes(char *dst, size_t size, uint64_t n)
-{
-	double d = (double)n;
-
-	if (n < 1024)
-		snprintf(dst, size, "%" PRIu64 " B", n);
-	else if (n < (uint64_t)1 << 20)
-		snprintf(dst, size, "%.1f KiB", d / 1024.0);
-	else if (n < (uint64_t)1 << 30)
-		snprintf(dst, size, "%.1f MiB", d / 1048576.0);
-	else if (n < (uint64_t)1 << 40)
-		snprintf(dst, size, "%.2f GiB", d / 1073741824.0);
-	else
-		snprintf(dst, size, "%.2f TiB", d / 1099511627776.0);
-}
-
-static void
-bpw_text(char *dst, size_t size, uint64_t bytes, uint64_t params)
-{
-	if (params == 0)
-		snprintf(dst, size, "-");
-	else
-		snprintf(dst, size, "%.2f", 8.0 * (double)bytes / (double)params);
-}
+/* ---- names ------------------------------------------------------------ */
 
 static const char *
 kind_name(enum qa_input_kind k)
@@ -554,9 +512,9 @@ size_lines(FILE *out, const struct qa_inventory *inv)
 	char p[32], sz[32], bpw[32];
 	struct lb b;
 
-	human_params(p, sizeof(p), inv->params);
-	human_bytes(sz, sizeof(sz), inv->bytes);
-	bpw_text(bpw, sizeof(bpw), inv->bytes, inv->params);
+	qa_fmt_params(p, sizeof(p), inv->params);
+	qa_fmt_bytes(sz, sizeof(sz), inv->bytes);
+	qa_fmt_bpw(bpw, sizeof(bpw), inv->bytes, inv->params);
 	label(&b, "size");
 	lb_add(&b, "%s params" DOT "%s (%" PRIu64 " bytes)" DOT "%s bpw",
 	       p, sz, inv->bytes, bpw);
@@ -642,7 +600,7 @@ mtp_line(FILE *out, const struct qa_inventory *inv)
 		       inv->mtp.declared);
 		break;
 	default:
-		human_bytes(sz, sizeof(sz), inv->mtp.bytes);
+		qa_fmt_bytes(sz, sizeof(sz), inv->mtp.bytes);
 		lb_add(&b, "%s" DOT "%" PRId64 " declared, %" PRId64
 		       " present" DOT "%" PRIu32 " tensor%s" DOT "%s",
 		       inv->mtp.status == QA_MTP_PARTIAL ? "PARTIAL" :
@@ -664,9 +622,9 @@ component_row(FILE *out, size_t name_cols, const char *name, uint64_t tensors,
 	struct lb b;
 	size_t used;
 
-	human_params(p, sizeof(p), params);
-	human_bytes(sz, sizeof(sz), bytes);
-	bpw_text(bpw, sizeof(bpw), bytes, params);
+	qa_fmt_params(p, sizeof(p), params);
+	qa_fmt_bytes(sz, sizeof(sz), bytes);
+	qa_fmt_bpw(bpw, sizeof(bpw), bytes, params);
 	snprintf(tn, sizeof(tn), "%" PRIu64, tensors);
 	lb_reset(&b);
 	lb_add(&b, "  ");
@@ -974,7 +932,7 @@ tensor_cells(struct tensor_cells *c, const struct qa_tensor *t)
 					t->shape[d]);
 	if (t->n_dims == 0)
 		snprintf(c->shape, sizeof(c->shape), "-");
-	human_bytes(c->size, sizeof(c->size), t->bytes);
+	qa_fmt_bytes(c->size, sizeof(c->size), t->bytes);
 	snprintf(c->offset, sizeof(c->offset), "0x%" PRIx64, t->offset);
 	/* MTP blocks reuse trunk roles (attn_q...); say so. */
 	if (t->mtp && strncmp(role, "mtp", 3) != 0)

@@ -427,16 +427,19 @@ test_bits_per_weight(void)
 static void
 test_mtp_status(void)
 {
+	/* The status itself is decided by the summary and the MTP check;
+	 * the reporter must print the one it is given, for every value. */
 	static const struct {
 		int64_t declared, present;
+		enum qa_mtp_status st;
 		const char *status;
 	} cases[] = {
-		{ 1, 1, "present" },
-		{ 2, 3, "present" },
-		{ 1, 0, "missing" },
-		{ 3, 1, "partial" },
-		{ 0, 2, "present" },
-		{ 0, 0, "not-applicable" },
+		{ 1, 1, QA_MTP_PRESENT, "present" },
+		{ 2, 3, QA_MTP_PRESENT, "present" },
+		{ 1, 0, QA_MTP_MISSING, "missing" },
+		{ 3, 1, QA_MTP_PARTIAL, "partial" },
+		{ 0, 0, QA_MTP_ABSENT, "absent" },
+		{ 0, 0, QA_MTP_NOT_APPLICABLE, "not-applicable" },
 	};
 	struct qa_inventory *inv = make_gguf();
 	struct qa_report_options opt = default_opt();
@@ -448,6 +451,7 @@ test_mtp_status(void)
 
 		inv->mtp.declared = cases[i].declared;
 		inv->mtp.present = cases[i].present;
+		inv->mtp.status = cases[i].st;
 		inv->mtp.tensors = 7;
 		inv->mtp.bytes = 1234;
 		out = render(R_JSON, &inv, 1, &opt);

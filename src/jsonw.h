@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small streaming JSON writer shared by the reporters (the quantaudit/1
+ * report in report_json.c, SARIF in report_ci.c).
+ *
+ * Output goes straight to stdio; nothing is buffered in a tree, so a
+ * 100k-tensor list costs no memory. The writer pretty-prints with
+ * two-space indentation; a container opened "one line" (and everything
+ * inside it) is written on a single line. Strings are always valid JSON:
+ * control characters are escaped and bytes that are not valid UTF-8
+ * become U+FFFD, whatever the model file contained.
+ */
+#ifndef QA_SRC_JSONW_H
+#define QA_SRC_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Containers deeper than this are not expected; the writer stays sane. */
+#define QA_JW_MAX_DEPTH 32
+
+struct qa_jw {
+	FILE *f;
+	int depth;
+	bool has_items[QA_JW_MAX_DEPTH];	/* container has items */
+	bool inline_[QA_JW_MAX_DEPTH];		/* written on one line */
+};
+
+/* Number formats of qa_jw_double(). */
+enum qa_jw_dbl {
+	QA_JW_F32,	/* %.9g: round-trips any float32 */
+	QA_JW_F64,	/* %.17g: round-trips any double */
+	QA_JW_BPW,	/* %.4f: bits per weight */
+};
+
+/*
+ * Length of the valid UTF-8 sequence that starts at s (1 for ASCII,
+ * including NUL), or 0 when the byte at s does not start one: overlong
+ * forms, surrogates, code points past U+10FFFF, stray continuation bytes
+ * and sequences cut short.
+ */
+size_t qa_utf8_seq_len(const char *s);
+
+/* Writes s as a JSON string literal (quotes included). */
+void qa_jw_string(FILE *f, const char *s);
+
+/* Starts a new item of the open container: separator, indentation and,
+ * inside an object, "key": (key NULL inside an array). */
+void qa_jw_key(struct qa_jw *w, const char *key);
+
+void qa_jw_obj(struct qa_jw *w, const char *key);
+void qa_jw_arr(struct qa_jw *w, const char *key, bool one_line);
+/* Closes the innermost container; brace is '}' or ']'. */
+void qa_jw_close(struct qa_jw *w, char brace);
+
+/* Scalars; key is NULL inside an array. A NULL string is written as
+ * null. NaN and infinities have no JSON spelling: they become null. */
+void qa_jw_str(struct qa_jw *w, const char *key, const char *s);
+void qa_jw_u64(struct qa_jw *w, const char *key, uint64_t v);
+void qa_jw_i64(struct qa_jw *w, const char *key, int64_t v);
+void qa_jw_bool(struct qa_jw *w, const char *key, bool v);
+void qa_jw_null(struct qa_jw *w, const char *key);
+void qa_jw_double(struct qa_jw *w, const char *key, double v,
+		  enum qa_jw_dbl fmt);
+
+#endif /* QA_SRC_JSONW_H */
