@@ -20,6 +20,7 @@
 
 #include "../rules/policy.h"
 #include "check.h"
+#include "gpuspec.h"
 #include "input.h"
 #include "report.h"
 #include "source.h"
@@ -490,9 +491,16 @@ qa_cli_main(int argc, char **argv)
 						 "(llama.cpp or vllm)", optarg);
 			cli->check.engine = optarg;
 			break;
-		case OPT_GPUS:
+		case OPT_GPUS: {
+			struct qa_gpu_set gs;
+			char gerr[256];
+
+			if (qa_gpuspec_parse(optarg, &gs, gerr,
+					     sizeof(gerr)) != 0)
+				rc = usage_error("--gpus: %s", gerr);
 			cli->check.gpus = optarg;
 			break;
+		}
 		case OPT_EXPLAIN:
 			cli->explain = optarg;
 			break;
