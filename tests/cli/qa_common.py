@@ -26,7 +26,12 @@ def run(binary, args):
 
 
 def run_json(binary, args):
-    code, out, err = run(binary, ["--format", "json"] + args)
+    # The command, when given, must stay the first argument.
+    if args and args[0] in ("inspect", "tensors", "check", "rules"):
+        args = [args[0], "--format", "json"] + args[1:]
+    else:
+        args = ["--format", "json"] + args
+    code, out, err = run(binary, args)
     try:
         doc = json.loads(out)
     except json.JSONDecodeError as e:

@@ -142,6 +142,32 @@ def main():
             got = {t["name"]: t for t in inp.get("tensors", [])}
             check_tensors(c, rel, exp["tensors"], got, rel.split("/")[-1],
                           "dtype")
+    # MTP status of every real input (SOURCES.md: llama.cpp's converter
+    # dropped the DeepSeek MTP layer; the HF folder keeps it in
+    # model-mtp.safetensors, listed in its index).
+    mtp_truth = {
+        "gguf/deepseek_v3_mtp-bf16.gguf": ("absent", 0, 0),
+        "hf/deepseek_v3_mtp": ("present", 1, 32),
+        "hf/llama": ("not-applicable", 0, 0),
+        "hf/qwen3_moe": ("not-applicable", 0, 0),
+        "hf/gemma3_text": ("not-applicable", 0, 0),
+        "gguf/llama-q8_0.gguf": ("not-applicable", 0, 0),
+        "gguf/qwen3_moe-q8_0.gguf": ("not-applicable", 0, 0),
+        "gguf/gemma3_text-q8_0.gguf": ("not-applicable", 0, 0),
+    }
+    for rel, (status, declared, tensors) in mtp_truth.items():
+        code, doc, err = run_json(binary, ["check", "--summary",
+                                           os.path.join(corpus, rel)])
+        if not doc.get("inputs"):
+            c.check(False, f"{rel}: no report")
+            continue
+        mtp = doc["inputs"][0]["model"]["mtp"]
+        c.check((mtp["status"], mtp["declared"], mtp["tensors"]) ==
+                (status, declared, tensors), f"{rel}: mtp {mtp}, expected "
+                f"{status}/{declared}/{tensors}")
+        codes = {f["code"] for f in doc["inputs"][0]["findings"]}
+        c.check(("QA2004" in codes) == (status == "absent"),
+                f"{rel}: QA2004 presence wrong: {sorted(codes)}")
     c.finish()
 
 
