@@ -212,7 +212,8 @@ declaring_key(const struct qa_inventory *inv)
 {
 	if (inv->kind == QA_KIND_GGUF)
 		return "{arch}.nextn_predict_layers";
-	return "num_nextn_predict_layers / mtp_num_hidden_layers";
+	return "config.json (num_nextn_predict_layers or "
+	       "mtp_num_hidden_layers)";
 }
 
 static void
