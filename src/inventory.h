@@ -17,6 +17,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "quant.h"
 #include "roles.h"
 
 enum qa_input_kind {
@@ -109,6 +110,10 @@ struct qa_tensor {
 	enum qa_role role;
 	int32_t layer;		/* block index, -1 when not in a block */
 	bool mtp;		/* part of an MTP / nextn head */
+	uint64_t params;	/* logical parameters it carries: a packed
+				 * payload its module's, scales and zeros 0,
+				 * a plain tensor its elements */
+	int32_t module;		/* index into modules[], -1 if none */
 };
 
 /* Normalized hyperparameters; -1 means unknown. */
@@ -188,6 +193,14 @@ struct qa_component {
 		uint64_t params;
 	} *dtypes;
 	uint32_t n_dtypes;
+	/* precision histogram by module (scheme labels, e.g. "NVFP4") */
+	struct qa_precision_count {
+		const char *precision;
+		uint32_t modules;
+		uint64_t params;
+		uint64_t bytes;
+	} *precisions;
+	uint32_t n_precisions;
 };
 
 struct qa_inventory {
@@ -208,6 +221,9 @@ struct qa_inventory {
 	uint32_t n_findings, cap_findings;
 
 	struct qa_hparams hp;
+	struct qa_quant_config quant;	/* what the config claims */
+	struct qa_module *modules;	/* what the tensors hold */
+	uint32_t n_modules;
 	bool have_config;		/* HF config.json was read */
 	const char *quant_config_file;	/* located quant config, or NULL */
 	const char *chat_template;	/* from GGUF or tokenizer_config */

@@ -83,7 +83,7 @@ count_dtype(struct qa_inventory *inv, struct qa_component *c,
 	}
 	c->dtypes[i].tensors++;
 	c->dtypes[i].bytes += t->bytes;
-	c->dtypes[i].params += t->elements;
+	c->dtypes[i].params += t->params;
 }
 
 static void
@@ -106,10 +106,10 @@ build_components(struct qa_inventory *inv)
 		struct qa_component *c = component_for(inv, by_rank, t);
 
 		c->tensors++;
-		c->params += t->elements;
+		c->params += t->params;
 		c->bytes += t->bytes;
 		count_dtype(inv, c, t);
-		inv->params += t->elements;
+		inv->params += t->params;
 		inv->bytes += t->bytes;
 	}
 	/* Deterministic order: by rank (role order, mtp last), not by
@@ -281,6 +281,7 @@ void
 qa_inventory_summarize(struct qa_inventory *inv)
 {
 	classify_tensors(inv);
+	qa_quant_modules_build(inv);
 	build_components(inv);
 	summarize_mtp(inv);
 	guess_file_type(inv);

@@ -329,9 +329,9 @@ test_bits_per_weight(void)
 	};
 	struct qa_dtype_count f32_dt[1] = { { "F32", 1, 16384, 4096 } };
 	struct qa_component comps[3] = {
-		{ "attn_q", 2, 1536, 996, mixed_dt, 2 },
-		{ "embed", 1, 4096, 16384, f32_dt, 1 },
-		{ "empty", 0, 0, 0, NULL, 0 },
+		{ "attn_q", 2, 1536, 996, mixed_dt, 2, NULL, 0 },
+		{ "embed", 1, 4096, 16384, f32_dt, 1, NULL, 0 },
+		{ "empty", 0, 0, 0, NULL, 0, NULL, 0 },
 	};
 	char *out;
 	cJSON *j;
