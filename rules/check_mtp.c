@@ -25,13 +25,15 @@ struct family {
 	const char *names;	/* '|'-separated architecture names */
 	const char *label;
 	enum expectation expect;
+	int sublayers;		/* checkpoint layers per MTP layer */
 	const char *note;
 	const char *source;
 	const char *as_of;
 };
 
 static const struct family families[] = {
-#define QA_MTP_FAMILY(n, l, e, note, src, asof) { n, l, e, note, src, asof },
+#define QA_MTP_FAMILY(n, l, e, sub, note, src, asof) \
+	{ n, l, e, sub, note, src, asof },
 #include "mtp_families.def"
 #undef QA_MTP_FAMILY
 };
@@ -221,8 +223,9 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	const struct family *fam = family_of(inv);
 	unsigned have[MAX_MTP_LAYERS] = { 0 };
+	bool seen[MAX_MTP_LAYERS] = { false };
 	int64_t declared = inv->mtp.declared, base = inv->hp.n_layer;
-	int64_t min_layer = INT64_MAX, max_layer = -1, k;
+	int64_t min_layer = INT64_MAX, max_layer = -1, k, sub;
 	uint32_t i, n_mtp = 0;
 	bool trunk = false;
 	const char *where = inv->files && inv->n_files ? inv->files[0].path :
@@ -248,12 +251,22 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	}
 	if (base < 0)
 		base = min_layer == INT64_MAX ? 0 : min_layer;
+	sub = fam && fam->sublayers > 1 ? fam->sublayers : 1;
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
-		int64_t slot = (t->layer >= 0 ? t->layer : base) - base;
+		int64_t slot = ((t->layer >= 0 ? t->layer : base) - base) / sub;
 
-		if (t->mtp && slot >= 0 && slot < MAX_MTP_LAYERS)
+		if (t->mtp && slot >= 0 && slot < MAX_MTP_LAYERS) {
 			have[slot] |= part_of(t->role);
+			seen[slot] = true;
+		}
+	}
+	/* Present layers in MTP-layer units (Nemotron-H's two sub-layers
+	 * are one layer); the summary counted checkpoint layers. */
+	if (sub > 1) {
+		inv->mtp.present = 0;
+		for (k = 0; k < MAX_MTP_LAYERS; k++)
+			inv->mtp.present += seen[k];
 	}
 
 	if (declared > 0 && n_mtp == 0) {
@@ -282,7 +295,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			describe_missing(one, sizeof(one), have[k]);
 			snprintf(missing + used, sizeof(missing) - used,
 				 "%slayer %" PRId64 " lacks %s",
-				 used ? "; " : "", base + k,
+				 used ? "; " : "", base + k * sub,
 				 have[k] ? one : "every tensor");
 		}
 		if (bad_layers > 0) {
@@ -295,7 +308,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		} else {
 			inv->mtp.status = QA_MTP_PRESENT;
 		}
-		if (max_layer >= base + declared)
+		if (max_layer >= base + declared * sub)
 			qa_inv_finding(inv, QA2006, where, -1, NULL,
 				       "MTP tensors reach layer %" PRId64 " but "
 				       "only %" PRId64 " MTP layer%s (from "
