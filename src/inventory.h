@@ -20,6 +20,8 @@
 #include "quant.h"
 #include "roles.h"
 
+struct qa_fit_result;
+
 enum qa_input_kind {
 	QA_KIND_GGUF,
 	QA_KIND_SAFETENSORS,
@@ -246,6 +248,8 @@ struct qa_inventory {
 		const char *family;	/* family expectation that applied */
 		bool draft_only;	/* GGUF MTP-only draft file */
 	} mtp;
+
+	struct qa_fit_result *fit;	/* set by the fit command, else NULL */
 
 	bool out_of_memory;		/* an allocation failed: exit 4 */
 };
