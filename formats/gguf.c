@@ -296,6 +296,26 @@ read_array(struct gg *g, struct qa_value *out, int depth)
 		}
 		return true;
 	}
+	if (!items && elem == QA_V_STRING) {
+		/* Token and merge arrays: step over the strings in the
+		 * reader's buffer (bench/: 95 % of the instructions spent on
+		 * large vocabularies went through read_value per string). */
+		uint64_t bad = 0;
+		int rc = qa_reader_skip_strings(g->r, count, GGUF_MAX_STRING,
+						&bad);
+
+		if (rc == 1)
+			STOP(g, QA1008, g->r->pos, NULL, "key '%s': string of %"
+			     PRIu64 " bytes exceeds the 1 GiB limit", g->key,
+			     bad);
+		else if (rc == 2)
+			STOP(g, QA1001, g->r->pos, NULL, "key '%s': string of %"
+			     PRIu64 " bytes but the file ends after %" PRIu64,
+			     g->key, bad, qa_reader_remaining(g->r) - 8);
+		else if (rc < 0)
+			read_failed(g, "a string length");
+		return rc == 0;
+	}
 	for (i = 0; i < count; i++)
 		if (!read_value(g, elem, items ? &items[i] : NULL, depth + 1))
 			return false;

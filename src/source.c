@@ -204,6 +204,42 @@ qa_reader_u64(struct qa_reader *r, uint64_t *v)
 	return true;
 }
 
+int
+qa_reader_skip_strings(struct qa_reader *r, uint64_t count, uint64_t max_len,
+		       uint64_t *bad_len)
+{
+	while (count > 0) {
+		const unsigned char *p;
+		uint64_t len, left;
+		size_t avail = 0;
+
+		if (r->pos >= r->buf_off && r->pos - r->buf_off <= r->buf_len)
+			avail = r->buf_len - (size_t)(r->pos - r->buf_off);
+		if (avail < 8) {
+			if (!fill(r, 8))
+				return -1;
+			continue;
+		}
+		p = r->buf + (r->pos - r->buf_off);
+		memcpy(&len, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (r->big_endian)
+			len = __builtin_bswap64(len);
+#else
+		if (!r->big_endian)
+			len = __builtin_bswap64(len);
+#endif
+		left = r->src->size - r->pos - 8;
+		if (len > max_len || len > left) {
+			*bad_len = len;
+			return len > max_len ? 1 : 2;
+		}
+		r->pos += 8 + len;
+		count--;
+	}
+	return 0;
+}
+
 bool
 qa_reader_string(struct qa_reader *r, struct qa_arena *a, uint64_t n,
 		 char **out)
