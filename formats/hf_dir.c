@@ -396,6 +396,7 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	rc = load_side_files(inv, dir, names, n, &have_config, &embedded_qc);
 	if (rc != QA_OK)
 		goto out;
+	qa_quant_config_load(inv, dir);	/* the claim: formats/quant_config.c */
 	if (!have_config)
 		qa_inv_finding(inv, QA1402, dir, -1, NULL,
 			       "no config.json in %s", dir);

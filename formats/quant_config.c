@@ -1,6 +1,1797 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER: being written. */
-#include "../src/inventory.h"
-int qa_quant_config_load(struct qa_inventory *inv, const char *dir) { (void)inv; (void)dir; return 0; }
-int qa_quant_claim(const struct qa_quant_config *qc, const char *module, enum qa_role role, int *bits) { (void)qc; (void)module; (void)role; *bits = -1; return -1; }
-const char *qa_quant_method_name(enum qa_quant_method m) { (void)m; return "none"; }
+/*
+ * The quantization claim: reads what a Hugging Face folder's config files
+ * say about quantization (struct qa_quant_config) and answers, for one
+ * module name, whether the method's own loader would treat it as
+ * quantized (qa_quant_claim). The tensors are the truth
+ * (src/quant_modules.c); this is only what the config claims, read with
+ * each method's consumer semantics so the two can be compared.
+ *
+ * Where the config lives (../shared/knowledge/quant-formats.md §1.2,
+ * vllm-project/vllm vllm/model_executor/model_loader/weight_utils.py
+ * get_quant_config): config.json quantization_config, then
+ * text_config.quantization_config, then compression_config; only if none,
+ * the method side files. Every method's keys and matching rules: §A1-A8,
+ * the summary table §A10. docs/quantization.md explains the result.
+ *
+ * Python regexes (GPTQ dynamic, compressed-tensors "re:", AutoRound
+ * extra_config) are translated to POSIX ERE and compiled once at load;
+ * the compiled regex_t lives in the arena and its internal allocations are
+ * released by qa_quant_config_finish() from qa_inventory_destroy(). A
+ * pattern POSIX cannot express makes the claim "unknown", never a crash.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "format.h"
+
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "../src/ckd.h"
+
+/* Config files are kilobytes; the cap matches formats/hf_dir.c. */
+#define QC_MAX_BYTES ((uint64_t)16 << 20)
+/* Longest regex source translated (Python patterns in configs are short). */
+#define RE_MAX 4096
+
+const char *
+qa_quant_method_name(enum qa_quant_method m)
+{
+	switch (m) {
+	case QA_QM_NONE: return "none";
+	case QA_QM_GPTQ: return "gptq";
+	case QA_QM_AWQ: return "awq";
+	case QA_QM_AUTOROUND: return "auto-round";
+	case QA_QM_COMPRESSED_TENSORS: return "compressed-tensors";
+	case QA_QM_MODELOPT: return "modelopt";
+	case QA_QM_FP8: return "fp8";
+	case QA_QM_MXFP4: return "mxfp4";
+	case QA_QM_BITSANDBYTES: return "bitsandbytes";
+	case QA_QM_OTHER: return "other";
+	}
+	return "other";
+}
+
+/* ---- small JSON helpers ------------------------------------------------ */
+
+/* Case-sensitive child lookup (cJSON_GetObjectItem ignores case). */
+static const cJSON *
+child(const cJSON *obj, const char *key)
+{
+	const cJSON *c;
+
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	for (c = obj->child; c; c = c->next)
+		if (c->string && strcmp(c->string, key) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *
+str_of(const cJSON *v)
+{
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* An integer-valued number, or a numeric string ("4"), into *out. */
+static bool
+int_of(const cJSON *v, int *out)
+{
+	double d;
+
+	if (cJSON_IsNumber(v)) {
+		d = v->valuedouble;
+	} else if (cJSON_IsString(v) && v->valuestring[0]) {
+		char *end;
+
+		d = strtod(v->valuestring, &end);
+		if (*end)
+			return false;
+	} else {
+		return false;
+	}
+	if (d != d || d < -1e9 || d > 1e9 || d != (double)(int)d)
+		return false;
+	*out = (int)d;
+	return true;
+}
+
+/* 0/1 from a JSON bool (or 0/1 number); -1 when absent or other. */
+static int
+bool_of(const cJSON *v)
+{
+	int i;
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v) ? 1 : 0;
+	if (int_of(v, &i) && (i == 0 || i == 1))
+		return i;
+	return -1;
+}
+
+/* group_size as configs write it: -1 means per-channel (GPTQ, AWQ). */
+static int
+group_of(const cJSON *v)
+{
+	int g;
+
+	if (!int_of(v, &g))
+		return -1;
+	return g < 0 ? 0 : g;
+}
+
+/* ---- building the config in the arena --------------------------------- */
+
+struct ctx {
+	struct qa_inventory *inv;
+	struct qa_quant_config *qc;
+	uint32_t cap_exclude, cap_overrides, cap_blocks, cap_targets;
+};
+
+static const char *
+dup(struct ctx *c, const char *s)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = qa_arena_strdup(&c->inv->arena, s);
+	if (!d)
+		c->inv->out_of_memory = true;
+	return d;
+}
+
+/* Appends one zeroed element to an arena array, doubling it. */
+static void *
+push(struct ctx *c, void **arr, uint32_t *n, uint32_t *cap, size_t sz)
+{
+	if (*n == UINT32_MAX)
+		return NULL;
+	if (*n == *cap) {
+		uint32_t ncap = *cap ? (*cap > UINT32_MAX / 2 ? UINT32_MAX :
+					*cap * 2) : 8;
+		void *na = qa_arena_grow(&c->inv->arena, *arr, *n, ncap, sz);
+
+		if (!na) {
+			c->inv->out_of_memory = true;
+			return NULL;
+		}
+		*arr = na;
+		*cap = ncap;
+	}
+	return (char *)*arr + (size_t)(*n)++ * sz;
+}
+
+/* Python re → POSIX ERE, anchored at the start as re.match is. Returns
+ * false for what ERE cannot express: lookarounds, named groups, inline
+ * flags, lazy or possessive quantifiers, \b, backreferences. */
+static bool
+py_to_ere(const char *py, char *out, size_t cap)
+{
+	size_t n = 0;
+	const char *p = py;
+
+#define PUT(str) do { size_t l_ = strlen(str); \
+	if (n + l_ >= cap) return false; \
+	memcpy(out + n, (str), l_); n += l_; } while (0)
+#define PUTC(ch) do { char b_[2] = { (ch), '\0' }; PUT(b_); } while (0)
+	PUT("^(");
+	while (*p) {
+		char ch = *p;
+
+		if (ch == '\\') {
+			char e = p[1];
+
+			if (!e)
+				return false;
+			p += 2;
+			switch (e) {
+			case 'd': PUT("[0-9]"); break;
+			case 'D': PUT("[^0-9]"); break;
+			case 'w': PUT("[A-Za-z0-9_]"); break;
+			case 'W': PUT("[^A-Za-z0-9_]"); break;
+			case 's': PUT("[[:space:]]"); break;
+			case 'S': PUT("[^[:space:]]"); break;
+			case 't': PUTC('\t'); break;
+			case 'n': PUTC('\n'); break;
+			default:
+				if (strchr(".^$*+?()[]{}|\\", e)) {
+					PUTC('\\');
+					PUTC(e);
+				} else if (strchr("/-_:\"'<>=!,#&~@% ;`", e)) {
+					PUTC(e);
+				} else {
+					return false;
+				}
+			}
+			continue;
+		}
+		if (ch == '(') {
+			if (p[1] == '?') {
+				if (p[2] != ':')
+					return false;
+				p += 3;
+			} else {
+				p++;
+			}
+			PUTC('(');
+			continue;
+		}
+		if (ch == '*' || ch == '+' || ch == '?') {
+			if (p[1] == '?' || p[1] == '+')
+				return false;
+			PUTC(ch);
+			p++;
+			continue;
+		}
+		if (ch == '{') {
+			/* {m} {m,} {m,n} {,n} are quantifiers; Python reads
+			 * any other '{' literally. */
+			const char *q = p + 1;
+			bool lo = false, comma = false;
+
+			while (*q >= '0' && *q <= '9') {
+				q++;
+				lo = true;
+			}
+			if (*q == ',') {
+				comma = true;
+				q++;
+				while (*q >= '0' && *q <= '9')
+					q++;
+			}
+			if (*q == '}' && (lo || (comma && q[-1] != ','))) {
+				if (q[1] == '?' || q[1] == '+')
+					return false;
+				PUTC('{');
+				if (!lo)
+					PUTC('0');
+				p++;
+				while (p <= q)
+					PUTC(*p++);
+			} else {
+				PUT("\\{");
+				p++;
+			}
+			continue;
+		}
+		if (ch == '[') {
+			p++;
+			PUTC('[');
+			if (*p == '^')
+				PUTC(*p++);
+			if (*p == ']')
+				PUTC(*p++);
+			while (*p && *p != ']') {
+				if (*p == '\\') {
+					char e = p[1];
+
+					if (e == 'd')
+						PUT("0-9");
+					else if (e == 'w')
+						PUT("A-Za-z0-9_");
+					else if (e == 's')
+						PUT("[:space:]");
+					else if (e && !strchr("]\\^-", e) &&
+						 !((e >= 'a' && e <= 'z') ||
+						   (e >= 'A' && e <= 'Z') ||
+						   (e >= '0' && e <= '9')))
+						PUTC(e);
+					else
+						return false;
+					p += 2;
+					continue;
+				}
+				if (*p == '[')
+					return false;
+				PUTC(*p++);
+			}
+			if (*p != ']')
+				return false;
+			PUTC(*p++);
+			continue;
+		}
+		PUTC(ch);
+		p++;
+	}
+	PUT(")");
+#undef PUTC
+#undef PUT
+	out[n] = '\0';
+	return true;
+}
+
+/* Compiles a regex pattern once; on failure marks it untranslatable. */
+static void
+compile_pattern(struct ctx *c, struct qa_quant_pattern *pt)
+{
+	char src[RE_MAX];
+	regex_t *re;
+
+	if (pt->kind != QA_PAT_REGEX)
+		return;
+	if (!py_to_ere(pt->text, src, sizeof(src))) {
+		pt->untranslatable = true;
+		return;
+	}
+	re = qa_arena_alloc(&c->inv->arena, sizeof(*re));
+	if (!re) {
+		c->inv->out_of_memory = true;
+		pt->untranslatable = true;
+		return;
+	}
+	if (regcomp(re, src, REG_EXTENDED | REG_NOSUB) != 0) {
+		pt->untranslatable = true;
+		return;
+	}
+	pt->compiled = re;
+}
+
+static struct qa_quant_pattern *
+add_exclude(struct ctx *c, const char *text, enum qa_pattern_kind kind,
+	    const char *source)
+{
+	struct qa_quant_config *qc = c->qc;
+	struct qa_quant_pattern *p = push(c, (void **)&qc->exclude,
+					  &qc->n_exclude, &c->cap_exclude,
+					  sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->text = dup(c, text);
+	p->kind = kind;
+	p->source = source;
+	if (!p->text) {
+		qc->n_exclude--;
+		return NULL;
+	}
+	compile_pattern(c, p);
+	return p;
+}
+
+static struct qa_quant_override *
+add_override(struct ctx *c, const char *text, enum qa_pattern_kind kind,
+	     const char *source)
+{
+	struct qa_quant_config *qc = c->qc;
+	struct qa_quant_override *o = push(c, (void **)&qc->overrides,
+					   &qc->n_overrides,
+					   &c->cap_overrides, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->pattern.text = dup(c, text);
+	o->pattern.kind = kind;
+	o->pattern.source = source;
+	o->bits = -1;
+	o->group_size = -1;
+	if (!o->pattern.text) {
+		qc->n_overrides--;
+		return NULL;
+	}
+	compile_pattern(c, &o->pattern);
+	return o;
+}
+
+static void
+add_target(struct ctx *c, const char *text, enum qa_pattern_kind kind,
+	   const char *source)
+{
+	struct qa_quant_config *qc = c->qc;
+	struct qa_quant_pattern *p = push(c, (void **)&qc->targets,
+					  &qc->n_targets, &c->cap_targets,
+					  sizeof(*p));
+
+	if (!p)
+		return;
+	p->text = dup(c, text);
+	p->kind = kind;
+	p->source = source;
+	if (!p->text) {
+		qc->n_targets--;
+		return;
+	}
+	compile_pattern(c, p);
+}
+
+static void
+add_block(struct ctx *c, const char *s, size_t len)
+{
+	struct qa_quant_config *qc = c->qc;
+	const char **b;
+	char *d;
+
+	while (len && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (!len)
+		return;
+	d = qa_arena_strndup(&c->inv->arena, s, len);
+	if (!d) {
+		c->inv->out_of_memory = true;
+		return;
+	}
+	b = push(c, (void **)&qc->blocks, &qc->n_blocks, &c->cap_blocks,
+		 sizeof(*b));
+	if (b)
+		*b = d;
+}
+
+/* block_name_to_quantize: "model.layers,mtp.layers" or a list of them
+ * (intel/auto-round export_to_autoround/export.py; optimum GPTQ). */
+static void
+parse_blocks(struct ctx *c, const cJSON *v)
+{
+	const cJSON *e;
+
+	if (cJSON_IsString(v)) {
+		const char *s = v->valuestring, *comma;
+
+		while ((comma = strchr(s, ',')) != NULL) {
+			add_block(c, s, (size_t)(comma - s));
+			s = comma + 1;
+		}
+		add_block(c, s, strlen(s));
+	} else if (cJSON_IsArray(v)) {
+		for (e = v->child; e; e = e->next)
+			if (cJSON_IsString(e))
+				parse_blocks(c, e);
+	}
+}
+
+static void
+parse_list(struct ctx *c, const cJSON *v, enum qa_pattern_kind kind,
+	   const char *source)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsArray(v))
+		return;
+	for (e = v->child; e; e = e->next)
+		if (cJSON_IsString(e) && e->valuestring[0])
+			add_exclude(c, e->valuestring, kind, source);
+}
+
+/* compressed-tensors ignore / targets entry: "re:<regex>" or a name. */
+static enum qa_pattern_kind
+ct_kind(const char *s, const char **text)
+{
+	if (strncmp(s, "re:", 3) == 0) {
+		*text = s + 3;
+		return QA_PAT_REGEX;
+	}
+	*text = s;
+	return QA_PAT_EXACT;
+}
+
+/* ---- method detection --------------------------------------------------- */
+
+static enum qa_quant_method
+method_from_string(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum qa_quant_method m;
+	} map[] = {
+		{ "gptq", QA_QM_GPTQ },
+		{ "awq", QA_QM_AWQ },
+		{ "auto-round", QA_QM_AUTOROUND },
+		{ "auto_round", QA_QM_AUTOROUND },
+		{ "intel/auto-round", QA_QM_AUTOROUND },
+		{ "compressed-tensors", QA_QM_COMPRESSED_TENSORS },
+		{ "compressed_tensors", QA_QM_COMPRESSED_TENSORS },
+		{ "modelopt", QA_QM_MODELOPT },
+		{ "modelopt_fp4", QA_QM_MODELOPT },
+		{ "modelopt_mixed", QA_QM_MODELOPT },
+		{ "modelopt_mxfp8", QA_QM_MODELOPT },
+		{ "fp8", QA_QM_FP8 },
+		{ "mxfp4", QA_QM_MXFP4 },
+		{ "bitsandbytes", QA_QM_BITSANDBYTES },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcasecmp(s, map[i].name) == 0)
+			return map[i].m;
+	return QA_QM_OTHER;
+}
+
+/*
+ * The method of one config object. quant_method as written (GPTQModel
+ * also writes "method"); without it the keys and the file name decide:
+ * older AutoGPTQ quantize_config.json and AutoAWQ quant_config.json carry
+ * no quant_method (§1.2 table).
+ */
+static enum qa_quant_method
+detect_method(const cJSON *q, const char *file_name, const char **raw)
+{
+	const char *qm = str_of(child(q, "quant_method"));
+	const char *producer = str_of(child(child(q, "producer"), "name"));
+
+	if (!qm)
+		qm = str_of(child(q, "method"));
+	*raw = qm;
+	if (qm)
+		return method_from_string(qm);
+	if (cJSON_IsObject(child(q, "quantization")) ||
+	    (producer && strcasecmp(producer, "modelopt") == 0))
+		return QA_QM_MODELOPT;
+	if (child(q, "config_groups"))
+		return QA_QM_COMPRESSED_TENSORS;
+	if (child(q, "load_in_4bit") || child(q, "load_in_8bit") ||
+	    child(q, "_load_in_4bit") || child(q, "_load_in_8bit"))
+		return QA_QM_BITSANDBYTES;
+	if (child(q, "w_bit") || child(q, "zero_point") ||
+	    child(q, "q_group_size"))
+		return QA_QM_AWQ;
+	if (child(q, "packing_format") || child(q, "extra_config"))
+		return QA_QM_AUTOROUND;
+	if (child(q, "weight_block_size") || child(q, "fmt"))
+		return QA_QM_FP8;
+	if (file_name && strcmp(file_name, "quantize_config.json") == 0)
+		return QA_QM_GPTQ;
+	if (file_name && strcmp(file_name, "quant_config.json") == 0)
+		return child(q, "desc_act") ? QA_QM_GPTQ : QA_QM_AWQ;
+	if (file_name && strcmp(file_name, "quantization_config.json") == 0)
+		return QA_QM_AUTOROUND;
+	if (file_name && strcmp(file_name, "hf_quant_config.json") == 0)
+		return QA_QM_MODELOPT;
+	if (child(q, "desc_act") || child(q, "bits"))
+		return QA_QM_GPTQ;
+	return QA_QM_OTHER;
+}
+
+/* ---- per-method parsing (§A1-A8) --------------------------------------- */
+
+/* GPTQ dynamic (GPTQModel gptqmodel/quantization/config.py
+ * _get_dynamic_patterns; vllm quantization/utils/gptq_utils.py
+ * get_dynamic_override): ordered; "-:re" skips, "+:re" or a bare regex
+ * overrides bits/group_size; re.match semantics. */
+static void
+parse_dynamic(struct ctx *c, const cJSON *dyn)
+{
+	const cJSON *e;
+
+	if (!cJSON_IsObject(dyn))
+		return;
+	for (e = dyn->child; e; e = e->next) {
+		const char *k = e->string;
+		struct qa_quant_override *o;
+		bool skip = false;
+		int v;
+
+		if (!k)
+			continue;
+		if (strncmp(k, "-:", 2) == 0) {
+			skip = true;
+			k += 2;
+		} else if (strncmp(k, "+:", 2) == 0) {
+			k += 2;
+		}
+		o = add_override(c, k, QA_PAT_REGEX, "dynamic");
+		if (!o)
+			continue;
+		o->skip = skip;
+		if (int_of(child(e, "bits"), &v))
+			o->bits = v;
+		o->group_size = group_of(child(e, "group_size"));
+	}
+}
+
+static void
+parse_gptq(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *mb = child(q, "modules_in_block_to_quantize"), *e, *f;
+	const char *fmt = str_of(child(q, "checkpoint_format"));
+
+	if (!fmt)
+		fmt = str_of(child(q, "format"));
+	qc->format = dup(c, fmt);
+	qc->desc_act = bool_of(child(q, "desc_act"));
+	qc->lm_head = bool_of(child(q, "lm_head"));
+	parse_dynamic(c, child(q, "dynamic"));
+	/* optimum: list of lists of substrings (vLLM is_layer_skipped). */
+	if (cJSON_IsArray(mb)) {
+		for (e = mb->child; e; e = e->next) {
+			if (cJSON_IsString(e))
+				add_target(c, e->valuestring,
+					   QA_PAT_SUBSTRING,
+					   "modules_in_block_to_quantize");
+			else if (cJSON_IsArray(e))
+				for (f = e->child; f; f = f->next)
+					if (cJSON_IsString(f))
+						add_target(c, f->valuestring,
+							   QA_PAT_SUBSTRING,
+							   "modules_in_block_to_quantize");
+		}
+	}
+}
+
+static void
+parse_awq(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	int zp = bool_of(child(q, "zero_point"));
+	int v;
+
+	qc->format = dup(c, str_of(child(q, "version")));
+	if (qc->bits < 0 && int_of(child(q, "w_bit"), &v))
+		qc->bits = v;
+	if (qc->group_size < 0)
+		qc->group_size = group_of(child(q, "q_group_size"));
+	if (zp >= 0)
+		qc->sym = !zp;
+	parse_list(c, child(q, "modules_to_not_convert"), QA_PAT_SUBSTRING,
+		   "modules_to_not_convert");
+}
+
+/* AutoRound extra_config: exact module names or regex keys (normalised by
+ * to_standard_regex, auto_round/utils/common.py). A key with regex
+ * metacharacters is a regex; dots alone do not make one. */
+static bool
+looks_regex(const char *k)
+{
+	return strpbrk(k, "*+?[](){}|^$\\") != NULL;
+}
+
+static void
+parse_autoround(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *ec = child(q, "extra_config"), *e;
+	const char *kv = str_of(child(q, "static_kv_dtype"));
+
+	qc->format = dup(c, str_of(child(q, "packing_format")));
+	if (kv)
+		qc->kv_cache = dup(c, kv);
+	if (!cJSON_IsObject(ec))
+		return;
+	/* Exact names first, then regexes in order: the AutoRound loader
+	 * (auto_round/inference/convert_model.py get_layer_config) and vLLM
+	 * (quantization/auto_round.py) try the exact name first. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (e = ec->child; e; e = e->next) {
+			struct qa_quant_override *o;
+			const char *dt = str_of(child(e, "data_type"));
+			int bits = -1, eff;
+
+			if (!e->string || looks_regex(e->string) != (pass == 1))
+				continue;
+			o = add_override(c, e->string,
+					 pass ? QA_PAT_REGEX : QA_PAT_EXACT,
+					 "extra_config");
+			if (!o)
+				continue;
+			if (int_of(child(e, "bits"), &bits))
+				o->bits = bits;
+			o->group_size = group_of(child(e, "group_size"));
+			o->scheme = dup(c, dt);
+			/* bits >= 16 keeps the layer in high precision
+			 * (auto_round/utils/missing_tensors.py writes
+			 * {"bits": 16, "data_type": "fp"}); "fp"/"float"
+			 * without a low bit width means the same. FP8 is
+			 * {"bits": 8, "data_type": "fp"}: quantized. */
+			eff = bits >= 0 ? bits : qc->bits;
+			o->skip = eff >= 16 ||
+				  (dt && (strcmp(dt, "fp") == 0 ||
+					  strncmp(dt, "float", 5) == 0) &&
+				   bits < 0);
+		}
+	}
+}
+
+/* KV-cache scheme object ({"num_bits": 8, "type": "float"}) or string. */
+static const char *
+kv_name(struct ctx *c, const cJSON *v)
+{
+	const char *t;
+	int b;
+
+	if (cJSON_IsString(v))
+		return dup(c, v->valuestring);
+	if (!cJSON_IsObject(v))
+		return NULL;
+	t = str_of(child(v, "type"));
+	if (!int_of(child(v, "num_bits"), &b))
+		return dup(c, t ? t : "quantized");
+	if (t && strcmp(t, "float") == 0 && b == 8)
+		return "FP8";
+	if (t && strcmp(t, "int") == 0 && b == 8)
+		return "INT8";
+	{
+		char *s = qa_arena_printf(&c->inv->arena, "%s%d",
+					  t ? t : "bits", b);
+
+		if (!s)
+			c->inv->out_of_memory = true;
+		return s;
+	}
+}
+
+/* The scheme label of a compressed-tensors group: its format, else its
+ * weight args (compressed-tensors config/base.py CompressionFormat;
+ * quantization/quant_scheme.py presets). */
+static const char *
+ct_scheme(const char *fmt, const char *type, int bits, int group)
+{
+	if (fmt) {
+		if (strcmp(fmt, "nvfp4-pack-quantized") == 0)
+			return "NVFP4";
+		if (strcmp(fmt, "mxfp4-pack-quantized") == 0)
+			return "MXFP4";
+		if (strcmp(fmt, "mxfp8-quantized") == 0)
+			return "MXFP8";
+		if (strcmp(fmt, "float-quantized") == 0 && bits == 8)
+			return "FP8";
+		if (strcmp(fmt, "pack-quantized") == 0 ||
+		    strcmp(fmt, "int-quantized") == 0)
+			return "int";
+	}
+	if (type && strcmp(type, "float") == 0) {
+		if (bits == 4 && group == 16)
+			return "NVFP4";
+		if (bits == 4 && group == 32)
+			return "MXFP4";
+		if (bits == 8)
+			return "FP8";
+		return "float";
+	}
+	if (type && strcmp(type, "int") == 0)
+		return "int";
+	return type;
+}
+
+/* group_size of QuantizationArgs by strategy (quant_args.py): group and
+ * tensor_group have one; channel, tensor and block are 0 here. */
+static int
+ct_group(const cJSON *w)
+{
+	const char *st = str_of(child(w, "strategy"));
+
+	if (st && (strcmp(st, "channel") == 0 || strcmp(st, "tensor") == 0 ||
+		   strcmp(st, "block") == 0))
+		return 0;
+	return group_of(child(w, "group_size"));
+}
+
+static void
+parse_ct(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *groups = child(q, "config_groups"), *g, *ig, *e;
+	const char *gfmt = str_of(child(q, "format"));
+	bool first = true;
+
+	qc->format = dup(c, gfmt);
+	qc->kv_cache = kv_name(c, child(q, "kv_cache_scheme"));
+	ig = child(q, "ignore");
+	if (cJSON_IsArray(ig)) {
+		for (e = ig->child; e; e = e->next) {
+			const char *t;
+			enum qa_pattern_kind k;
+
+			if (!cJSON_IsString(e) || !e->valuestring[0])
+				continue;
+			k = ct_kind(e->valuestring, &t);
+			add_exclude(c, t, k, "ignore");
+		}
+	}
+	if (!cJSON_IsObject(groups))
+		return;
+	for (g = groups->child; g; g = g->next) {
+		const cJSON *w = child(g, "weights"), *ia, *bs;
+		const cJSON *tg = child(g, "targets");
+		const char *fmt = str_of(child(g, "format"));
+		const char *type = str_of(child(w, "type"));
+		const char *scheme;
+		int bits = -1, group = ct_group(w), ab;
+
+		if (!fmt)
+			fmt = gfmt;
+		int_of(child(w, "num_bits"), &bits);
+		scheme = ct_scheme(fmt, type, bits, group);
+		if (first) {
+			first = false;
+			qc->bits = bits;
+			qc->group_size = group;
+			qc->sym = bool_of(child(w, "symmetric"));
+			qc->data_type = dup(c, type);
+			if (child(w, "actorder"))
+				qc->desc_act = str_of(child(w, "actorder")) ?
+					       1 : 0;
+			if (!qc->format)
+				qc->format = dup(c, fmt);
+			ia = child(g, "input_activations");
+			if (cJSON_IsObject(ia) &&
+			    int_of(child(ia, "num_bits"), &ab))
+				qc->act_bits = ab;
+			else if (cJSON_IsObject(w))
+				qc->act_bits = 16;	/* weights only */
+		}
+		bs = child(w, "block_structure");
+		if (cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 &&
+		    !qc->block[0]) {
+			int r, k;
+
+			if (int_of(cJSON_GetArrayItem(bs, 0), &r) &&
+			    int_of(cJSON_GetArrayItem(bs, 1), &k) &&
+			    r > 0 && k > 0) {
+				qc->block[0] = r;
+				qc->block[1] = k;
+			}
+		}
+		if (!cJSON_IsArray(tg))
+			continue;
+		for (e = tg->child; e; e = e->next) {
+			struct qa_quant_override *o;
+			const char *t;
+			enum qa_pattern_kind k;
+
+			if (!cJSON_IsString(e) || !e->valuestring[0])
+				continue;
+			k = ct_kind(e->valuestring, &t);
+			add_target(c, t, k, "config_groups.targets");
+			o = add_override(c, t, k, "config_groups");
+			if (!o)
+				continue;
+			o->bits = bits;
+			o->group_size = group;
+			o->scheme = scheme ? dup(c, scheme) : NULL;
+		}
+	}
+}
+
+/* Bits of a ModelOpt quant_algo (modelopt/torch/export/quant_utils.py
+ * names); -1 when it does not say. act is the activation bits. */
+static int
+modelopt_bits(const char *algo, int *act)
+{
+	*act = -1;
+	if (!algo)
+		return -1;
+	if (strcasecmp(algo, "W4A16_NVFP4") == 0 ||
+	    strcasecmp(algo, "W4A16_AWQ") == 0) {
+		*act = 16;
+		return 4;
+	}
+	if (strncasecmp(algo, "NVFP4", 5) == 0) {
+		*act = 4;
+		return 4;
+	}
+	if (strncasecmp(algo, "W4A8", 4) == 0) {
+		*act = 8;
+		return 4;
+	}
+	if (strcasecmp(algo, "W8A16") == 0) {
+		*act = 16;
+		return 8;
+	}
+	if (strncasecmp(algo, "W8A8", 4) == 0 ||
+	    strncasecmp(algo, "FP8", 3) == 0 ||
+	    strcasecmp(algo, "MXFP8") == 0) {
+		*act = 8;
+		return 8;
+	}
+	return -1;
+}
+
+/*
+ * ModelOpt: hf_quant_config.json {"producer", "quantization": {quant_algo,
+ * kv_cache_quant_algo, group_size, exclude_modules, quantized_layers}} or
+ * config.json {quant_method: modelopt, quant_algo, ignore,
+ * kv_cache_scheme, group_size, quantized_layers} — vLLM accepts both
+ * (vllm quantization/modelopt.py@00155cde).
+ */
+static void
+parse_modelopt(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *sub = child(q, "quantization");
+	const cJSON *src = cJSON_IsObject(sub) ? sub : q, *ql, *e;
+	const char *algo = str_of(child(src, "quant_algo"));
+	int act;
+
+	qc->format = dup(c, algo);
+	qc->bits = modelopt_bits(algo, &act);
+	qc->act_bits = act;
+	/* AWQ and W8A* algos are integer, the rest FP8 / FP4. */
+	if (algo)
+		qc->data_type = strncasecmp(algo, "W4A16_AWQ", 9) == 0 ||
+				strncasecmp(algo, "W4A8_AWQ", 8) == 0 ||
+				strncasecmp(algo, "W8A", 3) == 0 ? "int" :
+				qc->bits > 0 ? "float" : NULL;
+	qc->group_size = group_of(child(src, "group_size"));
+	qc->kv_cache = kv_name(c, child(src, "kv_cache_quant_algo"));
+	if (!qc->kv_cache)
+		qc->kv_cache = kv_name(c, child(src, "kv_cache_scheme"));
+	qc->mixed = algo && strcasecmp(algo, "MIXED_PRECISION") == 0;
+	parse_list(c, child(src, "exclude_modules"), QA_PAT_GLOB,
+		   "exclude_modules");
+	parse_list(c, child(src, "ignore"), QA_PAT_GLOB, "ignore");
+	ql = child(src, "quantized_layers");
+	if (!cJSON_IsObject(ql))
+		ql = child(q, "quantized_layers");
+	if (!cJSON_IsObject(ql))
+		return;
+	for (e = ql->child; e; e = e->next) {
+		struct qa_quant_override *o;
+		const char *la = str_of(child(e, "quant_algo"));
+		int a;
+
+		if (!e->string)
+			continue;
+		o = add_override(c, e->string, QA_PAT_EXACT,
+				 "quantized_layers");
+		if (!o)
+			continue;
+		o->bits = modelopt_bits(la, &a);
+		o->group_size = group_of(child(e, "group_size"));
+		o->scheme = dup(c, la);
+	}
+}
+
+static void
+parse_fp8(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *bs = child(q, "weight_block_size");
+	const char *fmt = str_of(child(q, "fmt"));
+
+	qc->bits = 8;
+	qc->act_bits = 8;
+	qc->data_type = fmt ? dup(c, fmt) : "float";
+	qc->format = dup(c, str_of(child(q, "activation_scheme")));
+	if (cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2) {
+		int r, k;
+
+		if (int_of(cJSON_GetArrayItem(bs, 0), &r) &&
+		    int_of(cJSON_GetArrayItem(bs, 1), &k) && r > 0 && k > 0) {
+			qc->block[0] = r;
+			qc->block[1] = k;
+		}
+	}
+	parse_list(c, child(q, "modules_to_not_convert"), QA_PAT_SUBSTRING,
+		   "modules_to_not_convert");
+	parse_list(c, child(q, "ignored_layers"), QA_PAT_SUBSTRING,
+		   "ignored_layers");
+}
+
+static void
+parse_mxfp4(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+
+	/* transformers Mxfp4Config: 4-bit E2M1, one E8M0 scale per 32. */
+	qc->bits = 4;
+	qc->group_size = 32;
+	qc->data_type = "mxfp4";
+	parse_list(c, child(q, "modules_to_not_convert"), QA_PAT_GLOB,
+		   "modules_to_not_convert");
+}
+
+static void
+parse_bnb(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	int b4 = bool_of(child(q, "load_in_4bit"));
+	int b8 = bool_of(child(q, "load_in_8bit"));
+
+	if (b4 < 0)
+		b4 = bool_of(child(q, "_load_in_4bit"));
+	if (b8 < 0)
+		b8 = bool_of(child(q, "_load_in_8bit"));
+	if (b4 == 1) {
+		const char *t = str_of(child(q, "bnb_4bit_quant_type"));
+
+		qc->bits = 4;
+		qc->data_type = dup(c, t ? t : "fp4");
+		if (bool_of(child(q, "bnb_4bit_use_double_quant")) == 1)
+			qc->format = "double_quant";
+	} else if (b8 == 1) {
+		qc->bits = 8;
+		qc->group_size = 0;	/* one SCB per output row */
+		qc->data_type = "int8";
+	}
+	parse_list(c, child(q, "llm_int8_skip_modules"), QA_PAT_SUBSTRING,
+		   "llm_int8_skip_modules");
+}
+
+static void
+qc_init(struct qa_quant_config *qc)
+{
+	memset(qc, 0, sizeof(*qc));
+	qc->method = QA_QM_NONE;
+	qc->bits = -1;
+	qc->group_size = -1;
+	qc->sym = -1;
+	qc->desc_act = -1;
+	qc->act_bits = -1;
+	qc->lm_head = -1;
+	qc->shadowed_method = QA_QM_NONE;
+}
+
+/* Fills inv->quant from config object q. */
+static void
+parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
+	     const char *file_name, const char *key)
+{
+	struct ctx c = { .inv = inv, .qc = &inv->quant };
+	struct qa_quant_config *qc = &inv->quant;
+	const char *raw;
+	int v;
+
+	qc->file = file;
+	qc->key = key;
+	qc->method = detect_method(q, file_name, &raw);
+	qc->method_raw = dup(&c, raw);
+	if (int_of(child(q, "bits"), &v))
+		qc->bits = v;
+	qc->group_size = group_of(child(q, "group_size"));
+	qc->sym = bool_of(child(q, "sym"));
+	qc->desc_act = bool_of(child(q, "desc_act"));
+	qc->data_type = dup(&c, str_of(child(q, "data_type")));
+	if (int_of(child(q, "act_bits"), &v))
+		qc->act_bits = v;
+	parse_blocks(&c, child(q, "block_name_to_quantize"));
+	switch (qc->method) {
+	case QA_QM_GPTQ:
+		parse_gptq(&c, q);
+		break;
+	case QA_QM_AWQ:
+		parse_awq(&c, q);
+		break;
+	case QA_QM_AUTOROUND:
+		parse_autoround(&c, q);
+		break;
+	case QA_QM_COMPRESSED_TENSORS:
+		parse_ct(&c, q);
+		break;
+	case QA_QM_MODELOPT:
+		parse_modelopt(&c, q);
+		break;
+	case QA_QM_FP8:
+		parse_fp8(&c, q);
+		break;
+	case QA_QM_MXFP4:
+		parse_mxfp4(&c, q);
+		break;
+	case QA_QM_BITSANDBYTES:
+		parse_bnb(&c, q);
+		break;
+	case QA_QM_NONE:
+	case QA_QM_OTHER:
+		break;
+	}
+}
+
+/* ---- reading the files -------------------------------------------------- */
+
+/* The display path of dir/name, reusing the inventory's string when the
+ * folder loader already recorded the file (formats/hf_dir.c join_path). */
+static const char *
+file_path(struct qa_inventory *inv, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p;
+	uint32_t i;
+
+	p = qa_arena_printf(&inv->arena, "%s%s%s", n ? dir : "",
+			    n && dir[n - 1] != '/' ? "/" : "", name);
+	if (!p) {
+		inv->out_of_memory = true;
+		return NULL;
+	}
+	for (i = 0; i < inv->n_files; i++)
+		if (inv->files[i].path && strcmp(inv->files[i].path, p) == 0)
+			return inv->files[i].path;
+	return p;
+}
+
+/*
+ * Reads and parses a JSON file. Returns NULL when the file is absent;
+ * when it exists but is too large or does not parse and report is set,
+ * records the finding (QA1901 / QA1401) and returns NULL.
+ */
+static cJSON *
+read_json(struct qa_inventory *inv, const char *path, const char *name,
+	  bool report)
+{
+	struct qa_source src;
+	struct stat st;
+	cJSON *root;
+	char *text;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	if (qa_source_open(&src, path) != QA_OK)
+		return NULL;
+	if (src.size > QC_MAX_BYTES) {
+		if (report)
+			qa_inv_finding(inv, QA1901, path, -1, NULL,
+				       "%s is %llu bytes, more than the %llu "
+				       "quantaudit reads", name,
+				       (unsigned long long)src.size,
+				       (unsigned long long)QC_MAX_BYTES);
+		qa_source_close(&src);
+		return NULL;
+	}
+	text = malloc((size_t)src.size + 1);
+	if (!text) {
+		inv->out_of_memory = true;
+		qa_source_close(&src);
+		return NULL;
+	}
+	if (qa_source_read(&src, 0, text, (size_t)src.size) != QA_OK) {
+		qa_source_close(&src);
+		free(text);
+		return NULL;
+	}
+	qa_source_close(&src);
+	text[src.size] = '\0';
+	root = cJSON_ParseWithLength(text, (size_t)src.size);
+	if (report && !root) {
+		const char *at = cJSON_GetErrorPtr();
+		long long off = at && at >= text && at <= text + src.size ?
+				(long long)(at - text) : -1;
+
+		qa_inv_finding(inv, QA1401, path, off, NULL,
+			       "%s is not valid JSON%s: it is ignored", name,
+			       off >= 0 ? " (parse error at the offset)" : "");
+	} else if (report && !cJSON_IsObject(root)) {
+		qa_inv_finding(inv, QA1401, path, -1, NULL,
+			       "%s is not a JSON object: it is ignored", name);
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	free(text);
+	return root;
+}
+
+/* Side files in the order they are tried when config.json holds no
+ * config (§1.2): AutoRound's quantization_config.json first because it
+ * is written for every AutoRound export, beside the quantize_config.json
+ * of its GPTQ export, and AutoRound's loader prefers it
+ * (intel/auto-round auto_round/export/utils.py save_model); then GPTQ,
+ * AWQ / GPTQModel compat, ModelOpt. */
+static const char *const side_files[] = {
+	"quantization_config.json",
+	"quantize_config.json",
+	"quant_config.json",
+	"hf_quant_config.json",
+};
+#define N_SIDE (sizeof(side_files) / sizeof(side_files[0]))
+
+void
+qa_quant_config_finish(struct qa_inventory *inv)
+{
+	struct qa_quant_config *qc;
+	uint32_t i;
+
+	if (!inv)
+		return;
+	qc = &inv->quant;
+	for (i = 0; i < qc->n_exclude; i++)
+		if (qc->exclude[i].compiled) {
+			regfree((regex_t *)qc->exclude[i].compiled);
+			qc->exclude[i].compiled = NULL;
+		}
+	for (i = 0; i < qc->n_overrides; i++)
+		if (qc->overrides[i].pattern.compiled) {
+			regfree((regex_t *)qc->overrides[i].pattern.compiled);
+			qc->overrides[i].pattern.compiled = NULL;
+		}
+	for (i = 0; i < qc->n_targets; i++)
+		if (qc->targets[i].compiled) {
+			regfree((regex_t *)qc->targets[i].compiled);
+			qc->targets[i].compiled = NULL;
+		}
+}
+
+int
+qa_quant_config_load(struct qa_inventory *inv, const char *dir)
+{
+	struct qa_quant_config *qc = &inv->quant;
+	cJSON *cfg, *side[N_SIDE];
+	const cJSON *q = NULL;
+	const char *path, *key = NULL, *spath[N_SIDE];
+	size_t i, win = N_SIDE;
+	const char *raw;
+
+	qa_quant_config_finish(inv);
+	qc_init(qc);
+	/* config.json: hf_config.c already reported it if it is broken. */
+	path = file_path(inv, dir, "config.json");
+	cfg = path ? read_json(inv, path, "config.json", false) : NULL;
+	if (cJSON_IsObject(cfg)) {
+		static const char *const keys[] = {
+			"quantization_config",
+			"text_config.quantization_config",
+			"compression_config",
+		};
+
+		for (i = 0; i < 3 && !q; i++) {
+			const cJSON *v = i == 1 ?
+				child(child(cfg, "text_config"),
+				      "quantization_config") :
+				child(cfg, keys[i]);
+
+			if (cJSON_IsObject(v)) {
+				q = v;
+				key = keys[i];
+			}
+		}
+	}
+	for (i = 0; i < N_SIDE; i++) {
+		spath[i] = file_path(inv, dir, side_files[i]);
+		side[i] = spath[i] ? read_json(inv, spath[i], side_files[i],
+					       true) : NULL;
+		if (side[i] && !q && win == N_SIDE)
+			win = i;
+	}
+	if (q)
+		parse_config(inv, q, path, "config.json", key);
+	else if (win < N_SIDE)
+		parse_config(inv, side[win], spath[win], side_files[win],
+			     side_files[win]);
+	/* A lower-precedence file that names another method: kept for a
+	 * check to report (vLLM silently uses config.json's). */
+	for (i = 0; i < N_SIDE && qc->method != QA_QM_NONE; i++) {
+		enum qa_quant_method m;
+
+		if (!side[i] || i == win || qc->shadowed_file)
+			continue;
+		m = detect_method(side[i], side_files[i], &raw);
+		if (m != qc->method) {
+			qc->shadowed_file = spath[i];
+			qc->shadowed_method = m;
+		}
+	}
+	if (qc->file)
+		inv->quant_config_file = qc->file;
+	for (i = 0; i < N_SIDE; i++)
+		cJSON_Delete(side[i]);
+	cJSON_Delete(cfg);
+	return QA_OK;
+}
+
+int
+qa_quant_config_load_beside(struct qa_inventory *inv, const char *dir)
+{
+	struct stat st;
+	char *p;
+	bool have;
+
+	p = qa_arena_printf(&inv->arena, "%s%sconfig.json", dir,
+			    dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "");
+	if (!p) {
+		inv->out_of_memory = true;
+		return QA_OK;
+	}
+	have = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	if (!have)
+		return QA_OK;
+	return qa_quant_config_load(inv, dir[0] ? dir : ".");
+}
+
+/* ---- the claim ---------------------------------------------------------- */
+
+enum role_class {
+	RC_NEVER,	/* norms, sinks, conv, SSM parameters: no method
+			 * quantizes them (none is a Linear) */
+	RC_EMBED,
+	RC_LM_HEAD,
+	RC_ROUTER,
+	RC_LINEAR,
+	RC_EXPERT,	/* a Linear inside routed experts */
+	RC_UNSURE,	/* vision, projector, audio, other: a Linear or not */
+};
+
+static enum role_class
+role_class(enum qa_role r)
+{
+	switch (r) {
+	case QA_ROLE_NORM: case QA_ROLE_MTP_ENORM: case QA_ROLE_MTP_HNORM:
+	case QA_ROLE_MTP_NORM: case QA_ROLE_ATTN_SINKS: case QA_ROLE_SSM_CONV:
+	case QA_ROLE_SSM_PARAM: case QA_ROLE_POS_EMBED:
+		return RC_NEVER;
+	case QA_ROLE_EMBED: case QA_ROLE_MTP_EMBED:
+		return RC_EMBED;
+	case QA_ROLE_LM_HEAD: case QA_ROLE_MTP_SHARED_HEAD:
+		return RC_LM_HEAD;
+	case QA_ROLE_ROUTER:
+		return RC_ROUTER;
+	case QA_ROLE_EXPERT_GATE: case QA_ROLE_EXPERT_UP:
+	case QA_ROLE_EXPERT_DOWN: case QA_ROLE_EXPERT_GATE_UP:
+		return RC_EXPERT;
+	case QA_ROLE_ATTN_Q: case QA_ROLE_ATTN_K: case QA_ROLE_ATTN_V:
+	case QA_ROLE_ATTN_O: case QA_ROLE_ATTN_QKV: case QA_ROLE_ATTN_GATE:
+	case QA_ROLE_MLA_Q_A: case QA_ROLE_MLA_Q_B: case QA_ROLE_MLA_KV_A:
+	case QA_ROLE_MLA_KV_B: case QA_ROLE_MLA_K_B: case QA_ROLE_MLA_V_B:
+	case QA_ROLE_DSA_INDEXER:
+	case QA_ROLE_FFN_GATE: case QA_ROLE_FFN_UP: case QA_ROLE_FFN_DOWN:
+	case QA_ROLE_FFN_GATE_UP:
+	case QA_ROLE_SHARED_EXPERT_GATE: case QA_ROLE_SHARED_EXPERT_UP:
+	case QA_ROLE_SHARED_EXPERT_DOWN:
+	case QA_ROLE_SSM_IN: case QA_ROLE_SSM_OUT:
+	case QA_ROLE_GDN_QKV: case QA_ROLE_GDN_GATE: case QA_ROLE_GDN_BA:
+	case QA_ROLE_MTP_EH_PROJ:
+		return RC_LINEAR;
+	case QA_ROLE_OTHER: case QA_ROLE_VISION: case QA_ROLE_PROJECTOR:
+	case QA_ROLE_AUDIO: case QA_ROLE_COUNT:
+		return RC_UNSURE;
+	}
+	return RC_UNSURE;
+}
+
+static bool
+is_linear(enum role_class rc)
+{
+	return rc == RC_LINEAR || rc == RC_EXPERT || rc == RC_ROUTER ||
+	       rc == RC_LM_HEAD;
+}
+
+/* A class-name target ("Linear", "Embedding"): no dot, upper-case first. */
+static bool
+is_class_name(const char *s)
+{
+	return s[0] >= 'A' && s[0] <= 'Z' && !strchr(s, '.');
+}
+
+/* 1 match, 0 no match, -1 cannot tell. */
+static int
+class_match(const char *cls, enum qa_role role)
+{
+	enum role_class rc = role_class(role);
+
+	/* compressed-tensors utils/match.py _match_class; vLLM's LinearBase
+	 * counts as Linear. */
+	if (strcmp(cls, "Linear") == 0 || strcmp(cls, "LinearBase") == 0) {
+		if (rc == RC_UNSURE)
+			return -1;
+		return is_linear(rc) ? 1 : 0;
+	}
+	if (strcmp(cls, "Embedding") == 0) {
+		if (rc == RC_UNSURE)
+			return -1;
+		return rc == RC_EMBED ? 1 : 0;
+	}
+	return rc == RC_NEVER ? 0 : -1;
+}
+
+static int
+regex_match(const struct qa_quant_pattern *p, const char *name)
+{
+	char src[RE_MAX];
+	regex_t re;
+	int hit;
+
+	if (p->untranslatable)
+		return -1;
+	if (p->compiled)
+		return regexec((const regex_t *)p->compiled, name, 0, NULL,
+			       0) == 0;
+	/* A config built by hand (not loaded): compile for this call. */
+	if (!py_to_ere(p->text, src, sizeof(src)) ||
+	    regcomp(&re, src, REG_EXTENDED | REG_NOSUB) != 0)
+		return -1;
+	hit = regexec(&re, name, 0, NULL, 0) == 0;
+	regfree(&re);
+	return hit;
+}
+
+/* fnmatch the module or one of its ancestors: "model.layers.*.self_attn"
+ * (gpt-oss modules_to_not_convert) names the attention module whose
+ * Linears are its children. Python fnmatch's '*' crosses dots. */
+static int
+glob_match(const char *pat, const char *name)
+{
+	char buf[1024];
+	size_t n = strlen(name), i;
+
+	if (fnmatch(pat, name, 0) == 0)
+		return 1;
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, name, n + 1);
+	for (i = n; i > 0; i--) {
+		if (buf[i - 1] != '.')
+			continue;
+		buf[i - 1] = '\0';
+		if (fnmatch(pat, buf, 0) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+pat_match(const struct qa_quant_pattern *p, const char *name,
+	  enum qa_role role)
+{
+	size_t n;
+
+	if (!p->text)
+		return 0;
+	switch (p->kind) {
+	case QA_PAT_EXACT:
+		if (is_class_name(p->text))
+			return class_match(p->text, role);
+		return strcmp(p->text, name) == 0;
+	case QA_PAT_REGEX:
+		return regex_match(p, name);
+	case QA_PAT_GLOB:
+		return glob_match(p->text, name);
+	case QA_PAT_SUBSTRING:
+		return strstr(name, p->text) != NULL;
+	case QA_PAT_PREFIX:
+		n = strlen(p->text);
+		return strncmp(name, p->text, n) == 0;
+	}
+	return -1;
+}
+
+/* Any exclusion matches: 1; none: 0; none but one could not be
+ * evaluated: -1. */
+static int
+excluded(const struct qa_quant_config *qc, const char *name,
+	 enum qa_role role)
+{
+	int unsure = 0;
+	uint32_t i;
+
+	for (i = 0; i < qc->n_exclude; i++) {
+		int m = pat_match(&qc->exclude[i], name, role);
+
+		if (m == 1)
+			return 1;
+		if (m < 0)
+			unsure = 1;
+	}
+	return unsure ? -1 : 0;
+}
+
+/* First override matching, in order (kind_only: only that kind, for
+ * AutoRound's exact-then-regex). *unsure is set when a pattern before the
+ * hit could not be evaluated. */
+static const struct qa_quant_override *
+first_override(const struct qa_quant_config *qc, const char *name,
+	       enum qa_role role, bool *unsure)
+{
+	uint32_t i;
+
+	*unsure = false;
+	for (i = 0; i < qc->n_overrides; i++) {
+		int m = pat_match(&qc->overrides[i].pattern, name, role);
+
+		if (m == 1)
+			return &qc->overrides[i];
+		if (m < 0)
+			*unsure = true;
+	}
+	return NULL;
+}
+
+/* Does name start with a segment "<x>.<digits>." for a block list x? */
+static bool
+has_block_segment(const char *name)
+{
+	static const char *const lists[] = { "layers", "h", "blocks",
+					     "block", "layer" };
+	const char *p = name;
+	size_t i;
+
+	while (p) {
+		for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+			size_t n = strlen(lists[i]);
+
+			if (strncmp(p, lists[i], n) == 0 && p[n] == '.' &&
+			    p[n + 1] >= '0' && p[n + 1] <= '9')
+				return true;
+		}
+		p = strchr(p, '.');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/*
+ * Inside the decoder blocks the quantizer walks: block_name_to_quantize
+ * when given (AutoRound, optimum GPTQ: prefix match), else the trunk's
+ * numbered block list. MTP heads ("mtp.*") and vision / audio towers are
+ * outside: GPTQModel, AutoAWQ and optimum only walk the text model's
+ * layers (quant-formats.md §B4, §A2, §A3).
+ */
+static bool
+in_blocks(const struct qa_quant_config *qc, const char *name,
+	  enum qa_role role)
+{
+	uint32_t i;
+
+	if (qc->n_blocks) {
+		for (i = 0; i < qc->n_blocks; i++) {
+			size_t n = strlen(qc->blocks[i]);
+
+			if (strncmp(name, qc->blocks[i], n) == 0 &&
+			    (name[n] == '.' || name[n] == '\0'))
+				return true;
+		}
+		return false;
+	}
+	if (role == QA_ROLE_VISION || role == QA_ROLE_PROJECTOR ||
+	    role == QA_ROLE_AUDIO)
+		return false;
+	if (strncmp(name, "mtp", 3) == 0 || strstr(name, ".mtp.") ||
+	    strstr(name, "visual") || strstr(name, "vision") ||
+	    strstr(name, "audio"))
+		return false;
+	return has_block_segment(name);
+}
+
+static int
+claim_bits(int v, int *bits, int b)
+{
+	*bits = v == 1 ? b : -1;
+	return v;
+}
+
+static int
+claim_gptq(const struct qa_quant_config *qc, const char *name,
+	   enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	const struct qa_quant_override *o;
+	bool unsure, scope = false;
+	int b = qc->bits;
+	uint32_t i;
+
+	/* Embeddings never (transformers GPTQConfig, vLLM
+	 * VocabParallelEmbedding); lm_head only with "lm_head": true. */
+	if (rc == RC_EMBED)
+		return 0;
+	if (rc == RC_LM_HEAD && qc->lm_head != 1)
+		return 0;
+	/* dynamic: first match in order, re.match (gptq_utils.py
+	 * get_dynamic_override). */
+	o = first_override(qc, name, role, &unsure);
+	if (unsure)
+		return -1;
+	if (o && o->skip)
+		return 0;
+	if (o && o->bits >= 0)
+		b = o->bits;
+	if (rc == RC_LM_HEAD)
+		return claim_bits(1, bits, b);
+	/* MoE routers: GPTQModel module trees mark them "gate:!" and vLLM
+	 * builds them with quant_config=None. */
+	if (rc == RC_ROUTER)
+		return 0;
+	if (qc->n_targets) {
+		for (i = 0; i < qc->n_targets && !scope; i++)
+			scope = pat_match(&qc->targets[i], name, role) == 1;
+	} else {
+		scope = in_blocks(qc, name, role);
+	}
+	if (!scope)
+		return 0;
+	if (rc == RC_UNSURE)
+		return -1;
+	return claim_bits(1, bits, b);
+}
+
+static int
+claim_awq(const struct qa_quant_config *qc, const char *name,
+	  enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	int ex;
+
+	/* Only Linears inside the decoder blocks (AutoAWQ get_model_layers);
+	 * modules_to_not_convert by substring (awq/utils/module.py
+	 * exclude_layers_to_not_quantize). */
+	if (rc == RC_EMBED || rc == RC_LM_HEAD || rc == RC_ROUTER)
+		return 0;
+	ex = excluded(qc, name, role);
+	if (ex == 1)
+		return 0;
+	if (!in_blocks(qc, name, role))
+		return 0;
+	if (ex < 0 || rc == RC_UNSURE)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
+static int
+claim_autoround(const struct qa_quant_config *qc, const char *name,
+		enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	const struct qa_quant_override *o;
+	bool unsure;
+
+	/* extra_config: exact names are stored before regexes, so the first
+	 * match in order is vLLM's exact-then-regex rule. */
+	o = first_override(qc, name, role, &unsure);
+	if (o && o->pattern.kind == QA_PAT_EXACT)
+		unsure = false;
+	if (unsure)
+		return -1;
+	if (o && o->skip)
+		return 0;
+	if (o)
+		return claim_bits(1, bits, o->bits >= 0 ? o->bits : qc->bits);
+	/* Otherwise quantized iff under block_name_to_quantize and not the
+	 * LM head (vllm quantization/auto_round.py@04aa528e); embeddings are
+	 * outside the blocks; routers are kept 16-bit by the AutoRound MTP
+	 * heuristic (".mlp.gate.", ".shared_expert_gate.") and built with
+	 * quant_config=None by vLLM. */
+	if (rc == RC_EMBED || rc == RC_LM_HEAD || rc == RC_ROUTER)
+		return 0;
+	if (!in_blocks(qc, name, role))
+		return 0;
+	if (rc == RC_UNSURE)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
+static int
+claim_ct(const struct qa_quant_config *qc, const char *name,
+	 enum qa_role role, int *bits)
+{
+	const struct qa_quant_override *o;
+	bool unsure;
+	int ex;
+
+	/* Quantized iff some group's targets match and no ignore entry does
+	 * (compressed-tensors utils/match.py; quant-formats.md §A4). */
+	ex = excluded(qc, name, role);
+	if (ex == 1)
+		return 0;
+	o = first_override(qc, name, role, &unsure);
+	if (!o)
+		return unsure ? -1 : 0;
+	if (ex < 0 || unsure)
+		return -1;
+	return claim_bits(1, bits, o->bits >= 0 ? o->bits : qc->bits);
+}
+
+static int
+claim_modelopt(const struct qa_quant_config *qc, const char *name,
+	       enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	const struct qa_quant_override *o;
+	bool unsure;
+	int ex;
+
+	/* exclude_modules / ignore are fnmatch wildcards; vision modules are
+	 * always unquantized (vllm modelopt.py@00155cde is_layer_excluded). */
+	ex = excluded(qc, name, role);
+	if (ex == 1 || role == QA_ROLE_VISION || role == QA_ROLE_PROJECTOR ||
+	    role == QA_ROLE_AUDIO)
+		return 0;
+	/* MIXED_PRECISION: a layer absent from quantized_layers is
+	 * unquantized (ModelOptMixedPrecisionConfig.get_quant_method). */
+	if (qc->mixed) {
+		o = first_override(qc, name, role, &unsure);
+		if (o)
+			return claim_bits(1, bits, o->bits);
+		return unsure ? -1 : 0;
+	}
+	/* Embeddings only with the opt-in nvfp4_embed, which the config
+	 * does not record per module. Every other Linear, routers and the
+	 * LM head included, is quantized unless excluded: ModelOpt writes
+	 * every disabled quantizer into exclude_modules (get_quant_config,
+	 * _get_unquantized_moe_router_names). */
+	if (rc == RC_EMBED)
+		return 0;
+	if (rc == RC_UNSURE || ex < 0)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
+static int
+claim_fp8(const struct qa_quant_config *qc, const char *name,
+	  enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	int ex;
+
+	/* Every Linear of the blocks except modules_to_not_convert /
+	 * ignored_layers (substring); embeddings, lm_head and the router
+	 * stay BF16 (DeepSeek-V3 README_WEIGHTS.md; vLLM fp8.py). */
+	if (rc == RC_EMBED || rc == RC_LM_HEAD || rc == RC_ROUTER)
+		return 0;
+	ex = excluded(qc, name, role);
+	if (ex == 1 || !in_blocks(qc, name, role))
+		return 0;
+	if (ex < 0 || rc == RC_UNSURE)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
+static int
+claim_mxfp4(const struct qa_quant_config *qc, const char *name,
+	    enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	int ex = excluded(qc, name, role);
+
+	/* gpt-oss: only the experts are Mxfp4GptOssExperts; attention,
+	 * router, embeddings, lm_head are in modules_to_not_convert
+	 * (transformers convert_gpt_oss_weights_to_hf.py). */
+	if (ex == 1)
+		return 0;
+	if (rc == RC_EXPERT)
+		return claim_bits(ex < 0 ? -1 : 1, bits, qc->bits);
+	if (rc == RC_UNSURE && strstr(name, ".experts"))
+		return -1;
+	return 0;
+}
+
+static int
+claim_bnb(const struct qa_quant_config *qc, const char *name,
+	  enum qa_role role, int *bits)
+{
+	enum role_class rc = role_class(role);
+	int ex;
+
+	/* Every nn.Linear is replaced except llm_int8_skip_modules
+	 * (substring) and the output embedding, which transformers keeps
+	 * (get_keys_to_not_convert); embeddings are not Linears. */
+	if (rc == RC_EMBED || rc == RC_LM_HEAD)
+		return 0;
+	ex = excluded(qc, name, role);
+	if (ex == 1)
+		return 0;
+	if (ex < 0 || rc == RC_UNSURE)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
+int
+qa_quant_claim(const struct qa_quant_config *qc, const char *module,
+	       enum qa_role role, int *bits)
+{
+	int dummy;
+
+	if (!bits)
+		bits = &dummy;
+	*bits = -1;
+	if (!qc || !module || qc->method == QA_QM_NONE ||
+	    qc->method == QA_QM_OTHER)
+		return -1;
+	if (role_class(role) == RC_NEVER)
+		return 0;
+	switch (qc->method) {
+	case QA_QM_GPTQ:
+		return claim_gptq(qc, module, role, bits);
+	case QA_QM_AWQ:
+		return claim_awq(qc, module, role, bits);
+	case QA_QM_AUTOROUND:
+		return claim_autoround(qc, module, role, bits);
+	case QA_QM_COMPRESSED_TENSORS:
+		return claim_ct(qc, module, role, bits);
+	case QA_QM_MODELOPT:
+		return claim_modelopt(qc, module, role, bits);
+	case QA_QM_FP8:
+		return claim_fp8(qc, module, role, bits);
+	case QA_QM_MXFP4:
+		return claim_mxfp4(qc, module, role, bits);
+	case QA_QM_BITSANDBYTES:
+		return claim_bnb(qc, module, role, bits);
+	case QA_QM_NONE:
+	case QA_QM_OTHER:
+		break;
+	}
+	return -1;
+}

@@ -768,6 +768,7 @@ qa_st_load_path(struct qa_inventory *inv, const char *path)
 		inv->out_of_memory = true;
 		return QA_E_NOMEM;
 	}
+	qa_quant_config_load_beside(inv, dir);	/* formats/quant_config.c */
 	if (ends_with(base, IDX_EXT))
 		return load_set(inv, dir, base, NULL);
 	if (parse_shard_name(base, &sn)) {

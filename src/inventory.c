@@ -52,6 +52,7 @@ qa_inventory_destroy(struct qa_inventory *inv)
 {
 	if (!inv)
 		return;
+	qa_quant_config_finish(inv);	/* compiled regexes of the claim */
 	qa_arena_finish(&inv->arena);
 	free(inv);
 }
