@@ -48,6 +48,13 @@ struct qa_quant_pattern {
 	const char *text;		/* as written (without "re:" / "-:") */
 	enum qa_pattern_kind kind;
 	const char *source;		/* config key it came from, e.g. "ignore" */
+	/* Added by formats/quant_config.c: the POSIX translation of a
+	 * QA_PAT_REGEX, compiled at load (a regex_t in the arena, released
+	 * by qa_quant_config_finish()); NULL when not compiled. An EXACT
+	 * pattern without a '.' that starts with an upper-case letter is a
+	 * class name (compressed-tensors targets "Linear"). */
+	const void *compiled;
+	bool untranslatable;		/* Python regex POSIX cannot express */
 };
 
 /* A per-module override: GPTQ dynamic, AutoRound extra_config, ModelOpt
@@ -87,6 +94,12 @@ struct qa_quant_config {
 	uint32_t n_targets;
 	bool mixed;			/* ModelOpt MIXED_PRECISION: only
 					 * listed layers are quantized */
+	/* Added by formats/quant_config.c: a lower-precedence config file
+	 * that declares another method (config.json says gptq, a side file
+	 * says auto-round); the winner is kept as vLLM does, the conflict is
+	 * for a check to report. NULL / QA_QM_NONE when none. */
+	const char *shadowed_file;
+	enum qa_quant_method shadowed_method;
 };
 
 /* The storage scheme of one module, decided from its tensors. */
@@ -139,6 +152,8 @@ struct qa_module {
 	uint64_t bytes;		/* every tensor of the module */
 	int8_t claimed;		/* config says: 1 quantized, 0 not, -1 unknown */
 	int claimed_bits;	/* -1 unknown */
+	bool act_order;		/* GPTQ desc_act: a g_idx / weight_g_idx
+				 * sibling is present */
 };
 
 /*
@@ -150,6 +165,20 @@ struct qa_module {
  * formats/quant_config.c
  */
 int qa_quant_config_load(struct qa_inventory *inv, const char *dir);
+
+/*
+ * qa_quant_config_load() for the folder of a single safetensors file or
+ * index given directly, only when a config.json is beside it. dir may be
+ * "" (the current directory) or end with '/'. formats/quant_config.c
+ */
+int qa_quant_config_load_beside(struct qa_inventory *inv, const char *dir);
+
+/*
+ * Releases what qa_quant_config_load() holds outside the arena (compiled
+ * regexes). Called by qa_inventory_destroy(); idempotent.
+ * formats/quant_config.c
+ */
+void qa_quant_config_finish(struct qa_inventory *inv);
 
 /*
  * What the config claims for one module name: 1 quantized, 0 kept in

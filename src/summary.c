@@ -86,6 +86,36 @@ count_dtype(struct qa_inventory *inv, struct qa_component *c,
 	c->dtypes[i].params += t->params;
 }
 
+/* Precision histogram: one entry per module precision label (NVFP4,
+ * BF16, GPTQ int4 g128...), counting modules, their logical parameters
+ * and every byte of their tensors (src/quant_modules.c). */
+static void
+count_precision(struct qa_inventory *inv, struct qa_component *c,
+		const struct qa_module *m)
+{
+	const char *label = m->precision ? m->precision : "unknown";
+	uint32_t i;
+
+	for (i = 0; i < c->n_precisions; i++)
+		if (strcmp(c->precisions[i].precision, label) == 0)
+			break;
+	if (i == c->n_precisions) {
+		void *n = qa_arena_grow(&inv->arena, c->precisions,
+					c->n_precisions, c->n_precisions + 1,
+					sizeof(*c->precisions));
+		if (!n) {
+			inv->out_of_memory = true;
+			return;
+		}
+		c->precisions = n;
+		c->precisions[i].precision = label;
+		c->n_precisions++;
+	}
+	c->precisions[i].modules++;
+	c->precisions[i].params += m->params;
+	c->precisions[i].bytes += m->bytes;
+}
+
 static void
 build_components(struct qa_inventory *inv)
 {
@@ -111,6 +141,15 @@ build_components(struct qa_inventory *inv)
 		count_dtype(inv, c, t);
 		inv->params += t->params;
 		inv->bytes += t->bytes;
+	}
+	/* A module counts in the component of its payload tensor. */
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (m->n_tensors == 0 || m->tensors[0] >= inv->n_tensors)
+			continue;
+		count_precision(inv, component_for(inv, by_rank,
+					&inv->tensors[m->tensors[0]]), m);
 	}
 	/* Deterministic order: by rank (role order, mtp last), not by
 	 * first appearance. */
