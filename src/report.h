@@ -21,7 +21,35 @@ struct qa_report_options {
 	const struct qa_rule *extra_rules;	/* user policy rules (SARIF
 						 * rule list, JUnit cases) */
 	size_t n_extra_rules;
+	bool layers;			/* text: always print the per-layer
+					 * precision map (inspect --layers) */
 };
+
+/*
+ * The per-layer precision map (src/report_text.c): one row per block that
+ * holds weight matrices, one column per role present, each cell the
+ * precision label of that role in that layer ("Q4_K", "NVFP4", "BF16"),
+ * "mix" when the layer holds several, NULL when the role is absent. Built
+ * from modules when the inventory has them, otherwise from the 2-D tensors
+ * (GGUF: the ggml type). Owned by the caller: qa_layer_map_free().
+ */
+struct qa_layer_map {
+	uint32_t n_rows, n_cols;
+	int32_t *layer;		/* per row, ascending */
+	bool *mtp;		/* per row: an MTP block */
+	enum qa_role *roles;	/* per column, in role order */
+	const char **cells;	/* n_rows * n_cols, row-major */
+};
+
+/* Fills m (zeroed first); returns 0, or -1 when out of memory. A map with
+ * no rows is valid (no block holds a weight matrix). */
+int qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m);
+void qa_layer_map_free(struct qa_layer_map *m);
+/* Rows in the run starting at row: consecutive layers, same MTP flag,
+ * identical cells. */
+uint32_t qa_layer_map_run(const struct qa_layer_map *m, uint32_t row);
+/* Short column heading of a role in the map ("q", "down", "xup"...). */
+const char *qa_layer_map_heading(enum qa_role r);
 
 /* "pass", "warn" or "fail" for one inventory under fail_on: fail when a
  * finding is at or above fail_on, warn when any warning or error remains,

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "jsonw.h"
+#include "report_fit.h"
 
 /*
  * Where the documentation lives, for SARIF informationUri and the rules'
@@ -338,6 +339,15 @@ md_component_row(FILE *out, const char *name, uint64_t tensors,
 	fputs("| ", out);
 	md_text(out, name);
 	fprintf(out, " | %" PRIu64 " | %s | %s | %s | ", tensors, p, sz, bpw);
+	/* Precision by module ("NVFP4 48"); empty when no tensor of the
+	 * component belongs to a module (norms). */
+	for (k = 0; c && k < c->n_precisions; k++) {
+		if (k)
+			fputs(", ", out);
+		md_text(out, c->precisions[k].precision);
+		fprintf(out, " %" PRIu32, c->precisions[k].modules);
+	}
+	fputs(" | ", out);
 	for (k = 0; c && k < c->n_dtypes; k++) {
 		if (k)
 			fputs(", ", out);
@@ -356,8 +366,9 @@ md_components(FILE *out, const struct qa_inventory *inv)
 		fputs("No tensors.\n\n", out);
 		return;
 	}
-	fputs("| component | tensors | params | size | bpw | dtypes |\n"
-	      "|---|--:|--:|--:|--:|---|\n", out);
+	fputs("| component | tensors | params | size | bpw | precision | "
+	      "dtypes |\n"
+	      "|---|--:|--:|--:|--:|---|---|\n", out);
 	for (i = 0; i < inv->n_components; i++) {
 		const struct qa_component *c = &inv->components[i];
 
@@ -367,6 +378,52 @@ md_components(FILE *out, const struct qa_inventory *inv)
 	md_component_row(out, "total", inv->n_tensors, inv->params,
 			 inv->bytes, NULL);
 	putc('\n', out);
+}
+
+/*
+ * The per-layer precision map as a collapsible table: one row per run of
+ * layers with identical types, one column per role (full role names; a
+ * pull-request comment has no 80-column limit).
+ */
+static void
+md_layer_map(FILE *out, const struct qa_inventory *inv)
+{
+	struct qa_layer_map m;
+	uint32_t row, run, c;
+
+	if (qa_layer_map_build(inv, &m) != 0 || m.n_rows == 0) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	fprintf(out, "<details><summary>Precision by layer (%" PRIu32
+		" layer%s)</summary>\n\n| layers |", m.n_rows,
+		m.n_rows == 1 ? "" : "s");
+	for (c = 0; c < m.n_cols; c++) {
+		putc(' ', out);
+		md_text(out, qa_role_name(m.roles[c]));
+		fputs(" |", out);
+	}
+	fputs("\n|---|", out);
+	for (c = 0; c < m.n_cols; c++)
+		fputs("---|", out);
+	putc('\n', out);
+	for (row = 0; row < m.n_rows; row += run) {
+		run = qa_layer_map_run(&m, row);
+		fprintf(out, "| %" PRId32, m.layer[row]);
+		if (run > 1)
+			fprintf(out, "-%" PRId32, m.layer[row + run - 1]);
+		fputs(m.mtp[row] ? " MTP |" : " |", out);
+		for (c = 0; c < m.n_cols; c++) {
+			const char *cell = m.cells[(size_t)row * m.n_cols + c];
+
+			putc(' ', out);
+			md_text(out, cell ? cell : "-");
+			fputs(" |", out);
+		}
+		putc('\n', out);
+	}
+	fputs("\n</details>\n\n", out);
+	qa_layer_map_free(&m);
 }
 
 static void
@@ -456,7 +513,9 @@ qa_report_markdown(FILE *out, struct qa_inventory *const *invs, size_t n,
 		fputs("\n\n", out);
 		md_model_line(out, inv);
 		md_components(out, inv);
+		md_layer_map(out, inv);
 		md_findings(out, inv);
+		qa_report_fit_markdown(out, inv);
 	}
 	return finish(out);
 }

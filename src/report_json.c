@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "jsonw.h"
+#include "report_fit.h"
 
 /* Metadata arrays list their values only up to this many elements. */
 #define META_MAX_VALUES 64
@@ -234,9 +235,58 @@ jw_bpw(struct qa_jw *w, uint64_t bytes, uint64_t params)
 			  8.0 * (double)bytes / (double)params, QA_JW_BPW);
 }
 
+/* A string, or the first string of an array (llama-imatrix has written
+ * quantize.imatrix.dataset as either). */
+static const char *
+kv_string(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	if (!kv)
+		return NULL;
+	if (kv->value.type == QA_V_STRING)
+		return kv->value.v.str.s;
+	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
+	    kv->value.v.arr.items &&
+	    kv->value.v.arr.items[0].type == QA_V_STRING)
+		return kv->value.v.arr.items[0].v.str.s;
+	return NULL;
+}
+
+/* The importance matrix llama-quantize records (ggml-org/llama.cpp
+ * tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*). */
+static void
+write_imatrix(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	const char *file = kv_string(inv, "quantize.imatrix.file");
+	const char *data = kv_string(inv, "quantize.imatrix.dataset");
+	const struct qa_kv *en = qa_inv_kv(inv,
+					   "quantize.imatrix.entries_count");
+	const struct qa_kv *ch = qa_inv_kv(inv,
+					   "quantize.imatrix.chunks_count");
+	int64_t entries = -1, chunks = -1;
+
+	if (en && !qa_value_as_int(&en->value, &entries))
+		entries = -1;
+	if (ch && !qa_value_as_int(&ch->value, &chunks))
+		chunks = -1;
+	if (!file && !data && entries < 0 && chunks < 0)
+		return;
+	qa_jw_obj(w, "imatrix");
+	if (file)
+		qa_jw_str(w, "file", file);
+	if (data)
+		qa_jw_str(w, "dataset", data);
+	jw_known(w, "entries_count", entries);
+	jw_known(w, "chunks_count", chunks);
+	qa_jw_close(w, '}');
+}
+
 static void
 write_quantization(struct qa_jw *w, const struct qa_inventory *inv)
 {
+	const struct qa_quant_config *q = &inv->quant;
+	bool declared = inv->kind != QA_KIND_GGUF && q->method != QA_QM_NONE;
 	char method[64];
 
 	if (inv->kind == QA_KIND_GGUF && inv->file_type_declared)
@@ -245,17 +295,38 @@ write_quantization(struct qa_jw *w, const struct qa_inventory *inv)
 	else if (inv->kind == QA_KIND_GGUF)
 		snprintf(method, sizeof(method), "gguf");
 	else
-		snprintf(method, sizeof(method), "none");
+		snprintf(method, sizeof(method), "%s",
+			 qa_quant_method_name(q->method));
 	qa_jw_obj(w, "quantization");
 	qa_jw_str(w, "method", method);
+	if (declared && q->method_raw)
+		qa_jw_str(w, "method_raw", q->method_raw);
+	if (declared && q->format)
+		qa_jw_str(w, "format", q->format);
+	if (declared && q->bits >= 0)
+		qa_jw_i64(w, "bits", q->bits);
+	if (declared && q->group_size >= 0)
+		qa_jw_i64(w, "group_size", q->group_size);
+	if (declared && q->block[0] > 0) {
+		qa_jw_arr(w, "block_size", true);
+		qa_jw_i64(w, NULL, q->block[0]);
+		qa_jw_i64(w, NULL, q->block[1]);
+		qa_jw_close(w, ']');
+	}
 	if (inv->hp.file_type >= 0)
 		qa_jw_i64(w, "file_type", inv->hp.file_type);
 	if (inv->file_type_declared)
 		qa_jw_str(w, "file_type_declared", inv->file_type_declared);
 	if (inv->file_type_guessed)
 		qa_jw_str(w, "file_type_guessed", inv->file_type_guessed);
-	if (inv->quant_config_file)
+	if (declared && q->file)
+		qa_jw_str(w, "config_file", q->file);
+	else if (inv->quant_config_file)
 		qa_jw_str(w, "config_file", inv->quant_config_file);
+	if (declared && q->kv_cache)
+		qa_jw_str(w, "kv_cache", q->kv_cache);
+	if (inv->kind == QA_KIND_GGUF)
+		write_imatrix(w, inv);
 	qa_jw_close(w, '}');
 }
 
@@ -277,7 +348,109 @@ write_components(struct qa_jw *w, const struct qa_inventory *inv)
 		for (k = 0; k < c->n_dtypes; k++)
 			qa_jw_u64(w, c->dtypes[k].dtype, c->dtypes[k].tensors);
 		qa_jw_close(w, '}');
+		/* By module, keys in order of first appearance; empty when
+		 * no tensor of the component belongs to a module (norms). */
+		qa_jw_obj(w, "precisions");
+		for (k = 0; k < c->n_precisions; k++) {
+			qa_jw_obj(w, c->precisions[k].precision);
+			qa_jw_u64(w, "modules", c->precisions[k].modules);
+			qa_jw_u64(w, "params", c->precisions[k].params);
+			qa_jw_u64(w, "bytes", c->precisions[k].bytes);
+			qa_jw_close(w, '}');
+		}
+		qa_jw_close(w, '}');
 		jw_bpw(w, c->bytes, c->params);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+}
+
+/* model.layers: the per-layer precision map, one entry per block that
+ * holds a weight matrix (src/report_text.c builds it). */
+static void
+write_layers(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	struct qa_layer_map m;
+	uint32_t r, c;
+
+	if (qa_layer_map_build(inv, &m) != 0) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	qa_jw_arr(w, "layers", false);
+	for (r = 0; r < m.n_rows; r++) {
+		qa_jw_obj(w, NULL);
+		qa_jw_i64(w, "layer", m.layer[r]);
+		qa_jw_obj(w, "roles");
+		for (c = 0; c < m.n_cols; c++) {
+			const char *cell = m.cells[(size_t)r * m.n_cols + c];
+
+			if (cell)
+				qa_jw_str(w, qa_role_name(m.roles[c]), cell);
+		}
+		qa_jw_close(w, '}');
+		qa_jw_bool(w, "mtp", m.mtp[r]);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_layer_map_free(&m);
+}
+
+static void
+jw_known_or_null(struct qa_jw *w, const char *key, int64_t v)
+{
+	if (v >= 0)
+		qa_jw_i64(w, key, v);
+	else
+		qa_jw_null(w, key);
+}
+
+/* A module is listed under `tensors --match` when one of its tensors
+ * is. */
+static bool
+module_selected(const struct qa_inventory *inv, const struct qa_module *m,
+		const bool *mask)
+{
+	uint32_t k;
+
+	if (!mask)
+		return true;
+	for (k = 0; k < m->n_tensors; k++)
+		if (m->tensors[k] < inv->n_tensors && mask[m->tensors[k]])
+			return true;
+	return false;
+}
+
+/* modules[]: every weight-bearing module with its measured precision
+ * (src/quant_modules.c); omitted with --summary, like tensors. */
+static void
+write_modules(struct qa_jw *w, const struct qa_inventory *inv,
+	      const bool *mask)
+{
+	uint32_t i;
+
+	qa_jw_arr(w, "modules", false);
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (!module_selected(inv, m, mask))
+			continue;
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "name", m->name);
+		qa_jw_str(w, "role", qa_role_name(m->role));
+		jw_known_or_null(w, "layer", m->layer);
+		if (m->mtp)
+			qa_jw_bool(w, "mtp", true);
+		qa_jw_str(w, "precision", m->precision);
+		qa_jw_str(w, "scheme", qa_scheme_name(m->scheme));
+		jw_known_or_null(w, "bits", m->bits);
+		jw_known_or_null(w, "group_size", m->group_size);
+		qa_jw_u64(w, "params", m->params);
+		qa_jw_u64(w, "bytes", m->bytes);
+		if (m->claimed < 0)
+			qa_jw_null(w, "claimed");
+		else
+			qa_jw_bool(w, "claimed", m->claimed != 0);
 		qa_jw_close(w, '}');
 	}
 	qa_jw_close(w, ']');
@@ -444,6 +617,7 @@ write_model(struct qa_jw *w, const struct qa_inventory *inv)
 	jw_bpw(w, inv->bytes, inv->params);
 	write_quantization(w, inv);
 	write_components(w, inv);
+	write_layers(w, inv);
 	write_mtp(w, inv);
 	qa_jw_close(w, '}');
 }
@@ -540,9 +714,12 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	write_files(w, inv);
 	write_model(w, inv);
 	write_metadata(w, inv);
-	if (!opt->summary)
+	if (!opt->summary) {
 		write_tensors(w, inv, mask);
+		write_modules(w, inv, mask);
+	}
 	write_findings(w, inv);
+	qa_report_fit_json(w, inv);
 	qa_jw_str(w, "verdict", qa_verdict(inv, opt->fail_on));
 	qa_jw_close(w, '}');
 }

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Text reports for people: `inspect` (the model in a few lines, the
- * component table, findings by severity, the verdict) and `tensors` (one
- * aligned line per tensor).
+ * quantization the files declare and, when component groups differ, a
+ * one-line precision summary; the component table with each component's
+ * precision; the per-layer precision map; findings by severity, the
+ * verdict) and `tensors` (one aligned line per tensor).
+ *
+ * The precision map (issue 4) is printed by default when merged runs of
+ * identical layers leave at most MAP_DEFAULT_ROWS rows and the cells are
+ * not all the same; otherwise one line says how long it is and
+ * `inspect --layers` (opt->layers) prints it whole.
  *
  * Everything `inspect` prints fits an 80-column terminal: lines are built
  * in a buffer, made safe for a terminal (control characters and invalid
@@ -14,6 +21,7 @@
  */
 #include "report.h"
 #include "units.h"
+#include "report_fit.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -540,11 +548,6 @@ size_lines(FILE *out, const struct qa_inventory *inv)
 		}
 		put_line(out, &b);
 	}
-	if (inv->quant_config_file) {
-		label(&b, "quant config");
-		lb_add(&b, "%s", inv->quant_config_file);
-		put_line(out, &b);
-	}
 }
 
 static void
@@ -612,6 +615,419 @@ mtp_line(FILE *out, const struct qa_inventory *inv)
 	put_line(out, &b);
 }
 
+/* ---- quantization and precision lines --------------------------------- */
+
+#define ITEM_MAX 192
+#define MAX_ITEMS 8
+
+struct items {
+	char s[MAX_ITEMS][ITEM_MAX];
+	size_t n;
+};
+
+static void items_add(struct items *it, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+items_add(struct items *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (it->n == MAX_ITEMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(it->s[it->n], ITEM_MAX, fmt, ap);
+	va_end(ap);
+	it->n++;
+}
+
+/* Appends to the last item (e.g. "(from config.json)"). */
+static void
+items_append(struct items *it, const char *s)
+{
+	size_t len;
+
+	if (it->n == 0)
+		return;
+	len = strlen(it->s[it->n - 1]);
+	snprintf(it->s[it->n - 1] + len, ITEM_MAX - len, "%s", s);
+}
+
+/* "  label       item · item · item", wrapped at item boundaries with
+ * the value column as hanging indent so no item is cut in the middle. */
+static void
+put_items(FILE *out, const char *name, const struct items *it)
+{
+	struct lb b;
+	size_t i, k;
+
+	if (it->n == 0)
+		return;
+	label(&b, name);
+	for (i = 0; i < it->n; i++) {
+		char *c = clean_dup(it->s[i]);
+		size_t w = c ? width_of(c) : 0;
+
+		free(c);
+		if (i && width_of(b.s) + 3 + w > WIDTH) {
+			put_line(out, &b);
+			lb_reset(&b);
+			for (k = 0; k < 2 + LABEL_COLS; k++)
+				lb_add(&b, " ");
+		} else if (i) {
+			lb_add(&b, DOT);
+		}
+		lb_add(&b, "%s", it->s[i]);
+	}
+	put_line(out, &b);
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Parameters held by one precision label over every component:
+ * precisions (by module) when use_prec, dtypes otherwise. */
+static uint64_t
+label_params(const struct qa_inventory *inv, const char *label, bool use_prec)
+{
+	uint64_t sum = 0;
+	uint32_t a, b;
+
+	for (a = 0; a < inv->n_components; a++) {
+		const struct qa_component *c = &inv->components[a];
+
+		if (use_prec) {
+			for (b = 0; b < c->n_precisions; b++)
+				if (strcmp(c->precisions[b].precision,
+					   label) == 0)
+					sum += c->precisions[b].params;
+		} else {
+			for (b = 0; b < c->n_dtypes; b++)
+				if (strcmp(c->dtypes[b].dtype, label) == 0)
+					sum += c->dtypes[b].params;
+		}
+	}
+	return sum;
+}
+
+/* The precision (module labels when the components have them, dtypes
+ * otherwise) holding the most parameters over the whole model; sets
+ * *quantized when a module of that label has a quantized scheme. */
+static const char *
+dominant_precision(const struct qa_inventory *inv, bool *quantized)
+{
+	const char *best = NULL;
+	uint64_t best_params = 0;
+	bool use_prec = false;
+	uint32_t i, k;
+
+	*quantized = false;
+	for (i = 0; i < inv->n_components; i++)
+		if (inv->components[i].n_precisions)
+			use_prec = true;
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+		uint32_t n = use_prec ? c->n_precisions : c->n_dtypes;
+
+		for (k = 0; k < n; k++) {
+			const char *l = use_prec ? c->precisions[k].precision :
+				c->dtypes[k].dtype;
+			uint64_t sum = label_params(inv, l, use_prec);
+
+			if (!best || sum > best_params) {
+				best = l;
+				best_params = sum;
+			}
+		}
+	}
+	for (i = 0; best && use_prec && i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (m->precision && strcmp(m->precision, best) == 0 &&
+		    m->scheme != QA_SCHEME_DENSE &&
+		    m->scheme != QA_SCHEME_UNKNOWN) {
+			*quantized = true;
+			break;
+		}
+	}
+	return best;
+}
+
+/* A string or the first string of an array (llama-imatrix writes the
+ * dataset as either, depending on its version). */
+static const char *
+kv_string(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	if (!kv)
+		return NULL;
+	if (kv->value.type == QA_V_STRING)
+		return kv->value.v.str.s;
+	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
+	    kv->value.v.arr.items &&
+	    kv->value.v.arr.items[0].type == QA_V_STRING)
+		return kv->value.v.arr.items[0].v.str.s;
+	return NULL;
+}
+
+/*
+ * The "quant" line: the method the files declare. GGUF: the file type as
+ * a mix label, plus the importance matrix llama-quantize records as
+ * quantize.imatrix.{file,dataset,entries_count,chunks_count}
+ * (ggml-org/llama.cpp tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
+ * Others: the quantization config read by formats/quant_config.c.
+ */
+static void
+quant_line(FILE *out, const struct qa_inventory *inv)
+{
+	const struct qa_quant_config *q = &inv->quant;
+	struct items it = { .n = 0 };
+	struct lb b;
+
+	if (inv->kind == QA_KIND_GGUF) {
+		const char *ft = inv->file_type_declared ?
+			inv->file_type_declared : inv->file_type_guessed;
+		const char *file = kv_string(inv, "quantize.imatrix.file");
+		const char *data = kv_string(inv, "quantize.imatrix.dataset");
+		const struct qa_kv *ch = qa_inv_kv(inv,
+			"quantize.imatrix.chunks_count");
+		int64_t chunks = -1;
+
+		if (ft)
+			items_add(&it, "GGUF %s mix", ft);
+		else if (inv->dominant_type)
+			items_add(&it, "GGUF, mostly %s", inv->dominant_type);
+		else
+			items_add(&it, "GGUF");
+		if (ch && !qa_value_as_int(&ch->value, &chunks))
+			chunks = -1;
+		if (file || data || chunks >= 0) {
+			items_add(&it, "imatrix: %s", file ? base_name(file) :
+				  data ? base_name(data) : "yes");
+			if (chunks >= 0) {
+				char n[48];
+
+				snprintf(n, sizeof(n), " (%" PRId64 " chunk%s)",
+					 chunks, chunks == 1 ? "" : "s");
+				items_append(&it, n);
+			}
+		}
+		put_items(out, "quant", &it);
+		return;
+	}
+	if (q->method != QA_QM_NONE) {
+		char from[160];
+
+		if (q->format && *q->format)
+			items_add(&it, "%s %s", qa_quant_method_name(q->method),
+				  q->format);
+		else
+			items_add(&it, "%s", q->method == QA_QM_OTHER &&
+				  q->method_raw ? q->method_raw :
+				  qa_quant_method_name(q->method));
+		if (q->bits > 0 && q->group_size > 0)
+			items_add(&it, "%d-bit g%d", q->bits, q->group_size);
+		else if (q->bits > 0 && q->group_size == 0)
+			items_add(&it, "%d-bit per-channel", q->bits);
+		else if (q->bits > 0)
+			items_add(&it, "%d-bit", q->bits);
+		if (q->block[0] > 0)
+			items_add(&it, "block %dx%d", q->block[0],
+				  q->block[1]);
+		if (q->file) {
+			snprintf(from, sizeof(from), " (from %s)",
+				 base_name(q->file));
+			items_append(&it, from);
+		}
+		if (q->kv_cache && *q->kv_cache)
+			items_add(&it, "KV cache %s", q->kv_cache);
+		put_items(out, "quant", &it);
+		return;
+	}
+	{
+		bool quantized;
+		const char *dom = dominant_precision(inv, &quantized);
+
+		if (quantized)
+			items_add(&it, "no config" DOT "tensors hold %s", dom);
+		else if (dom)
+			items_add(&it, "none (dense %s)", dom);
+		else
+			items_add(&it, "none");
+		put_items(out, "quant", &it);
+	}
+	/* A config file was found but no method came out of it. */
+	if (inv->quant_config_file) {
+		label(&b, "quant config");
+		lb_add(&b, "%s", inv->quant_config_file);
+		put_line(out, &b);
+	}
+}
+
+/* Component groups of the precision summary line. */
+enum { G_ATTN, G_MLP, G_EXPERTS, G_SSM, G_EMBED, G_LM_HEAD, G_MTP, G_COUNT };
+
+static const char *const summary_group_names[G_COUNT] = {
+	"attention", "MLP", "experts", "SSM", "embed", "lm_head", "MTP",
+};
+
+static int
+summary_group(const char *name)
+{
+	if (strncmp(name, "attn_", 5) == 0 || strncmp(name, "mla_", 4) == 0 ||
+	    strncmp(name, "gdn_", 4) == 0 || strncmp(name, "dsa_", 4) == 0)
+		return G_ATTN;
+	if (strncmp(name, "ffn_", 4) == 0)
+		return G_MLP;
+	if (strncmp(name, "expert_", 7) == 0 ||
+	    strncmp(name, "shared_expert_", 14) == 0)
+		return G_EXPERTS;
+	if (strncmp(name, "ssm_", 4) == 0)
+		return G_SSM;
+	if (strcmp(name, "embed") == 0)
+		return G_EMBED;
+	if (strcmp(name, "lm_head") == 0)
+		return G_LM_HEAD;
+	if (strcmp(name, "mtp") == 0)
+		return G_MTP;
+	return -1;
+}
+
+#define GROUP_LABELS 16
+
+struct pgroup {
+	bool present;
+	uint64_t params, bytes;
+	struct {
+		const char *label;
+		uint64_t params;
+	} h[GROUP_LABELS];
+	uint32_t n;
+};
+
+static void
+pgroup_add(struct pgroup *g, const char *label, uint64_t params)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (strcmp(g->h[i].label, label) == 0)
+			break;
+	if (i == g->n) {
+		if (g->n == GROUP_LABELS)
+			return;
+		g->h[i].label = label;
+		g->h[i].params = 0;
+		g->n++;
+	}
+	g->h[i].params += params;
+}
+
+/*
+ * A group's precision label: its precisions by parameters, largest first,
+ * "+"-joined; labels under 1% of the group's parameters (norms and
+ * biases when only dtypes are known) are left out, at most three shown.
+ */
+static void
+pgroup_label(char *dst, size_t size, struct pgroup *g)
+{
+	uint64_t total = 0;
+	uint32_t i, k, shown = 0;
+	size_t len = 0;
+
+	/* Stable insertion sort by parameters, descending. */
+	for (i = 1; i < g->n; i++)
+		for (k = i; k > 0 && g->h[k].params > g->h[k - 1].params;
+		     k--) {
+			const char *l = g->h[k].label;
+			uint64_t p = g->h[k].params;
+
+			g->h[k] = g->h[k - 1];
+			g->h[k - 1].label = l;
+			g->h[k - 1].params = p;
+		}
+	for (i = 0; i < g->n; i++)
+		total += g->h[i].params;
+	dst[0] = '\0';
+	for (i = 0; i < g->n && len + 1 < size; i++) {
+		if (i && g->h[i].params < total / 100)
+			break;
+		if (shown == 3) {
+			snprintf(dst + len, size - len, "+" ELLIPSIS);
+			break;
+		}
+		len += (size_t)snprintf(dst + len, size - len, "%s%s",
+					 shown ? "+" : "", g->h[i].label);
+		shown++;
+	}
+	if (len >= size)
+		dst[size - 1] = '\0';
+}
+
+/*
+ * "precision   attention BF16 (16.00 bpw) · MLP NVFP4 (4.50) · …" when
+ * major component groups differ in precision: the issue-4 case of an
+ * NVFP4 checkpoint that keeps attention in BF16 must be one glance.
+ */
+static void
+precision_line(FILE *out, const struct qa_inventory *inv)
+{
+	struct pgroup g[G_COUNT];
+	char labels[G_COUNT][96];
+	struct items it = { .n = 0 };
+	int n_present = 0, first = -1, k;
+	bool differ = false;
+	uint32_t i, j;
+
+	memset(g, 0, sizeof(g));
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+		int gi = summary_group(c->name);
+
+		if (gi < 0 || c->params == 0)
+			continue;
+		g[gi].present = true;
+		g[gi].params += c->params;
+		g[gi].bytes += c->bytes;
+		if (c->n_precisions)
+			for (j = 0; j < c->n_precisions; j++)
+				pgroup_add(&g[gi], c->precisions[j].precision,
+					   c->precisions[j].params);
+		else
+			for (j = 0; j < c->n_dtypes; j++)
+				pgroup_add(&g[gi], c->dtypes[j].dtype,
+					   c->dtypes[j].params);
+	}
+	for (k = 0; k < G_COUNT; k++) {
+		if (!g[k].present)
+			continue;
+		pgroup_label(labels[k], sizeof(labels[k]), &g[k]);
+		if (first < 0)
+			first = k;
+		else if (strcmp(labels[k], labels[first]) != 0)
+			differ = true;
+		n_present++;
+	}
+	if (n_present < 2 || !differ)
+		return;
+	for (k = 0; k < G_COUNT; k++) {
+		char bpw[32];
+
+		if (!g[k].present)
+			continue;
+		qa_fmt_bpw(bpw, sizeof(bpw), g[k].bytes, g[k].params);
+		items_add(&it, "%s %s (%s%s)", summary_group_names[k],
+			  labels[k], bpw, k == first ? " bpw" : "");
+	}
+	put_items(out, "precision", &it);
+}
+
 /* ---- component table -------------------------------------------------- */
 
 static void
@@ -660,15 +1076,23 @@ component_table(FILE *out, const struct qa_inventory *inv)
 	lb_add(&b, "  ");
 	lb_field(&b, "component", name_cols);
 	lb_add(&b, " %7s %9s %10s %5s  %s", "tensors", "params", "size",
-	       "bpw", "dtypes");
+	       "bpw", "precision");
 	put_line(out, &b);
 	for (i = 0; i < inv->n_components; i++) {
 		const struct qa_component *c = &inv->components[i];
 		char name[128];
 		struct lb d;
 
+		/* Precision by module ("NVFP4 48": 48 modules) when the
+		 * classifier grouped the tensors, else the dtypes by tensor
+		 * ("Q6_K 8, Q4_K 8", norms "F32 33"); for GGUF the two are
+		 * the same ggml type names. */
 		lb_reset(&d);
-		for (k = 0; k < c->n_dtypes; k++)
+		for (k = 0; k < c->n_precisions; k++)
+			lb_add(&d, "%s%s %" PRIu32, k ? ", " : "",
+			       c->precisions[k].precision,
+			       c->precisions[k].modules);
+		for (k = 0; !c->n_precisions && k < c->n_dtypes; k++)
 			lb_add(&d, "%s%s %" PRIu32, k ? ", " : "",
 			       c->dtypes[k].dtype, c->dtypes[k].tensors);
 		fit_copy(name, sizeof(name), c->name, name_cols);
@@ -677,6 +1101,532 @@ component_table(FILE *out, const struct qa_inventory *inv)
 	}
 	component_row(out, name_cols, "total", inv->n_tensors, inv->params,
 		      inv->bytes, NULL);
+}
+
+/* ---- per-layer precision map ------------------------------------------ */
+
+/* Blocks past this index are not mapped (a name like blk.4000000000 is a
+ * damaged file, reported elsewhere, not a table to draw). */
+#define LAYER_MAP_MAX 65536
+
+/* Roles that hold no weight matrix worth a column: norms, sinks, SSM
+ * scalars, the MTP norms, and what the classifier could not name. */
+static bool
+map_role(enum qa_role r)
+{
+	switch (r) {
+	case QA_ROLE_OTHER:
+	case QA_ROLE_NORM:
+	case QA_ROLE_ATTN_SINKS:
+	case QA_ROLE_SSM_PARAM:
+	case QA_ROLE_MTP_ENORM:
+	case QA_ROLE_MTP_HNORM:
+	case QA_ROLE_MTP_NORM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+const char *
+qa_layer_map_heading(enum qa_role r)
+{
+	switch (r) {
+	case QA_ROLE_ATTN_Q: return "q";
+	case QA_ROLE_ATTN_K: return "k";
+	case QA_ROLE_ATTN_V: return "v";
+	case QA_ROLE_ATTN_O: return "o";
+	case QA_ROLE_ATTN_QKV: return "qkv";
+	case QA_ROLE_ATTN_GATE: return "agate";
+	case QA_ROLE_MLA_Q_A: return "q_a";
+	case QA_ROLE_MLA_Q_B: return "q_b";
+	case QA_ROLE_MLA_KV_A: return "kv_a";
+	case QA_ROLE_MLA_KV_B: return "kv_b";
+	case QA_ROLE_MLA_K_B: return "k_b";
+	case QA_ROLE_MLA_V_B: return "v_b";
+	case QA_ROLE_DSA_INDEXER: return "idx";
+	case QA_ROLE_FFN_GATE: return "gate";
+	case QA_ROLE_FFN_UP: return "up";
+	case QA_ROLE_FFN_DOWN: return "down";
+	case QA_ROLE_FFN_GATE_UP: return "gu";
+	case QA_ROLE_EXPERT_GATE: return "xgate";
+	case QA_ROLE_EXPERT_UP: return "xup";
+	case QA_ROLE_EXPERT_DOWN: return "xdown";
+	case QA_ROLE_EXPERT_GATE_UP: return "xgu";
+	case QA_ROLE_SHARED_EXPERT_GATE: return "sgate";
+	case QA_ROLE_SHARED_EXPERT_UP: return "sup";
+	case QA_ROLE_SHARED_EXPERT_DOWN: return "sdown";
+	case QA_ROLE_ROUTER: return "rtr";
+	case QA_ROLE_SSM_IN: return "in";
+	case QA_ROLE_SSM_CONV: return "conv";
+	case QA_ROLE_SSM_OUT: return "out";
+	case QA_ROLE_GDN_QKV: return "gqkv";
+	case QA_ROLE_GDN_GATE: return "ggate";
+	case QA_ROLE_GDN_BA: return "gba";
+	case QA_ROLE_MTP_EH_PROJ: return "eh";
+	case QA_ROLE_MTP_SHARED_HEAD: return "head";
+	case QA_ROLE_MTP_EMBED: return "emb";
+	default: return qa_role_name(r);
+	}
+}
+
+/* Column groups, separated by "|" in the text map: attention (incl. MLA,
+ * GDN and the DSA indexer), SSM, MLP, router and experts, shared experts,
+ * MTP, the rest. */
+static int
+role_group(enum qa_role r)
+{
+	if (r >= QA_ROLE_ATTN_Q && r <= QA_ROLE_DSA_INDEXER)
+		return 0;
+	if (r >= QA_ROLE_GDN_QKV && r <= QA_ROLE_GDN_BA)
+		return 0;
+	if (r >= QA_ROLE_SSM_IN && r <= QA_ROLE_SSM_PARAM)
+		return 1;
+	if (r >= QA_ROLE_FFN_GATE && r <= QA_ROLE_FFN_GATE_UP)
+		return 2;
+	if ((r >= QA_ROLE_EXPERT_GATE && r <= QA_ROLE_EXPERT_GATE_UP) ||
+	    r == QA_ROLE_ROUTER)
+		return 3;
+	if (r >= QA_ROLE_SHARED_EXPERT_GATE && r <= QA_ROLE_SHARED_EXPERT_DOWN)
+		return 4;
+	if (r >= QA_ROLE_MTP_EH_PROJ && r <= QA_ROLE_MTP_NORM)
+		return 5;
+	return 6;
+}
+
+static const char *const group_names[7] = {
+	"attention", "SSM", "MLP", "experts", "shared experts", "MTP", "other",
+};
+
+/* Column order: by group, then role order within it. */
+static int
+col_rank(enum qa_role r)
+{
+	return role_group(r) * QA_ROLE_COUNT + (int)r;
+}
+
+static const char MIX[] = "mix";
+
+static void
+map_put(const char **cells, bool *has_layer, bool *mtp, bool *has_role,
+	int32_t layer, enum qa_role role, bool is_mtp, const char *label)
+{
+	const char **cell;
+
+	if (layer < 0 || layer >= LAYER_MAP_MAX || !map_role(role) || !label)
+		return;
+	cell = &cells[(size_t)layer * QA_ROLE_COUNT + role];
+	has_layer[layer] = true;
+	has_role[role] = true;
+	if (is_mtp)
+		mtp[layer] = true;
+	if (!*cell)
+		*cell = label;
+	else if (*cell != MIX && strcmp(*cell, label) != 0)
+		*cell = MIX;
+}
+
+int
+qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m)
+{
+	bool has_role[QA_ROLE_COUNT] = { false };
+	const char **cells = NULL;
+	bool *has_layer = NULL, *mtp = NULL;
+	int32_t max_layer = -1;
+	uint32_t i, r, row;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (inv->n_modules) {
+		for (i = 0; i < inv->n_modules; i++)
+			if (inv->modules[i].layer > max_layer &&
+			    inv->modules[i].layer < LAYER_MAP_MAX)
+				max_layer = inv->modules[i].layer;
+	} else {
+		for (i = 0; i < inv->n_tensors; i++)
+			if (inv->tensors[i].layer > max_layer &&
+			    inv->tensors[i].layer < LAYER_MAP_MAX)
+				max_layer = inv->tensors[i].layer;
+	}
+	if (max_layer < 0)
+		return 0;
+	cells = calloc((size_t)(max_layer + 1) * QA_ROLE_COUNT,
+		       sizeof(*cells));
+	has_layer = calloc((size_t)max_layer + 1, sizeof(*has_layer));
+	mtp = calloc((size_t)max_layer + 1, sizeof(*mtp));
+	if (!cells || !has_layer || !mtp)
+		goto out;
+	if (inv->n_modules) {
+		for (i = 0; i < inv->n_modules; i++) {
+			const struct qa_module *mod = &inv->modules[i];
+
+			map_put(cells, has_layer, mtp, has_role, mod->layer,
+				mod->role, mod->mtp, mod->precision ?
+				mod->precision : qa_scheme_name(mod->scheme));
+		}
+	} else {
+		/* No modules (the classifier did not run or found none):
+		 * every 2-D tensor is one weight matrix, its dtype the
+		 * precision; for GGUF that is exactly the ggml type. */
+		for (i = 0; i < inv->n_tensors; i++) {
+			const struct qa_tensor *t = &inv->tensors[i];
+
+			if (t->n_dims >= 2)
+				map_put(cells, has_layer, mtp, has_role,
+					t->layer, t->role, t->mtp, t->dtype);
+		}
+	}
+	for (r = 0; r < QA_ROLE_COUNT; r++)
+		if (has_role[r])
+			m->n_cols++;
+	for (i = 0; i <= (uint32_t)max_layer; i++)
+		if (has_layer[i])
+			m->n_rows++;
+	if (m->n_rows == 0 || m->n_cols == 0) {
+		m->n_rows = m->n_cols = 0;
+		rc = 0;
+		goto out;
+	}
+	m->roles = malloc(sizeof(*m->roles) * m->n_cols);
+	m->layer = malloc(sizeof(*m->layer) * m->n_rows);
+	m->mtp = malloc(sizeof(*m->mtp) * m->n_rows);
+	m->cells = calloc((size_t)m->n_rows * m->n_cols, sizeof(*m->cells));
+	if (!m->roles || !m->layer || !m->mtp || !m->cells) {
+		qa_layer_map_free(m);
+		goto out;
+	}
+	/* Columns by group, then role order (insertion sort: < 64). */
+	for (r = 0, i = 0; r < QA_ROLE_COUNT; r++) {
+		uint32_t k;
+
+		if (!has_role[r])
+			continue;
+		for (k = i; k > 0 && col_rank(m->roles[k - 1]) >
+		     col_rank((enum qa_role)r); k--)
+			m->roles[k] = m->roles[k - 1];
+		m->roles[k] = (enum qa_role)r;
+		i++;
+	}
+	for (i = 0, row = 0; i <= (uint32_t)max_layer; i++) {
+		if (!has_layer[i])
+			continue;
+		m->layer[row] = (int32_t)i;
+		m->mtp[row] = mtp[i];
+		for (r = 0; r < m->n_cols; r++)
+			m->cells[(size_t)row * m->n_cols + r] =
+				cells[(size_t)i * QA_ROLE_COUNT + m->roles[r]];
+		row++;
+	}
+	rc = 0;
+out:
+	free(cells);
+	free(has_layer);
+	free(mtp);
+	return rc;
+}
+
+void
+qa_layer_map_free(struct qa_layer_map *m)
+{
+	free(m->layer);
+	free(m->mtp);
+	free(m->roles);
+	free(m->cells);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool
+same_cell(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+uint32_t
+qa_layer_map_run(const struct qa_layer_map *m, uint32_t row)
+{
+	uint32_t n = 1, c;
+
+	while (row + n < m->n_rows) {
+		uint32_t next = row + n;
+
+		if (m->layer[next] != m->layer[next - 1] + 1 ||
+		    m->mtp[next] != m->mtp[row])
+			break;
+		for (c = 0; c < m->n_cols; c++)
+			if (!same_cell(m->cells[(size_t)row * m->n_cols + c],
+				       m->cells[(size_t)next * m->n_cols + c]))
+				break;
+		if (c < m->n_cols)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Rows the map prints once runs are merged. */
+static uint32_t
+map_printed_rows(const struct qa_layer_map *m)
+{
+	uint32_t row = 0, rows = 0;
+
+	while (row < m->n_rows) {
+		row += qa_layer_map_run(m, row);
+		rows++;
+	}
+	return rows;
+}
+
+/* True when every cell holds the same label (a dense model): the map
+ * says nothing the component table does not. */
+static bool
+map_uniform(const struct qa_layer_map *m)
+{
+	size_t i, n = (size_t)m->n_rows * m->n_cols;
+
+	for (i = 1; i < n; i++)
+		if (!same_cell(m->cells[i], m->cells[0]))
+			return false;
+	return true;
+}
+
+/* The map is printed by default when merged runs leave at most this many
+ * rows; inspect --layers prints it whatever its length. */
+#define MAP_DEFAULT_ROWS 24
+/* Legend codes when full labels do not fit: A-Z then a-z. */
+#define MAP_CODES 52
+
+struct map_view {
+	const struct qa_layer_map *m;
+	const char *labels[MAP_CODES];	/* code k stands for labels[k] */
+	char codes[MAP_CODES][2];
+	size_t n_labels;
+	bool use_codes;
+	size_t layer_cols;
+	size_t *cols;			/* per column */
+};
+
+static const char *
+map_cell(const struct map_view *v, uint32_t row, uint32_t col)
+{
+	const char *s = v->m->cells[(size_t)row * v->m->n_cols + col];
+	size_t k;
+
+	if (!s)
+		return "-";
+	if (!v->use_codes)
+		return s;
+	for (k = 0; k < v->n_labels; k++)
+		if (strcmp(v->labels[k], s) == 0)
+			return v->codes[k];
+	return "?";
+}
+
+static void
+map_row_label(char *dst, size_t size, const struct qa_layer_map *m,
+	      uint32_t row, uint32_t run)
+{
+	if (run == 1)
+		snprintf(dst, size, "%" PRId32 "%s", m->layer[row],
+			 m->mtp[row] ? " MTP" : "");
+	else
+		snprintf(dst, size, "%" PRId32 "-%" PRId32 "%s", m->layer[row],
+			 m->layer[row + run - 1], m->mtp[row] ? " MTP" : "");
+}
+
+/* Sets column widths; returns the width of a row with every column. */
+static size_t
+map_widths(struct map_view *v)
+{
+	const struct qa_layer_map *m = v->m;
+	uint32_t row, c, run;
+	size_t total;
+	char lab[48];
+
+	v->layer_cols = strlen("layer");
+	for (row = 0; row < m->n_rows; row += run) {
+		run = qa_layer_map_run(m, row);
+		map_row_label(lab, sizeof(lab), m, row, run);
+		if (strlen(lab) > v->layer_cols)
+			v->layer_cols = strlen(lab);
+	}
+	total = 2 + v->layer_cols;
+	for (c = 0; c < m->n_cols; c++) {
+		v->cols[c] = width_of(qa_layer_map_heading(m->roles[c]));
+		for (row = 0; row < m->n_rows; row++) {
+			char *s = clean_dup(map_cell(v, row, c));
+			size_t w = s ? width_of(s) : 1;
+
+			free(s);
+			if (w > v->cols[c])
+				v->cols[c] = w;
+		}
+		total += 1 + v->cols[c];
+		if (c && role_group(m->roles[c]) != role_group(m->roles[c - 1]))
+			total += 2;
+	}
+	return total;
+}
+
+static void
+map_cells_line(FILE *out, const struct map_view *v, const char *first,
+	       uint32_t a, uint32_t b, const char *const *cells)
+{
+	struct lb line;
+	uint32_t c;
+
+	lb_reset(&line);
+	lb_add(&line, "  ");
+	lb_field(&line, first, v->layer_cols);
+	for (c = a; c < b; c++) {
+		char *s = clean_dup(cells[c - a]);
+
+		if (c > a && role_group(v->m->roles[c]) !=
+		    role_group(v->m->roles[c - 1]))
+			lb_add(&line, " |");
+		lb_add(&line, " ");
+		lb_field(&line, s ? s : "?", c + 1 < b ? v->cols[c] : 0);
+		free(s);
+	}
+	put_line(out, &line);
+}
+
+/* Columns [a, b) of the map, one line per run of identical layers. */
+static void
+map_block(FILE *out, const struct map_view *v, uint32_t a, uint32_t b)
+{
+	const struct qa_layer_map *m = v->m;
+	const char **cells = malloc(sizeof(*cells) * (b - a));
+	uint32_t row, run, c;
+	char lab[48];
+
+	if (!cells)
+		return;
+	for (c = a; c < b; c++)
+		cells[c - a] = qa_layer_map_heading(m->roles[c]);
+	map_cells_line(out, v, "layer", a, b, cells);
+	for (row = 0; row < m->n_rows; row += run) {
+		run = qa_layer_map_run(m, row);
+		map_row_label(lab, sizeof(lab), m, row, run);
+		for (c = a; c < b; c++)
+			cells[c - a] = map_cell(v, row, c);
+		map_cells_line(out, v, lab, a, b, cells);
+	}
+	free(cells);
+}
+
+/*
+ * The per-layer precision map: one row per run of layers whose roles hold
+ * the same types ("0-1", "2-3"...), a column per role, "|" between role
+ * groups. Full labels when they fit in 80 columns, else one-letter codes
+ * with a legend; columns that still do not fit go to a second block.
+ */
+static void
+layer_map_text(FILE *out, const struct qa_inventory *inv, bool force)
+{
+	struct qa_layer_map m;
+	struct map_view v;
+	struct lb b;
+	uint32_t rows, a, c, r;
+	int gi, last = -1;
+
+	if (qa_layer_map_build(inv, &m) != 0 || m.n_rows == 0) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	rows = map_printed_rows(&m);
+	if (!force && (map_uniform(&m) || rows > MAP_DEFAULT_ROWS)) {
+		if (!map_uniform(&m)) {
+			lb_reset(&b);
+			lb_add(&b, "  precision by layer: %" PRIu32 " rows over "
+			       "%" PRIu32 " layers; inspect --layers prints "
+			       "them", rows, m.n_rows);
+			putc('\n', out);
+			put_line(out, &b);
+		}
+		qa_layer_map_free(&m);
+		return;
+	}
+	memset(&v, 0, sizeof(v));
+	v.m = &m;
+	v.cols = calloc(m.n_cols, sizeof(*v.cols));
+	if (!v.cols) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	if (map_widths(&v) > WIDTH) {
+		/* Codes in order of first appearance, row by row. */
+		v.use_codes = true;
+		for (r = 0; r < m.n_rows && v.use_codes; r++)
+			for (c = 0; c < m.n_cols; c++) {
+				const char *s = m.cells[(size_t)r * m.n_cols +
+							 c];
+				size_t k;
+
+				if (!s)
+					continue;
+				for (k = 0; k < v.n_labels; k++)
+					if (strcmp(v.labels[k], s) == 0)
+						break;
+				if (k < v.n_labels)
+					continue;
+				if (v.n_labels == MAP_CODES) {
+					v.use_codes = false;
+					break;
+				}
+				v.labels[k] = s;
+				v.codes[k][0] = (char)(k < 26 ? 'A' + k :
+						       'a' + (k - 26));
+				v.codes[k][1] = '\0';
+				v.n_labels++;
+			}
+		map_widths(&v);
+	}
+
+	putc('\n', out);
+	lb_reset(&b);
+	lb_add(&b, "  precision by layer (");
+	for (c = 0; c < m.n_cols; c++) {
+		gi = role_group(m.roles[c]);
+		if (gi != last)
+			lb_add(&b, "%s%s", last >= 0 ? " | " : "",
+			       group_names[gi]);
+		last = gi;
+	}
+	lb_add(&b, ")");
+	put_line(out, &b);
+	for (a = 0; a < m.n_cols; a = c) {
+		size_t w = 2 + v.layer_cols;
+
+		/* As many columns as fit, at least one. */
+		for (c = a; c < m.n_cols; c++) {
+			size_t add = 1 + v.cols[c] + (c > a &&
+				role_group(m.roles[c]) !=
+				role_group(m.roles[c - 1]) ? 2 : 0);
+
+			if (c > a && w + add > WIDTH)
+				break;
+			w += add;
+		}
+		if (a)
+			putc('\n', out);
+		map_block(out, &v, a, c);
+	}
+	if (v.use_codes) {
+		struct items it = { .n = 0 };
+		size_t k;
+
+		for (k = 0; k < v.n_labels; k += MAX_ITEMS) {
+			size_t j;
+
+			it.n = 0;
+			for (j = k; j < v.n_labels && j < k + MAX_ITEMS; j++)
+				items_add(&it, "%s = %s", v.codes[j],
+					  v.labels[j]);
+			put_items(out, "legend", &it);
+		}
+	}
+	free(v.cols);
+	qa_layer_map_free(&m);
 }
 
 /* ---- findings --------------------------------------------------------- */
@@ -890,11 +1840,15 @@ qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 		attention_line(out, &inv->hp);
 		mla_ssm_lines(out, &inv->hp);
 		size_lines(out, inv);
+		quant_line(out, inv);
+		precision_line(out, inv);
 		files_line(out, inv);
 		mtp_line(out, inv);
 		putc('\n', out);
 		component_table(out, inv);
+		layer_map_text(out, inv, opt->layers);
 		findings_block(out, inv, opt->color);
+		qa_report_fit_text(out, inv, opt->color);
 		verdict_line(out, inv, opt);
 	}
 	if (n > 1) {

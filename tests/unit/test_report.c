@@ -383,6 +383,7 @@ test_bits_per_weight(void)
 		  "              \"Q4_K\": 1,\n"
 		  "              \"Q6_K\": 1\n"
 		  "            },\n"
+		  "            \"precisions\": {},\n"
 		  "            \"bits_per_weight\": 5.1875\n"
 		  "          },\n"
 		  "          {\n"
@@ -393,6 +394,7 @@ test_bits_per_weight(void)
 		  "            \"dtypes\": {\n"
 		  "              \"F32\": 1\n"
 		  "            },\n"
+		  "            \"precisions\": {},\n"
 		  "            \"bits_per_weight\": 32.0000\n"
 		  "          },\n"
 		  "          {\n"
@@ -401,6 +403,7 @@ test_bits_per_weight(void)
 		  "            \"params\": 0,\n"
 		  "            \"bytes\": 0,\n"
 		  "            \"dtypes\": {},\n"
+		  "            \"precisions\": {},\n"
 		  "            \"bits_per_weight\": null\n"
 		  "          }\n"
 		  "        ],\n");
@@ -978,6 +981,8 @@ test_text(void)
 	c = &inv->components[0];
 	c->dtypes = many;
 	c->n_dtypes = 8;
+	/* No module histogram: the column falls back to the dtypes. */
+	c->n_precisions = 0;
 	qa_inv_finding(inv, 1028, "models/tiny-Q4_K_M.gguf", 0x1f40,
 		       "blk.0.attn_q.weight", "tensor data ends at byte %d, "
 		       "past the end of the file, which is %d bytes long; the "
@@ -1048,6 +1053,392 @@ test_text(void)
 	qa_inventory_destroy(inv);
 }
 
+/* ---- issue 4: precision table, summary line, layer map ---------------- */
+
+/*
+ * A Gemma-3-12B-like NVFP4 checkpoint (ModelOpt) that keeps attention in
+ * BF16, built by hand: 48 layers, hidden 3840, attn_q [4096, 3840],
+ * ffn_up [15360, 3840]. Nominal sizes (quant-formats.md §1.4):
+ *   attn_q  BF16: 48 * 4096 * 3840 = 754974720 params, 2 bytes each =
+ *           1509949440 bytes (1.41 GiB), 16.00 bpw.
+ *   ffn_up  NVFP4: 48 * 15360 * 3840 = 2831155200 params; payload 0.5
+ *           byte each = 1415577600, FP8 scale per 16 = 176947200, two
+ *           F32 scalars per module = 48 * 8 = 384: 1592525184 bytes
+ *           (1.48 GiB), 8 * 1592525184 / 2831155200 = 4.50 bpw.
+ *   norm    97 BF16 vectors of 3840: 372480 params, 744960 bytes.
+ */
+static struct qa_module nv_modules[96];
+static struct qa_precision_count nv_bf16[1] = {
+	{ "BF16", 48, 754974720, 1509949440 },
+};
+static struct qa_precision_count nv_fp4[1] = {
+	{ "NVFP4", 48, 2831155200, 1592525184 },
+};
+static struct qa_dtype_count nv_q_dt[1] = {
+	{ "BF16", 48, 1509949440, 754974720 },
+};
+static struct qa_dtype_count nv_up_dt[3] = {
+	{ "U8", 48, 1415577600, 2831155200 },
+	{ "F8_E4M3", 48, 176947200, 0 },
+	{ "F32", 96, 384, 0 },
+};
+static struct qa_dtype_count nv_norm_dt[1] = {
+	{ "BF16", 97, 744960, 372480 },
+};
+
+static struct qa_inventory *
+make_nvfp4(void)
+{
+	struct qa_inventory *inv = qa_inventory_create("models/gemma-nvfp4");
+	static struct qa_component comps[3];
+	int l;
+
+	if (!inv)
+		abort();
+	inv->kind = QA_KIND_HF_DIR;
+	inv->hp.arch = "gemma3";
+	inv->hp.arch_raw = "gemma3_text";
+	inv->hp.n_layer = 48;
+	inv->hp.n_layer_all = 48;
+	comps[0] = (struct qa_component){ "norm", 97, 372480, 744960,
+		nv_norm_dt, 1, NULL, 0 };
+	comps[1] = (struct qa_component){ "attn_q", 48, 754974720,
+		1509949440, nv_q_dt, 1, nv_bf16, 1 };
+	comps[2] = (struct qa_component){ "ffn_up", 192, 2831155200,
+		1592525184, nv_up_dt, 3, nv_fp4, 1 };
+	inv->components = comps;
+	inv->n_components = 3;
+	/* No tensor list: the reporters read components and modules. */
+	inv->params = 372480 + 754974720 + 2831155200ULL;
+	inv->bytes = 744960 + 1509949440ULL + 1592525184ULL;
+	for (l = 0; l < 48; l++) {
+		struct qa_module *q = &nv_modules[2 * l];
+		struct qa_module *u = &nv_modules[2 * l + 1];
+
+		memset(q, 0, sizeof(*q));
+		memset(u, 0, sizeof(*u));
+		q->name = "model.layers.N.self_attn.q_proj";
+		q->role = QA_ROLE_ATTN_Q;
+		q->layer = l;
+		q->scheme = QA_SCHEME_DENSE;
+		q->precision = "BF16";
+		q->bits = 16;
+		q->group_size = -1;
+		q->params = 4096 * 3840;
+		q->bytes = 2 * 4096 * 3840;
+		q->claimed = 0;
+		u->name = "model.layers.N.mlp.up_proj";
+		u->role = QA_ROLE_FFN_UP;
+		u->layer = l;
+		u->scheme = QA_SCHEME_NVFP4;
+		u->precision = "NVFP4";
+		u->bits = 4;
+		u->group_size = 16;
+		/* 15360 * 3840 = 58982400 params; 29491200 + 3686400 + 8 */
+		u->params = 58982400;
+		u->bytes = 33177608;
+		u->claimed = 1;
+	}
+	nv_modules[0].name = "model.layers.0.self_attn.q_proj";
+	inv->modules = nv_modules;
+	inv->n_modules = 96;
+	inv->quant.method = QA_QM_MODELOPT;
+	inv->quant.format = "NVFP4";
+	inv->quant.bits = 4;
+	inv->quant.group_size = 16;
+	inv->quant.file = "models/gemma-nvfp4/hf_quant_config.json";
+	return inv;
+}
+
+static void
+detach(struct qa_inventory *inv)
+{
+	inv->components = NULL;
+	inv->n_components = 0;
+	inv->modules = NULL;
+	inv->n_modules = 0;
+}
+
+static void
+test_precision_nvfp4(void)
+{
+	struct qa_inventory *inv = make_nvfp4();
+	struct qa_report_options opt = default_opt();
+	char *out;
+
+	out = render(R_TEXT, &inv, 1, &opt);
+	check_width(out, 80);
+	CHECK_HAS(out, "\n  quant       modelopt NVFP4" DOT
+		  "4-bit g16 (from hf_quant_config.json)\n");
+	/* The issue-4 case at first glance: attention BF16, MLP NVFP4. */
+	CHECK_HAS(out, "\n  precision   attention BF16 (16.00 bpw)" DOT
+		  "MLP NVFP4 (4.50)\n");
+	CHECK_HAS(out,
+		  "\n  component tensors    params       size   bpw  precision\n"
+		  "  norm           97   372.5 K  727.5 KiB 16.00  BF16 97\n"
+		  "  attn_q         48   755.0 M   1.41 GiB 16.00  BF16 48\n"
+		  "  ffn_up        192    2.83 B   1.48 GiB  4.50  NVFP4 48\n");
+	/* One run of 48 identical layers. */
+	CHECK_HAS(out, "\n  precision by layer (attention | MLP)\n"
+		  "  layer q    | up\n"
+		  "  0-47  BF16 | NVFP4\n");
+	free(out);
+
+	/* A dense model whose groups agree: no summary line, no map. */
+	nv_fp4[0].precision = "BF16";
+	for (int l = 0; l < 48; l++)
+		nv_modules[2 * l + 1].precision = "BF16";
+	out = render(R_TEXT, &inv, 1, &opt);
+	CHECK_LACKS(out, "  precision   ");
+	CHECK_LACKS(out, "precision by layer");
+	free(out);
+	/* ... unless asked for (inspect --layers). */
+	opt.layers = true;
+	out = render(R_TEXT, &inv, 1, &opt);
+	CHECK_HAS(out, "  0-47  BF16 | BF16\n");
+	free(out);
+	opt.layers = false;
+	nv_fp4[0].precision = "NVFP4";
+	for (int l = 0; l < 48; l++)
+		nv_modules[2 * l + 1].precision = "NVFP4";
+
+	out = render(R_JSON, &inv, 1, &opt);
+	CHECK_HAS(out, "\"quantization\": {\n"
+		  "          \"method\": \"modelopt\",\n"
+		  "          \"format\": \"NVFP4\",\n"
+		  "          \"bits\": 4,\n"
+		  "          \"group_size\": 16,\n"
+		  "          \"config_file\": "
+		  "\"models/gemma-nvfp4/hf_quant_config.json\"\n"
+		  "        },\n");
+	CHECK_HAS(out, "            \"precisions\": {\n"
+		  "              \"NVFP4\": {\n"
+		  "                \"modules\": 48,\n"
+		  "                \"params\": 2831155200,\n"
+		  "                \"bytes\": 1592525184\n"
+		  "              }\n"
+		  "            },\n"
+		  "            \"bits_per_weight\": 4.5000\n");
+	/* norm: no module, empty histogram. */
+	CHECK_HAS(out, "            \"precisions\": {},\n");
+	CHECK_HAS(out, "        \"layers\": [\n"
+		  "          {\n"
+		  "            \"layer\": 0,\n"
+		  "            \"roles\": {\n"
+		  "              \"attn_q\": \"BF16\",\n"
+		  "              \"ffn_up\": \"NVFP4\"\n"
+		  "            },\n"
+		  "            \"mtp\": false\n"
+		  "          },\n");
+	CHECK_HAS(out, "\"modules\": [\n"
+		  "        {\n"
+		  "          \"name\": \"model.layers.0.self_attn.q_proj\",\n"
+		  "          \"role\": \"attn_q\",\n"
+		  "          \"layer\": 0,\n"
+		  "          \"precision\": \"BF16\",\n"
+		  "          \"scheme\": \"dense\",\n"
+		  "          \"bits\": 16,\n"
+		  "          \"group_size\": null,\n"
+		  "          \"params\": 15728640,\n"
+		  "          \"bytes\": 31457280,\n"
+		  "          \"claimed\": false\n"
+		  "        },\n"
+		  "        {\n"
+		  "          \"name\": \"model.layers.N.mlp.up_proj\",\n"
+		  "          \"role\": \"ffn_up\",\n"
+		  "          \"layer\": 0,\n"
+		  "          \"precision\": \"NVFP4\",\n"
+		  "          \"scheme\": \"NVFP4\",\n"
+		  "          \"bits\": 4,\n"
+		  "          \"group_size\": 16,\n"
+		  "          \"params\": 58982400,\n"
+		  "          \"bytes\": 33177608,\n"
+		  "          \"claimed\": true\n"
+		  "        },\n");
+	{
+		cJSON *j = parse(out);
+		cJSON *m = j ? get(cJSON_GetArrayItem(get(j, "inputs"), 0),
+				   "model") : NULL;
+
+		CHECK(m && cJSON_GetArraySize(get(m, "layers")) == 48);
+		CHECK(j && cJSON_GetArraySize(get(cJSON_GetArrayItem(
+			get(j, "inputs"), 0), "modules")) == 96);
+		cJSON_Delete(j);
+	}
+	free(out);
+	/* --summary leaves the module list out, like the tensors. */
+	opt.summary = true;
+	out = render(R_JSON, &inv, 1, &opt);
+	CHECK_LACKS(out, "\"modules\": [");
+	CHECK_HAS(out, "\"layers\": [");
+	free(out);
+	detach(inv);
+	qa_inventory_destroy(inv);
+}
+
+/* Sets a hand-classified GGUF tensor (no classifier involved). */
+static void
+map_tensor(struct qa_inventory *inv, const char *name, const char *dtype,
+	   enum qa_role role, int layer, bool mtp)
+{
+	struct qa_tensor *t = add_tensor(inv, name, dtype, -1, 256, 256, 1,
+					 0);
+
+	t->role = role;
+	t->layer = layer;
+	t->mtp = mtp;
+	t->module = -1;
+}
+
+/*
+ * A hand-built GGUF with the Q4_K_M pattern of llama-quantize's
+ * use_more_bits on a 6-layer model (attn_v and ffn_down Q6_K in layers
+ * 0-1 and, for ffn_down, in the last layer), plus an MTP block 6 whose
+ * eh_proj is F16. Runs: 0-1, 2-4, 5, then "6 MTP".
+ */
+static void
+test_layer_map_gguf(void)
+{
+	struct qa_inventory *inv = qa_inventory_create("m.gguf");
+	struct qa_report_options opt = default_opt();
+	struct qa_kv *kv;
+	char name[64], *out;
+	int l;
+
+	inv->kind = QA_KIND_GGUF;
+	for (l = 0; l < 6; l++) {
+		snprintf(name, sizeof(name), "blk.%d.attn_q.weight", l);
+		map_tensor(inv, name, "Q4_K", QA_ROLE_ATTN_Q, l, false);
+		snprintf(name, sizeof(name), "blk.%d.attn_v.weight", l);
+		map_tensor(inv, name, l < 2 ? "Q6_K" : "Q4_K", QA_ROLE_ATTN_V,
+			   l, false);
+		snprintf(name, sizeof(name), "blk.%d.ffn_down.weight", l);
+		map_tensor(inv, name, l < 2 || l == 5 ? "Q6_K" : "Q4_K",
+			   QA_ROLE_FFN_DOWN, l, false);
+		/* 1-D norms never make a column. */
+		snprintf(name, sizeof(name), "blk.%d.attn_norm.weight", l);
+		map_tensor(inv, name, "F32", QA_ROLE_NORM, l, false);
+		inv->tensors[inv->n_tensors - 1].n_dims = 1;
+	}
+	map_tensor(inv, "blk.6.nextn.eh_proj.weight", "F16",
+		   QA_ROLE_MTP_EH_PROJ, 6, true);
+	inv->file_type_declared = "Q4_K_M";
+	kv = add_kv(inv, "quantize.imatrix.file", QA_V_STRING);
+	kv->value.v.str.s = "/data/imatrix-unsloth.dat";
+	kv->value.v.str.len = strlen(kv->value.v.str.s);
+	kv = add_kv(inv, "quantize.imatrix.dataset", QA_V_STRING);
+	kv->value.v.str.s = "calibration_datav3.txt";
+	kv->value.v.str.len = strlen(kv->value.v.str.s);
+	kv = add_kv(inv, "quantize.imatrix.entries_count", QA_V_I32);
+	kv->value.v.i = 196;
+	kv = add_kv(inv, "quantize.imatrix.chunks_count", QA_V_I32);
+	kv->value.v.i = 125;
+
+	out = render(R_TEXT, &inv, 1, &opt);
+	check_width(out, 80);
+	CHECK_HAS(out, "\n  quant       GGUF Q4_K_M mix" DOT
+		  "imatrix: imatrix-unsloth.dat (125 chunks)\n");
+	CHECK_HAS(out, "\n  precision by layer (attention | MLP | MTP)\n"
+		  "  layer q    v    | down | eh\n"
+		  "  0-1   Q4_K Q6_K | Q6_K | -\n"
+		  "  2-4   Q4_K Q4_K | Q4_K | -\n"
+		  "  5     Q4_K Q4_K | Q6_K | -\n"
+		  "  6 MTP -    -    | -    | F16\n");
+	free(out);
+
+	out = render(R_JSON, &inv, 1, &opt);
+	CHECK_HAS(out, "          \"imatrix\": {\n"
+		  "            \"file\": \"/data/imatrix-unsloth.dat\",\n"
+		  "            \"dataset\": \"calibration_datav3.txt\",\n"
+		  "            \"entries_count\": 196,\n"
+		  "            \"chunks_count\": 125\n"
+		  "          }\n");
+	CHECK_HAS(out, "            \"layer\": 6,\n"
+		  "            \"roles\": {\n"
+		  "              \"mtp_eh_proj\": \"F16\"\n"
+		  "            },\n"
+		  "            \"mtp\": true\n");
+	free(out);
+
+	out = NULL;
+	{
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		CHECK(qa_report_markdown(f, &inv, 1, &opt) == 0);
+		fclose(f);
+	}
+	CHECK_HAS(out, "<details><summary>Precision by layer (7 layers)"
+		  "</summary>\n\n"
+		  "| layers | attn\\_q | attn\\_v | ffn\\_down | "
+		  "mtp\\_eh\\_proj |\n|---|---|---|---|---|\n"
+		  "| 0-1 | Q4\\_K | Q6\\_K | Q6\\_K | - |\n"
+		  "| 2-4 | Q4\\_K | Q4\\_K | Q4\\_K | - |\n"
+		  "| 5 | Q4\\_K | Q4\\_K | Q6\\_K | - |\n"
+		  "| 6 MTP | - | - | - | F16 |\n\n</details>\n");
+	free(out);
+	qa_inventory_destroy(inv);
+}
+
+/*
+ * Labels too long for 80 columns become one-letter codes with a legend;
+ * a map with more roles than fit is split into blocks. Every line stays
+ * within 80 columns.
+ */
+static void
+test_layer_map_wide(void)
+{
+	static const enum qa_role roles[] = {
+		QA_ROLE_MLA_Q_A, QA_ROLE_MLA_Q_B, QA_ROLE_MLA_KV_A,
+		QA_ROLE_MLA_KV_B, QA_ROLE_ATTN_O, QA_ROLE_FFN_GATE,
+		QA_ROLE_FFN_UP, QA_ROLE_FFN_DOWN, QA_ROLE_ROUTER,
+		QA_ROLE_EXPERT_GATE, QA_ROLE_EXPERT_UP, QA_ROLE_EXPERT_DOWN,
+		QA_ROLE_SHARED_EXPERT_GATE, QA_ROLE_SHARED_EXPERT_UP,
+		QA_ROLE_SHARED_EXPERT_DOWN,
+	};
+	static struct qa_module mods[4 * 15];
+	struct qa_inventory *inv = qa_inventory_create("wide");
+	struct qa_report_options opt = default_opt();
+	size_t r, n = sizeof(roles) / sizeof(roles[0]);
+	char *out;
+	int l;
+
+	inv->kind = QA_KIND_HF_DIR;
+	for (l = 0; l < 4; l++)
+		for (r = 0; r < n; r++) {
+			struct qa_module *m = &mods[(size_t)l * n + r];
+
+			memset(m, 0, sizeof(*m));
+			m->name = "x";
+			m->role = roles[r];
+			m->layer = l;
+			m->precision = roles[r] == QA_ROLE_ROUTER ? "BF16" :
+				"GPTQ int4 g128";
+		}
+	inv->modules = mods;
+	inv->n_modules = (uint32_t)(4 * n);
+	opt.layers = true;
+	out = render(R_TEXT, &inv, 1, &opt);
+	check_width(out, 80);
+	/* Columns by group, role order within it (attn_o precedes the MLA
+	 * roles, the router follows the experts). Codes in order of first
+	 * appearance: GPTQ (A), then the router's BF16 (B). */
+	CHECK_HAS(out, "\n  precision by layer (attention | MLP | experts | "
+		  "shared experts)\n"
+		  "  layer o q_a q_b kv_a kv_b | gate up down | xgate xup xdown "
+		  "rtr | sgate sup\n"
+		  "  0-3   A A   A   A    A    | A    A  A    | A     A   A     "
+		  "B   | A     A\n");
+	/* What does not fit goes to a second block, then the legend. */
+	CHECK_HAS(out, "\n\n  layer sdown\n"
+		  "  0-3   A\n"
+		  "  legend      A = GPTQ int4 g128" DOT "B = BF16\n");
+	free(out);
+	inv->modules = NULL;
+	inv->n_modules = 0;
+	qa_inventory_destroy(inv);
+}
+
 int
 main(void)
 {
@@ -1060,6 +1451,9 @@ main(void)
 	test_summary_and_mask();
 	test_required_keys();
 	test_text();
+	test_precision_nvfp4();
+	test_layer_map_gguf();
+	test_layer_map_wide();
 	if (failures) {
 		fprintf(stderr, "%d check(s) failed\n", failures);
 		return 1;
