@@ -43,6 +43,13 @@ struct qa_fit_options {
 	bool mtp;			/* also load the MTP/nextn layers */
 	double gpu_memory_utilization;	/* vLLM; 0 = 0.92 */
 	int tp;				/* vLLM tensor parallel; 0 = #GPUs */
+	/* vLLM profiled quantities (memory-models.md §2.1, §2.6-2.7),
+	 * per GPU; 0 = the built-in estimate. Tests and users who measured
+	 * their own setup set them so the budget reproduces exactly.
+	 * (Added for the vLLM model; additive.) */
+	uint64_t vllm_activation_bytes;	/* P: torch peak of profile_run */
+	uint64_t vllm_nontorch_bytes;	/* N: non-torch growth */
+	uint64_t vllm_cudagraph_bytes;	/* G: CUDA graph capture */
 };
 
 struct qa_fit_device {
@@ -95,5 +102,77 @@ int qa_fit_llamacpp(const struct qa_inventory *inv,
 int qa_fit_vllm(const struct qa_inventory *inv,
 		const struct qa_fit_options *opt,
 		struct qa_fit_result *out, char *err, size_t errlen);
+
+/*
+ * llama.cpp details behind a qa_fit_llamacpp() result (added for the
+ * llama.cpp model and its tests; additive to the contract above): the
+ * KV cache split by K/V and by base/SWA cache, the recurrent R/S state,
+ * the compute buffer parts, and an engine refusal if any.
+ */
+struct qa_fit_llamacpp_detail {
+	int64_t n_ctx, n_ctx_seq, n_stream;	/* after section 1.1 */
+	int64_t cells_base, cells_swa;		/* per stream; 0 = no cache */
+	uint32_t layers_base, layers_swa, layers_recurrent;
+	uint64_t k_base, v_base, k_swa, v_swa;	/* bytes, all devices */
+	uint64_t r_bytes, s_bytes;		/* recurrent state */
+	uint64_t rs_rows;			/* N of section 1.5 */
+	uint64_t compute_host_input;		/* n_ub * E * 4, CUDA_Host */
+	uint64_t output_host;			/* output buffer, host */
+	bool flash_attn;			/* after auto */
+	char refusal[160];			/* "" or the engine's message */
+};
+
+/* qa_fit_llamacpp() that also fills *detail (may be NULL). */
+int qa_fit_llamacpp_ex(const struct qa_inventory *inv,
+		       const struct qa_fit_options *opt,
+		       struct qa_fit_result *out,
+		       struct qa_fit_llamacpp_detail *detail, char *err,
+		       size_t errlen);
+
+/*
+ * What a llama.cpp verbose log (llama-completion/-cli -v) says about
+ * memory: the command line of its first line ("# cmd: ..."), and of the
+ * last load in the log (the --fit dry run loads twice) the KV cache
+ * lines, the recurrent state, compute and model buffers, the memory
+ * breakdown rows, and the failure message. Sizes are MiB as printed.
+ */
+#define QA_LLAMACPP_LOG_ROWS 8
+struct qa_llamacpp_log {
+	char model[512];		/* -m argument */
+	int64_t ctx;			/* -c; -1 absent */
+	char ctk[16], ctv[16];		/* -ctk / -ctv; "" absent (f16) */
+	int fa;				/* -fa: -1 auto or absent, 0, 1 */
+	int np;				/* -np; 0 absent */
+	int ub;				/* -ub; 0 absent */
+	int rc;				/* "# rc=N"; -1 absent */
+	size_t n_kv;			/* llama_kv_cache size lines */
+	struct qa_llamacpp_log_kv {
+		double mib, k_mib, v_mib;
+		int64_t cells;
+		int layers, seqs;
+		char k_type[16], v_type[16];
+	} kv[QA_LLAMACPP_LOG_ROWS];
+	bool has_rs;			/* llama_memory_recurrent line */
+	double rs_mib, r_mib, s_mib;
+	size_t n_compute, n_model;
+	struct qa_llamacpp_log_buf {
+		char dev[32];		/* "CPU", "CUDA0", "CUDA_Host" */
+		double mib;
+	} compute[QA_LLAMACPP_LOG_ROWS], model_buf[QA_LLAMACPP_LOG_ROWS];
+	size_t n_breakdown;
+	struct qa_llamacpp_log_row {
+		char dev[48];		/* "Host", "CUDA0 (RTX ...)" */
+		double total, free, self, model, context, compute,
+		       unaccounted;	/* -1 where the row has no value */
+	} breakdown[QA_LLAMACPP_LOG_ROWS];
+	char failure[256];		/* first error line, "" if none */
+};
+
+/*
+ * Parses the llama.cpp log at path into *out. Returns 0, or -1 with a
+ * one-line reason in err (unreadable file, no "# cmd:" line).
+ */
+int qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
+			      char *err, size_t errlen);
 
 #endif /* QA_SRC_FIT_H */
