@@ -17,6 +17,8 @@ static const struct qa_check *const checks[] = {
 	&qa_check_tokenizer,
 	&qa_check_template,
 	&qa_check_knowledge,
+	&qa_check_fit,
+	&qa_check_quant,
 };
 
 void

@@ -20,11 +20,14 @@
 #include "inventory.h"
 
 struct qa_policy;	/* user rule file, rules/policy.c */
+struct qa_fit_options;	/* src/fit.h */
 
 struct qa_check_options {
 	const char *engine;		/* "llama.cpp", "vllm", or NULL */
 	const char *gpus;		/* GPU spec as given, or NULL */
 	const struct qa_policy *policy;	/* user rules, or NULL */
+	const struct qa_fit_options *fit;	/* options of inv->fit (the fit
+						 * check), or NULL */
 };
 
 struct qa_check {
@@ -39,6 +42,8 @@ extern const struct qa_check qa_check_consistency;	/* rules/check_consistency.c 
 extern const struct qa_check qa_check_tokenizer;	/* rules/check_tokenizer.c */
 extern const struct qa_check qa_check_template;		/* rules/check_template.c */
 extern const struct qa_check qa_check_knowledge;	/* rules/check_knowledge.c */
+extern const struct qa_check qa_check_fit;		/* rules/check_fit.c */
+extern const struct qa_check qa_check_quant;		/* rules/check_quant.c */
 
 /* Runs every built-in check, then the user policy if any. */
 void qa_checks_run(struct qa_inventory *inv,

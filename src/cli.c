@@ -20,6 +20,7 @@
 
 #include "../rules/policy.h"
 #include "check.h"
+#include "cli_fit.h"
 #include "gpuspec.h"
 #include "input.h"
 #include "report.h"
@@ -45,6 +46,7 @@ struct cli {
 	bool color;
 	bool no_color;
 	bool summary;
+	bool layers;
 	struct qa_check_options check;
 	struct qa_policy *policy;
 	struct qa_overrides overrides;
@@ -65,6 +67,7 @@ static const char usage_text[] =
 "  inspect PATH...          model summary, components, findings (default)\n"
 "  tensors PATH...          one line per tensor\n"
 "  check PATH...            audit for CI: every rule, a verdict, exit code\n"
+"  fit PATH --gpus SPEC     VRAM fit per GPU (see quantaudit fit --help)\n"
 "  rules [--explain RULE]   list the rules, or document one\n"
 "\n"
 "Options:\n"
@@ -72,7 +75,8 @@ static const char usage_text[] =
 "  -o, --output FILE        write the report to FILE instead of stdout\n"
 "  -m, --match RE           tensors: list only names matching the POSIX\n"
 "                           extended regular expression RE\n"
-"      --summary            json: leave out the tensor list\n"
+"      --summary            json: leave out the tensor and module lists\n"
+"      --layers             text: always print the per-layer precision map\n"
 "      --fail-on SEV        error (default), warning, info or never:\n"
 "                           the lowest severity that fails the verdict\n"
 "  -r, --rules FILE         check: a JSON policy file (docs/policy.md)\n"
@@ -211,6 +215,7 @@ run(struct cli *cli, char **paths, int n_paths)
 
 		rc = qa_input_inspect(paths[i], &invs[n_ok], err, sizeof(err));
 		if (rc == QA_OK) {
+			qa_cli_fit_for_check(invs[n_ok], &cli->check, cli->quiet);
 			qa_checks_run(invs[n_ok], &cli->check);
 			qa_overrides_apply(invs[n_ok], &cli->overrides);
 			n_ok++;
@@ -243,6 +248,7 @@ run(struct cli *cli, char **paths, int n_paths)
 	}
 	memset(&ropt, 0, sizeof(ropt));
 	ropt.summary = cli->summary;
+	ropt.layers = cli->layers;
 	ropt.fail_on = cli->fail_on;
 	ropt.tensor_mask = (const bool *const *)masks;
 	if (cli->policy)
@@ -344,7 +350,7 @@ static bool
 is_command(const char *s)
 {
 	static const char *const commands[] = {
-		"inspect", "tensors", "check", "rules",
+		"inspect", "tensors", "check", "rules", "fit",
 	};
 	size_t i;
 
@@ -393,13 +399,15 @@ int
 qa_cli_main(int argc, char **argv)
 {
 	enum { OPT_SUMMARY = 256, OPT_FAIL_ON, OPT_NO_COLOR, OPT_SEVERITY,
-	       OPT_DISABLE, OPT_ENGINE, OPT_GPUS, OPT_EXPLAIN };
+	       OPT_DISABLE, OPT_ENGINE, OPT_GPUS, OPT_EXPLAIN,
+	       OPT_LAYERS };
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "layers", no_argument, NULL, OPT_LAYERS },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "severity", required_argument, NULL, OPT_SEVERITY },
 		{ "disable", required_argument, NULL, OPT_DISABLE },
@@ -419,6 +427,10 @@ qa_cli_main(int argc, char **argv)
 	if (!cli) {
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
+	}
+	if (argc > 1 && strcmp(argv[1], "fit") == 0) {
+		free(cli);
+		return qa_cli_fit(argc - 1, argv + 1);
 	}
 	cli->command = "inspect";
 	cli->format = FORMAT_TEXT;
@@ -466,6 +478,9 @@ qa_cli_main(int argc, char **argv)
 			break;
 		case OPT_SUMMARY:
 			cli->summary = true;
+			break;
+		case OPT_LAYERS:
+			cli->layers = true;
 			break;
 		case OPT_FAIL_ON:
 			if (!parse_severity(optarg, &cli->fail_on))

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * VRAM fit findings (QA4001-QA4099, rules/registry_fit.def).
+ *
+ * Runs only when a fit was computed (inv->fit, set by src/cli_fit.c for
+ * `quantaudit fit` and `check --gpus`) and turns the result into
+ * findings: the verdict (does not fit, tight), a context that had to be
+ * reduced below the trained one or below llama.cpp's own floor of 4096
+ * (common/common.h fit_params_min_ctx), and configurations the engine
+ * refuses before any memory question: a quantized K or V cache whose
+ * block size does not divide the head dimension, and a quantized V cache
+ * without flash attention (both checks of the llama_context constructor,
+ * src/llama-context.cpp; memory-models.md section 1.2). The refusals are
+ * decided here from the hyperparameters, independently of the model code,
+ * so they fire whatever the memory numbers say.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../formats/dtypes.h"
+#include "../src/check.h"
+#include "../src/fit.h"
+
+#define MIB ((double)(1u << 20))
+/* llama.cpp's --fit floor (common/common.h fit_params_min_ctx). */
+#define MIN_CTX 4096
+
+/* The ggml type of a llama.cpp cache type name ("q4_0" -> Q4_0). */
+static const struct qa_ggml_type *
+kv_type(const char *name)
+{
+	char up[16];
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; name[i] && i + 1 < sizeof(up); i++)
+		up[i] = (char)toupper((unsigned char)name[i]);
+	up[i] = '\0';
+	return qa_ggml_type_by_name(up);
+}
+
+static bool
+quantized(const struct qa_ggml_type *t)
+{
+	return t && t->block > 1;
+}
+
+/* The largest context of the result for the K cache type, or -2 when
+ * the result has no figure for that type. */
+static int64_t
+max_ctx_for(const struct qa_fit_result *f, const char *type)
+{
+	if (!type || strcmp(type, "f16") == 0 || strcmp(type, "bf16") == 0 ||
+	    strcmp(type, "auto") == 0)
+		return f->max_context_f16;
+	if (strcmp(type, "q8_0") == 0)
+		return f->max_context_q8_0;
+	if (strcmp(type, "q4_0") == 0)
+		return f->max_context_q4_0;
+	return -2;
+}
+
+/* Index of the device with the least free memory. */
+static size_t
+worst_device(const struct qa_fit_result *f)
+{
+	size_t i, w = 0;
+
+	for (i = 1; i < f->n_devices && i < QA_GPU_MAX; i++)
+		if (f->devices[i].free_bytes < f->devices[w].free_bytes)
+			w = i;
+	return w;
+}
+
+static void
+fmt_ctx(char *dst, size_t n, int64_t v)
+{
+	if (v < 0)
+		snprintf(dst, n, "none");
+	else
+		snprintf(dst, n, "%" PRId64, v);
+}
+
+/* Adds the refusal findings; returns how many. */
+static int
+refusals(struct qa_inventory *inv, const struct qa_fit_result *f,
+	 const struct qa_fit_options *fo)
+{
+	const struct qa_hparams *hp = &inv->hp;
+	const struct qa_ggml_type *tk = kv_type(f->kv_type_k);
+	const struct qa_ggml_type *tv = kv_type(f->kv_type_v);
+	bool mla = hp->kv_lora_rank > 0;
+	int n = 0;
+
+	if (f->engine != QA_ENGINE_LLAMACPP)
+		return 0;
+	if (quantized(tk) && hp->head_dim_k > 0 &&
+	    hp->head_dim_k % (int64_t)tk->block != 0 && ++n)
+		qa_inv_finding(inv, QA4003, NULL, -1, NULL,
+			       "K cache type %s with block size %" PRIu32
+			       " does not divide n_embd_head_k=%" PRId64
+			       "; use f16 or a type whose block divides it",
+			       f->kv_type_k, tk->block, hp->head_dim_k);
+	/* MLA caches only K (V is a view into it since llama.cpp PR
+	 * #19067), so the V type is never used. */
+	if (mla)
+		return n;
+	if (quantized(tv) && hp->head_dim_v > 0 &&
+	    hp->head_dim_v % (int64_t)tv->block != 0 && ++n)
+		qa_inv_finding(inv, QA4003, NULL, -1, NULL,
+			       "V cache type %s with block size %" PRIu32
+			       " does not divide n_embd_head_v=%" PRId64,
+			       f->kv_type_v, tv->block, hp->head_dim_v);
+	if (quantized(tv) && fo && fo->flash_attn == 0 && ++n)
+		qa_inv_finding(inv, QA4003, NULL, -1, NULL,
+			       "quantized V cache (%s) requires flash "
+			       "attention, which --flash-attn off disables",
+			       f->kv_type_v);
+	return n;
+}
+
+static void
+run(struct qa_inventory *inv, const struct qa_check_options *opt)
+{
+	const struct qa_fit_result *f = inv->fit;
+	const struct qa_fit_options *fo = opt ? opt->fit : NULL;
+	const char *verdict;
+	char a[24], b[24], c[24];
+	int64_t requested, chosen, floor_ctx;
+	int refused;
+
+	if (!f)
+		return;
+	verdict = f->verdict ? f->verdict : "does-not-fit";
+	refused = refusals(inv, f, fo);
+	fmt_ctx(a, sizeof(a), f->max_context_f16);
+	fmt_ctx(b, sizeof(b), f->max_context_q8_0);
+	fmt_ctx(c, sizeof(c), f->max_context_q4_0);
+
+	/* A refusal makes the model's verdict does-not-fit without any
+	 * device overflowing: QA4003 says it better. */
+	if (strcmp(verdict, "does-not-fit") == 0 && f->n_devices > 0 &&
+	    f->devices[worst_device(f)].free_bytes >= 0) {
+		size_t i;
+
+		/* The model refused for a reason of its own: its note. */
+		for (i = 0; !refused && i < f->n_notes &&
+		     i < sizeof(f->notes) / sizeof(f->notes[0]); i++)
+			if (f->notes[i] && strstr(f->notes[i], "refuse") &&
+			    ++refused)
+				qa_inv_finding(inv, QA4003, NULL, -1, NULL,
+					       "%s", f->notes[i]);
+		if (!refused)
+			qa_inv_finding(inv, QA4003, NULL, -1, NULL,
+				       "the %s model rejects these settings "
+				       "although the memory fits",
+				       f->engine == QA_ENGINE_VLLM ? "vLLM" :
+				       "llama.cpp");
+	} else if (strcmp(verdict, "does-not-fit") == 0) {
+		if (f->n_devices > 0) {
+			const struct qa_fit_device *d =
+				&f->devices[worst_device(f)];
+
+			qa_inv_finding(inv, QA4001, NULL, -1, NULL,
+				       "%s needs %.2f MiB more than its %.2f "
+				       "usable MiB at context %" PRId64
+				       " (KV %s/%s); largest context that "
+				       "fits: f16 %s, q8_0 %s, q4_0 %s",
+				       d->name,
+				       d->free_bytes < 0 ?
+				       -(double)d->free_bytes / MIB : 0.0,
+				       (double)d->usable_bytes / MIB,
+				       f->context,
+				       f->kv_type_k ? f->kv_type_k : "f16",
+				       f->kv_type_v ? f->kv_type_v : "f16",
+				       a, b, c);
+		} else {
+			qa_inv_finding(inv, QA4001, NULL, -1, NULL,
+				       "no device to place the model on");
+		}
+	} else if (strcmp(verdict, "tight") == 0 && f->n_devices > 0) {
+		const struct qa_fit_device *d = &f->devices[worst_device(f)];
+
+		qa_inv_finding(inv, QA4002, NULL, -1, NULL,
+			       "%s keeps only %.2f MiB free at context %"
+			       PRId64, d->name,
+			       (double)d->free_bytes / MIB, f->context);
+	}
+
+	/* Without --ctx the fit searches the largest context (llama.cpp
+	 * --fit, vLLM --max-model-len auto); an explicit one that does not
+	 * fit is QA4001's business. */
+	requested = fo ? fo->ctx : -1;
+	if (requested < 0 && strcmp(verdict, "does-not-fit") != 0 &&
+	    inv->hp.n_ctx_train > 0 && f->context >= 0 &&
+	    f->context < inv->hp.n_ctx_train)
+		qa_inv_finding(inv, QA4004, NULL, -1, NULL,
+			       "%" PRId64 " of the trained %" PRId64
+			       " tokens fit with KV %s/%s; largest context "
+			       "per KV type: f16 %s, q8_0 %s, q4_0 %s",
+			       f->context, inv->hp.n_ctx_train,
+			       f->kv_type_k ? f->kv_type_k : "f16",
+			       f->kv_type_v ? f->kv_type_v : "f16", a, b, c);
+
+	chosen = max_ctx_for(f, f->kv_type_k);
+	if (chosen == -2)
+		chosen = requested < 0 ? f->context : -2;
+	floor_ctx = MIN_CTX;
+	if (inv->hp.n_ctx_train > 0 && inv->hp.n_ctx_train < floor_ctx)
+		floor_ctx = inv->hp.n_ctx_train;
+	if (chosen >= -1 && chosen < floor_ctx &&
+	    (chosen >= 0 || strcmp(verdict, "does-not-fit") != 0))
+		qa_inv_finding(inv, QA4005, NULL, -1, NULL,
+			       "the largest context that fits with a %s K "
+			       "cache is %" PRId64 " tokens (llama.cpp's "
+			       "--fit floor is %d)",
+			       f->kv_type_k ? f->kv_type_k : "f16",
+			       chosen < 0 ? 0 : chosen, MIN_CTX);
+}
+
+const struct qa_check qa_check_fit = { "fit", run };
