@@ -846,13 +846,24 @@ entry_matches(struct qa_inventory *inv, const struct module *m, size_t n,
 	case M_GLOB:
 		if (!strpbrk(e, "*?["))
 			return has_module(m, n, e);
+		/* Engines match patterns against every module, parents
+		 * included ("model.layers.*.self_attn" names the parent of
+		 * q_proj), so try each module and each of its ancestors. */
 		for (i = 0; i < n; i++) {
 			if (m[i].n >= sizeof(buf))
 				continue;
 			memcpy(buf, m[i].s, m[i].n);
 			buf[m[i].n] = '\0';
-			if (fnmatch(e, buf, 0) == 0)
-				return 1;
+			for (;;) {
+				char *dot;
+
+				if (fnmatch(e, buf, 0) == 0)
+					return 1;
+				dot = strrchr(buf, '.');
+				if (!dot)
+					break;
+				*dot = '\0';
+			}
 		}
 		return 0;
 	case M_EXACT_OR_RE:
@@ -866,7 +877,16 @@ entry_matches(struct qa_inventory *inv, const struct module *m, size_t n,
 				continue;
 			memcpy(buf, m[i].s, m[i].n);
 			buf[m[i].n] = '\0';
-			hit = regexec(&re, buf, 0, NULL, 0) == 0;
+			/* the module and its ancestors, as for globs */
+			for (;;) {
+				char *dot;
+
+				hit = regexec(&re, buf, 0, NULL, 0) == 0;
+				dot = strrchr(buf, '.');
+				if (hit || !dot)
+					break;
+				*dot = '\0';
+			}
 		}
 		regfree(&re);
 		return hit;
@@ -890,7 +910,15 @@ check_list(struct ctx *c, const struct module *m, size_t n,
 		if (!s || !*s || (kind == M_EXACT_OR_RE && !strchr(s, '.') &&
 				  s[0] >= 'A' && s[0] <= 'Z'))
 			continue;
-		if (entry_matches(c->inv, m, n, s, kind) != 0)
+		/* With tied embeddings lm_head is a module of the model
+		 * even though no tensor stores it, and llm-compressor
+		 * ignores it by default. */
+		if (c->inv->hp.tie_embeddings && strcmp(s, "lm_head") == 0)
+			continue;
+		/* gpt-oss's mxfp4 modules_to_not_convert uses '*' globs in
+		 * a key AWQ and bitsandbytes match as substrings. */
+		if (entry_matches(c->inv, m, n, s, kind == M_SUBSTRING &&
+				  strchr(s, '*') ? M_GLOB : kind) != 0)
 			continue;
 		if (!may_report(c, QA2109))
 			continue;
