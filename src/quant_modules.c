@@ -591,7 +591,12 @@ decide_packed(struct ctx *c, struct decision *d)
 			return false;
 		d->scheme = QA_SCHEME_MXFP4;
 		d->group = 32;
-		d->label = "MXFP4";
+		/* AutoRound's MXINT4 (data_type "mx_int") packs the same
+		 * shapes as MXFP4: only the config tells them apart
+		 * (auto_round/export/export_to_autoround/qlinear_int.py). */
+		d->label = c->inv->quant.data_type &&
+			   strstr(c->inv->quant.data_type, "int") ? "MXINT4" :
+								    "MXFP4";
 		return finish(d);
 	}
 	return false;

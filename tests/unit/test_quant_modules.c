@@ -413,6 +413,26 @@ test_ct_mxfp4(void)
 	qa_inventory_destroy(inv);
 }
 
+static void
+test_autoround_mxint4(void)
+{
+	struct qa_inventory *inv = fresh();
+	/*
+	 * AutoRound MXINT4 (auto_round:llm_compressor, data_type "mx_int"):
+	 * the same shapes as MXFP4 above, told apart only by the config,
+	 * so the label follows quantization_config.data_type.
+	 */
+	const struct expect e = { QA_SCHEME_MXFP4, "MXINT4", 4, 32, 4096,
+		4096, 1, 16777216, 8912896, 4.25 };
+
+	inv->quant.data_type = "mx_int";
+	st(inv, Q ".weight_packed", "U8", 8, 2, U(4096), U(2048));
+	st(inv, Q ".weight_scale", "U8", 8, 2, U(4096), U(128));
+	qa_inventory_summarize(inv);
+	expect_module("autoround-mxint4", inv, Q, &e);
+	qa_inventory_destroy(inv);
+}
+
 #define GU "model.layers.0.mlp.experts.gate_up_proj"
 
 static void
@@ -905,6 +925,7 @@ main(void)
 	test_ct_nvfp4();
 	test_modelopt_nvfp4();
 	test_ct_mxfp4();
+	test_autoround_mxint4();
 	test_gpt_oss();
 	test_mxfp8();
 	test_fp8_block();
