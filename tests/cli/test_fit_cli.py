@@ -235,6 +235,32 @@ def worked_examples(c, binary):
     c.check(f"{expect[5][3]:.2f}" == "138.80", "Nemotron state 138.80 MiB")
 
 
+def hybrid_mtp(c, binary):
+    """The Qwen3.6-27B-like GDN hybrid with an MTP block (issue 5): 64
+    trunk layers, full attention every 4th (16 layers), 4 KV heads of 256
+    (qwen35.attention.head_count_kv/key_length), GDN state per linear
+    layer (memory-models.md 1.5 GDN mapping, f32): conv (4-1)*(6144 +
+    2*16*128) = 30720 and SSM 128*6144 = 786432 elements, for 48 linear
+    layers. The MTP block adds one full-attention layer with --mtp on."""
+    ctx = 32768
+    kv_layer = 2 * 4 * 256 * 2 * ctx          # K + V, f16
+    rs = 48 * 4 * (3 * (6144 + 2 * 16 * 128) + 128 * 6144)
+    for mtp, layers in (("off", 16), ("on", 17)):
+        code, doc, err = fit_json(binary, [
+            fixture("qwen3.6-27b-like-mtp-Q4_K_M.gguf"), "--gpus",
+            "2x16G", "--ctx", str(ctx), "--mtp", mtp])
+        if not c.check(doc is not None and "fit" in doc["inputs"][0],
+                       f"qwen3.6 hybrid mtp {mtp}: no fit: {err[:200]}"):
+            continue
+        t = doc["inputs"][0]["fit"]["totals"]
+        c.check(t["kv_bytes"] == layers * kv_layer,
+                f"qwen3.6 hybrid mtp {mtp}: KV {t['kv_bytes']}, want "
+                f"{layers * kv_layer}")
+        c.check(t["recurrent_bytes"] == rs,
+                f"qwen3.6 hybrid mtp {mtp}: recurrent "
+                f"{t['recurrent_bytes']}, want {rs} (149.625 MiB)")
+
+
 def verdicts(c, binary):
     """Section 5: 2x RTX 5060 Ti at the trained context; one card."""
     cases = [
@@ -359,6 +385,7 @@ def main():
     schema_checks(c, binary, root)
     text_checks(c, binary)
     worked_examples(c, binary)
+    hybrid_mtp(c, binary)
     verdicts(c, binary)
     refusal_and_check(c, binary)
     calibrate(c, binary)
