@@ -171,8 +171,8 @@ push(struct ctx *c, void **arr, uint32_t *n, uint32_t *cap, size_t sz)
 /* Python re → POSIX ERE, anchored at the start as re.match is. Returns
  * false for what ERE cannot express: lookarounds, named groups, inline
  * flags, lazy or possessive quantifiers, \b, backreferences. */
-static bool
-py_to_ere(const char *py, char *out, size_t cap)
+bool
+qa_py_regex_to_ere(const char *py, char *out, size_t cap)
 {
 	size_t n = 0;
 	const char *p = py;
@@ -316,7 +316,7 @@ compile_pattern(struct ctx *c, struct qa_quant_pattern *pt)
 
 	if (pt->kind != QA_PAT_REGEX)
 		return;
-	if (!py_to_ere(pt->text, src, sizeof(src))) {
+	if (!qa_py_regex_to_ere(pt->text, src, sizeof(src))) {
 		pt->untranslatable = true;
 		return;
 	}
@@ -1381,7 +1381,7 @@ regex_match(const struct qa_quant_pattern *p, const char *name)
 		return regexec((const regex_t *)p->compiled, name, 0, NULL,
 			       0) == 0;
 	/* A config built by hand (not loaded): compile for this call. */
-	if (!py_to_ere(p->text, src, sizeof(src)) ||
+	if (!qa_py_regex_to_ere(p->text, src, sizeof(src)) ||
 	    regcomp(&re, src, REG_EXTENDED | REG_NOSUB) != 0)
 		return -1;
 	hit = regexec(&re, name, 0, NULL, 0) == 0;

@@ -28,12 +28,11 @@
 #include <cjson/cJSON.h>
 
 #include "../src/check.h"
+#include "../src/json_file.h"
 #include "../src/source.h"
 
 /* Block indices past this are not a model (llama.cpp: 512 layers). */
 #define MAX_BLOCKS 65536
-/* JSON side files are read up to this size (as formats/hf_dir.c). */
-#define JSON_MAX_BYTES ((uint64_t)16 << 20)
 /* Findings per rule before the rest is summarised in one line. */
 #define MAX_REPORTS 16
 /* Expert indices beyond this are not read as experts. */
@@ -594,27 +593,6 @@ child(const cJSON *obj, const char *key)
 
 /* Reads a small JSON side file whole; NULL when absent, too large or
  * unreadable (formats/hf_dir.c has already reported those). */
-static cJSON *
-read_json(const char *path)
-{
-	struct qa_source src;
-	cJSON *root = NULL;
-	char *buf;
-
-	if (!path || qa_source_open(&src, path) != QA_OK)
-		return NULL;
-	if (src.size > JSON_MAX_BYTES) {
-		qa_source_close(&src);
-		return NULL;
-	}
-	buf = malloc((size_t)src.size + 1);
-	if (buf && qa_source_read(&src, 0, buf, (size_t)src.size) == QA_OK)
-		root = cJSON_ParseWithLength(buf, (size_t)src.size);
-	free(buf);
-	qa_source_close(&src);
-	return root;
-}
-
 /* QA2107 / QA2108 for GGUF metadata. */
 static void
 check_gguf_layout(struct ctx *c)
@@ -749,48 +727,6 @@ module_list(struct qa_inventory *inv, size_t *out_n)
 	return m;
 }
 
-/* Python regex to POSIX ERE for the forms ignore lists use. */
-static bool
-translate_re(const char *py, char *out, size_t cap)
-{
-	size_t n = 0;
-	const char *p;
-
-#define PUT(str) do { size_t l_ = strlen(str); \
-	if (n + l_ >= cap) return false; \
-	memcpy(out + n, str, l_); n += l_; } while (0)
-	PUT("^(");
-	for (p = py; *p; p++) {
-		char one[2] = { *p, '\0' };
-
-		if (p[0] == '\\' && p[1] == 'd') {
-			PUT("[0-9]");
-			p++;
-		} else if (p[0] == '\\' && p[1] == 'w') {
-			PUT("[A-Za-z0-9_]");
-			p++;
-		} else if (p[0] == '\\' && p[1] == 's') {
-			PUT("[[:space:]]");
-			p++;
-		} else if (p[0] == '(' && p[1] == '?' && p[2] == ':') {
-			PUT("(");
-			p += 2;
-		} else if (p[0] == '\\' && p[1]) {
-			one[0] = '\\';
-			PUT(one);
-			one[0] = p[1];
-			PUT(one);
-			p++;
-		} else {
-			PUT(one);
-		}
-	}
-	PUT(")");
-#undef PUT
-	out[n] = '\0';
-	return true;
-}
-
 /* Is name a parent of some module ("model.layers.0.mlp" of
  * "model.layers.0.mlp.gate_proj")? Modules sort bytewise, so every name
  * starting with "name." follows the lower bound of "name." directly. */
@@ -869,7 +805,7 @@ entry_matches(struct qa_inventory *inv, const struct module *m, size_t n,
 	case M_EXACT_OR_RE:
 		if (strncmp(e, "re:", 3) != 0)
 			return has_module(m, n, e);
-		if (!translate_re(e + 3, re_src, sizeof(re_src)) ||
+		if (!qa_py_regex_to_ere(e + 3, re_src, sizeof(re_src)) ||
 		    regcomp(&re, re_src, REG_EXTENDED | REG_NOSUB) != 0)
 			return -1;
 		for (i = 0; i < n && !hit; i++) {
@@ -986,7 +922,7 @@ check_ignore_lists(struct ctx *c, const cJSON *config)
 		if (!q)
 			q = child(text, "quantization_config");
 	} else {
-		side = read_json(qf);
+		side = qa_json_read_file(qf, QA_JSON_SIDE_MAX);
 		q = side;
 	}
 	if (!cJSON_IsObject(q)) {
@@ -1028,7 +964,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_fused_experts(&c);
 	check_gguf_layout(&c);
 	if (c.cfg_file && inv->have_config) {
-		config = read_json(c.cfg_file);
+		config = qa_json_read_file(c.cfg_file, QA_JSON_SIDE_MAX);
 		if (cJSON_IsObject(config))
 			check_config_layout(&c, config);
 	}

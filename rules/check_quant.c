@@ -330,50 +330,10 @@ agg_emit(struct ctx *c, struct agg *a, unsigned code, const char *file,
 
 /* ---- pattern matching (§A10: each method's own matching rule) ------- */
 
-/* Python regex to POSIX ERE for the forms quantization configs use
- * (\d, \w, \s, (?:...)), anchored at the start as re.match is (GPTQModel
+/* A compiled pattern: regex when the kind is REGEX, translated with
+ * qa_py_regex_to_ere and anchored as re.match is (GPTQModel
  * gptqmodel/quantization/config.py _resolve_dynamic_override; vllm
  * quantization/utils/gptq_utils.py get_dynamic_override). */
-static bool
-translate_re(const char *py, char *out, size_t cap)
-{
-	size_t n = 0;
-	const char *p;
-
-#define PUT(str) do { size_t l_ = strlen(str); \
-	if (n + l_ >= cap) return false; \
-	memcpy(out + n, str, l_); n += l_; } while (0)
-	PUT("^(");
-	for (p = py; *p; p++) {
-		char one[3] = { *p, '\0', '\0' };
-
-		if (p[0] == '\\' && p[1] == 'd') {
-			PUT("[0-9]");
-			p++;
-		} else if (p[0] == '\\' && p[1] == 'w') {
-			PUT("[A-Za-z0-9_]");
-			p++;
-		} else if (p[0] == '\\' && p[1] == 's') {
-			PUT("[[:space:]]");
-			p++;
-		} else if (p[0] == '(' && p[1] == '?' && p[2] == ':') {
-			PUT("(");
-			p += 2;
-		} else if (p[0] == '\\' && p[1]) {
-			one[1] = p[1];
-			PUT(one);
-			p++;
-		} else {
-			PUT(one);
-		}
-	}
-	PUT(")");
-#undef PUT
-	out[n] = '\0';
-	return true;
-}
-
-/* A compiled pattern: regex when the kind is REGEX. */
 struct cpat {
 	const struct qa_quant_pattern *p;
 	regex_t re;
@@ -390,7 +350,7 @@ cpat_init(struct cpat *cp, const struct qa_quant_pattern *p)
 	cp->p = p;
 	if (!p->text || p->kind != QA_PAT_REGEX)
 		return;
-	if (!translate_re(p->text, src, sizeof(src)) ||
+	if (!qa_py_regex_to_ere(p->text, src, sizeof(src)) ||
 	    regcomp(&cp->re, src, REG_EXTENDED | REG_NOSUB) != 0) {
 		cp->bad = true;
 		return;

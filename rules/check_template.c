@@ -31,14 +31,13 @@
 #include <cjson/cJSON.h>
 
 #include "../src/check.h"
+#include "../src/json_file.h"
 #include "../src/source.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are
  * about 20 KB). */
 #define TEMPLATE_WARN_BYTES ((uint64_t)1 << 20)
-/* tokenizer_config.json is read up to this size (as formats/hf_dir.c). */
-#define JSON_MAX_BYTES ((uint64_t)16 << 20)
 /* Folded strings longer than this cannot be an attribute name we know. */
 #define MAX_LIT 64
 /* Indicators quoted per finding; the rest are counted. */
@@ -789,27 +788,6 @@ find_file(const struct qa_inventory *inv, const char *name)
 
 /* Reads a small JSON side file whole; NULL when absent, too large or
  * unreadable (formats/hf_dir.c has already reported those). */
-static cJSON *
-read_json(const char *path)
-{
-	struct qa_source src;
-	cJSON *root = NULL;
-	char *buf;
-
-	if (qa_source_open(&src, path) != QA_OK)
-		return NULL;
-	if (src.size > JSON_MAX_BYTES) {
-		qa_source_close(&src);
-		return NULL;
-	}
-	buf = malloc((size_t)src.size + 1);
-	if (buf && qa_source_read(&src, 0, buf, (size_t)src.size) == QA_OK)
-		root = cJSON_ParseWithLength(buf, (size_t)src.size);
-	free(buf);
-	qa_source_close(&src);
-	return root;
-}
-
 static const cJSON *
 child(const cJSON *obj, const char *key)
 {
@@ -831,7 +809,7 @@ static void
 check_tokenizer_config(struct qa_inventory *inv, const struct qa_file *f,
 		       const char *done)
 {
-	cJSON *root = read_json(f->path);
+	cJSON *root = qa_json_read_file(f->path, QA_JSON_SIDE_MAX);
 	const cJSON *ct, *e;
 	char what[160];
 

@@ -24,10 +24,9 @@
 #include <cjson/cJSON.h>
 
 #include "../src/check.h"
+#include "../src/json_file.h"
 #include "../src/source.h"
 
-/* tokenizer_config.json is read up to this size (as formats/hf_dir.c). */
-#define JSON_MAX_BYTES ((uint64_t)16 << 20)
 
 static const char *
 kv_file(const struct qa_inventory *inv, const struct qa_kv *kv)
@@ -206,27 +205,6 @@ find_file(const struct qa_inventory *inv, const char *name)
 
 /* Reads a small JSON side file whole; NULL when absent, too large or
  * unreadable (formats/hf_dir.c has already reported those). */
-static cJSON *
-read_json(const char *path)
-{
-	struct qa_source src;
-	cJSON *root = NULL;
-	char *buf;
-
-	if (qa_source_open(&src, path) != QA_OK)
-		return NULL;
-	if (src.size > JSON_MAX_BYTES) {
-		qa_source_close(&src);
-		return NULL;
-	}
-	buf = malloc((size_t)src.size + 1);
-	if (buf && qa_source_read(&src, 0, buf, (size_t)src.size) == QA_OK)
-		root = cJSON_ParseWithLength(buf, (size_t)src.size);
-	free(buf);
-	qa_source_close(&src);
-	return root;
-}
-
 /*
  * tokenizer_config.json "added_tokens_decoder": {"<id>": {"content": ...}}.
  * Every id must have a row in the embedding (config.json vocab_size, which
@@ -242,7 +220,7 @@ check_hf(struct qa_inventory *inv)
 
 	if (!f || !inv->have_config || inv->hp.n_vocab <= 0)
 		return;
-	root = read_json(f->path);
+	root = qa_json_read_file(f->path, QA_JSON_SIDE_MAX);
 	atd = cJSON_GetObjectItemCaseSensitive(root, "added_tokens_decoder");
 	for (e = cJSON_IsObject(atd) ? atd->child : NULL; e; e = e->next) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "content");

@@ -197,4 +197,14 @@ int qa_quant_claim(const struct qa_quant_config *qc, const char *module,
  */
 void qa_quant_modules_build(struct qa_inventory *inv);
 
+/*
+ * Translates a Python regular expression (as quantization configs write
+ * them for re.match) to an anchored POSIX ERE in out. Returns false for
+ * what ERE cannot express (lookarounds, named groups, inline flags, lazy
+ * quantifiers, \b, backreferences) or when out is too small: callers
+ * treat such a pattern as "cannot say", never as a match.
+ * formats/quant_config.c
+ */
+bool qa_py_regex_to_ere(const char *py, char *out, size_t cap);
+
 #endif /* QA_SRC_QUANT_H */
