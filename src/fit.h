@@ -20,6 +20,15 @@
 
 struct qa_inventory;
 
+/*
+ * Most blocks a model may have for either fit: llama.cpp refuses more
+ * than LLAMA_MAX_LAYERS = 512 (src/llama-hparams.h); the largest real
+ * models have under 200. The bound keeps a hostile block_count (the
+ * fuzzer found 50 million) from driving per-layer loops and the context
+ * search for seconds.
+ */
+#define QA_FIT_MAX_LAYERS 512
+
 enum qa_engine {
 	QA_ENGINE_LLAMACPP,
 	QA_ENGINE_VLLM,

@@ -763,6 +763,12 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 			 "size the KV cache from");
 		return -1;
 	}
+	if (hp->n_layer_all > QA_FIT_MAX_LAYERS) {
+		snprintf(err, errlen, "%lld blocks: llama.cpp loads at most %d "
+			 "(LLAMA_MAX_LAYERS)", (long long)hp->n_layer_all,
+			 QA_FIT_MAX_LAYERS);
+		return -1;
+	}
 	if (!(tk = kv_type(opt->kv_k, err, errlen)) ||
 	    !(tv = kv_type(opt->kv_v, err, errlen)))
 		return -1;

@@ -642,6 +642,12 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			 "size) to size the vLLM KV cache from");
 		return -1;
 	}
+	if (hp->n_layer_all > QA_FIT_MAX_LAYERS) {
+		snprintf(err, errlen, "%lld blocks: more than any real model "
+			 "(%d); not sized", (long long)hp->n_layer_all,
+			 QA_FIT_MAX_LAYERS);
+		return -1;
+	}
 	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev;
 	if (tp > ndev) {
 		snprintf(err, errlen, "tensor parallel %llu needs %llu GPUs, "

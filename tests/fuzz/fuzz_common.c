@@ -25,7 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "diag.h"
+#include "fit.h"
+#include "gpuspec.h"
 #include "input.h"
 #include "inventory.h"
 #include "source.h"
@@ -425,6 +428,52 @@ check_inventory(const char *in, const struct qa_inventory *inv)
 	check_past_eof(in, inv);
 }
 
+/*
+ * Everything after parsing also reads values a hostile file chose: the
+ * built-in checks (every rule family) and both fit models sizing KV
+ * caches, recurrent state and layer splits from its hyperparameters. Run
+ * them all; a crash, an overflow or a sanitizer report fails the input.
+ */
+static void
+run_downstream(const char *path, struct qa_inventory *inv)
+{
+	struct qa_check_options copt;
+	struct qa_fit_options fopt;
+	struct qa_fit_result res;
+	char err[256];
+	volatile unsigned sink = 0;
+	size_t i;
+	int engine;
+
+	memset(&copt, 0, sizeof(copt));
+	qa_checks_run(inv, &copt);
+	for (engine = 0; engine < 2; engine++) {
+		memset(&fopt, 0, sizeof(fopt));
+		fopt.engine = engine ? QA_ENGINE_VLLM : QA_ENGINE_LLAMACPP;
+		fopt.ctx = engine ? 0 : -1;	/* trained, and "max" */
+		fopt.flash_attn = -1;
+		if (qa_gpuspec_parse("2x16G", &fopt.gpus, err,
+				     sizeof(err)) != 0)
+			fail(path, "gpu spec: %s", err);
+		memset(&res, 0, sizeof(res));
+		if ((engine ? qa_fit_vllm(inv, &fopt, &res, err, sizeof(err)) :
+			      qa_fit_llamacpp(inv, &fopt, &res, err,
+					      sizeof(err))) != 0) {
+			if (!memchr(err, '\0', sizeof(err)))
+				fail(path, "fit error without a message");
+			continue;
+		}
+		if (res.n_devices > QA_GPU_MAX)
+			fail(path, "fit: %zu devices", res.n_devices);
+		for (i = 0; i < res.n_notes && i < 8; i++)
+			if (res.notes[i])
+				sink += touch_str(res.notes[i]);
+		if (res.verdict)
+			sink += touch_str(res.verdict);
+	}
+	(void)sink;
+}
+
 void
 qa_fuzz_inspect(const char *path, bool unrecognized_ok)
 {
@@ -460,6 +509,8 @@ qa_fuzz_inspect(const char *path, bool unrecognized_ok)
 	default:
 		fail(path, "unexpected return code %d: %s", rc, err);
 	}
+	check_inventory(path, inv);
+	run_downstream(path, inv);
 	check_inventory(path, inv);
 	qa_inventory_destroy(inv);
 }
