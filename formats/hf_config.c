@@ -19,6 +19,7 @@
  * the trunk and are QA_LAYER_MTP.
  */
 #include "format.h"
+#include "../src/json_file.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -122,27 +123,13 @@ pattern_kind(char c)
 	}
 }
 
-/* Case-sensitive child lookup (cJSON_GetObjectItem ignores case). */
-static const cJSON *
-child(const cJSON *obj, const char *key)
-{
-	const cJSON *c;
-
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	for (c = obj->child; c; c = c->next)
-		if (c->string && strcmp(c->string, key) == 0)
-			return c;
-	return NULL;
-}
-
 /* Key in text_config first, then at the top level. */
 static const cJSON *
 lookup(const cJSON *text, const cJSON *root, const char *key)
 {
-	const cJSON *v = text ? child(text, key) : NULL;
+	const cJSON *v = text ? qa_json_child(text, key) : NULL;
 
-	return v ? v : child(root, key);
+	return v ? v : qa_json_child(root, key);
 }
 
 static bool
@@ -290,19 +277,19 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 		return QA_OK;
 	}
 	inv->have_config = true;
-	text = child(root, "text_config");
+	text = qa_json_child(root, "text_config");
 	if (!cJSON_IsObject(text))
 		text = NULL;
 
-	v = child(root, "model_type");
+	v = qa_json_child(root, "model_type");
 	if (!v && text)
-		v = child(text, "model_type");
+		v = qa_json_child(text, "model_type");
 	if (cJSON_IsString(v))
 		hp->arch = str_copy(inv, v);
-	v = child(root, "architectures");
+	v = qa_json_child(root, "architectures");
 	if (cJSON_IsArray(v) && cJSON_IsString(v->child))
 		hp->arch_raw = str_copy(inv, v->child);
-	v = child(root, "_name_or_path");
+	v = qa_json_child(root, "_name_or_path");
 	if (cJSON_IsString(v) && v->valuestring[0])
 		hp->name = str_copy(inv, v);
 

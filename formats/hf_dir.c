@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "format.h"
+#include "../src/json_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -185,20 +186,6 @@ add_side_file(struct qa_inventory *inv, const char *dir, const char *name,
 	return QA_OK;
 }
 
-/* Case-sensitive child lookup (cJSON_GetObjectItem ignores case). */
-static const cJSON *
-child(const cJSON *obj, const char *key)
-{
-	const cJSON *c;
-
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	for (c = obj->child; c; c = c->next)
-		if (c->string && strcmp(c->string, key) == 0)
-			return c;
-	return NULL;
-}
-
 /* Does config.json embed its quantization config (§1.2)? */
 static bool
 config_has_quant(const char *json, size_t len)
@@ -209,10 +196,10 @@ config_has_quant(const char *json, size_t len)
 
 	if (!root)
 		return false;
-	text = child(root, "text_config");
-	r = child(root, "quantization_config") ||
-	    child(root, "compression_config") ||
-	    child(text, "quantization_config");
+	text = qa_json_child(root, "text_config");
+	r = qa_json_child(root, "quantization_config") ||
+	    qa_json_child(root, "compression_config") ||
+	    qa_json_child(text, "quantization_config");
 	cJSON_Delete(root);
 	return r;
 }
@@ -245,13 +232,13 @@ read_tokenizer_config(struct qa_inventory *inv, const char *path,
 		cJSON_Delete(root);
 		return;
 	}
-	ct = inv->chat_template ? NULL : child(root, "chat_template");
+	ct = inv->chat_template ? NULL : qa_json_child(root, "chat_template");
 	if (cJSON_IsString(ct)) {
 		set_template(inv, ct->valuestring);
 	} else if (cJSON_IsArray(ct)) {
 		for (e = ct->child; e; e = e->next) {
-			const cJSON *nm = child(e, "name");
-			const cJSON *tp = child(e, "template");
+			const cJSON *nm = qa_json_child(e, "name");
+			const cJSON *tp = qa_json_child(e, "template");
 
 			if (!cJSON_IsString(tp))
 				continue;

@@ -22,6 +22,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "format.h"
+#include "../src/json_file.h"
 
 #include <fnmatch.h>
 #include <regex.h>
@@ -58,20 +59,6 @@ qa_quant_method_name(enum qa_quant_method m)
 }
 
 /* ---- small JSON helpers ------------------------------------------------ */
-
-/* Case-sensitive child lookup (cJSON_GetObjectItem ignores case). */
-static const cJSON *
-child(const cJSON *obj, const char *key)
-{
-	const cJSON *c;
-
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	for (c = obj->child; c; c = c->next)
-		if (c->string && strcmp(c->string, key) == 0)
-			return c;
-	return NULL;
-}
 
 static const char *
 str_of(const cJSON *v)
@@ -514,38 +501,38 @@ method_from_string(const char *s)
 static enum qa_quant_method
 detect_method(const cJSON *q, const char *file_name, const char **raw)
 {
-	const char *qm = str_of(child(q, "quant_method"));
-	const char *producer = str_of(child(child(q, "producer"), "name"));
+	const char *qm = str_of(qa_json_child(q, "quant_method"));
+	const char *producer = str_of(qa_json_child(qa_json_child(q, "producer"), "name"));
 
 	if (!qm)
-		qm = str_of(child(q, "method"));
+		qm = str_of(qa_json_child(q, "method"));
 	*raw = qm;
 	if (qm)
 		return method_from_string(qm);
-	if (cJSON_IsObject(child(q, "quantization")) ||
+	if (cJSON_IsObject(qa_json_child(q, "quantization")) ||
 	    (producer && strcasecmp(producer, "modelopt") == 0))
 		return QA_QM_MODELOPT;
-	if (child(q, "config_groups"))
+	if (qa_json_child(q, "config_groups"))
 		return QA_QM_COMPRESSED_TENSORS;
-	if (child(q, "load_in_4bit") || child(q, "load_in_8bit") ||
-	    child(q, "_load_in_4bit") || child(q, "_load_in_8bit"))
+	if (qa_json_child(q, "load_in_4bit") || qa_json_child(q, "load_in_8bit") ||
+	    qa_json_child(q, "_load_in_4bit") || qa_json_child(q, "_load_in_8bit"))
 		return QA_QM_BITSANDBYTES;
-	if (child(q, "w_bit") || child(q, "zero_point") ||
-	    child(q, "q_group_size"))
+	if (qa_json_child(q, "w_bit") || qa_json_child(q, "zero_point") ||
+	    qa_json_child(q, "q_group_size"))
 		return QA_QM_AWQ;
-	if (child(q, "packing_format") || child(q, "extra_config"))
+	if (qa_json_child(q, "packing_format") || qa_json_child(q, "extra_config"))
 		return QA_QM_AUTOROUND;
-	if (child(q, "weight_block_size") || child(q, "fmt"))
+	if (qa_json_child(q, "weight_block_size") || qa_json_child(q, "fmt"))
 		return QA_QM_FP8;
 	if (file_name && strcmp(file_name, "quantize_config.json") == 0)
 		return QA_QM_GPTQ;
 	if (file_name && strcmp(file_name, "quant_config.json") == 0)
-		return child(q, "desc_act") ? QA_QM_GPTQ : QA_QM_AWQ;
+		return qa_json_child(q, "desc_act") ? QA_QM_GPTQ : QA_QM_AWQ;
 	if (file_name && strcmp(file_name, "quantization_config.json") == 0)
 		return QA_QM_AUTOROUND;
 	if (file_name && strcmp(file_name, "hf_quant_config.json") == 0)
 		return QA_QM_MODELOPT;
-	if (child(q, "desc_act") || child(q, "bits"))
+	if (qa_json_child(q, "desc_act") || qa_json_child(q, "bits"))
 		return QA_QM_GPTQ;
 	return QA_QM_OTHER;
 }
@@ -581,9 +568,9 @@ parse_dynamic(struct ctx *c, const cJSON *dyn)
 		if (!o)
 			continue;
 		o->skip = skip;
-		if (int_of(child(e, "bits"), &v))
+		if (int_of(qa_json_child(e, "bits"), &v))
 			o->bits = v;
-		o->group_size = group_of(child(e, "group_size"));
+		o->group_size = group_of(qa_json_child(e, "group_size"));
 	}
 }
 
@@ -591,15 +578,15 @@ static void
 parse_gptq(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	const cJSON *mb = child(q, "modules_in_block_to_quantize"), *e, *f;
-	const char *fmt = str_of(child(q, "checkpoint_format"));
+	const cJSON *mb = qa_json_child(q, "modules_in_block_to_quantize"), *e, *f;
+	const char *fmt = str_of(qa_json_child(q, "checkpoint_format"));
 
 	if (!fmt)
-		fmt = str_of(child(q, "format"));
+		fmt = str_of(qa_json_child(q, "format"));
 	qc->format = dup(c, fmt);
-	qc->desc_act = bool_of(child(q, "desc_act"));
-	qc->lm_head = bool_of(child(q, "lm_head"));
-	parse_dynamic(c, child(q, "dynamic"));
+	qc->desc_act = bool_of(qa_json_child(q, "desc_act"));
+	qc->lm_head = bool_of(qa_json_child(q, "lm_head"));
+	parse_dynamic(c, qa_json_child(q, "dynamic"));
 	/* optimum: list of lists of substrings (vLLM is_layer_skipped). */
 	if (cJSON_IsArray(mb)) {
 		for (e = mb->child; e; e = e->next) {
@@ -621,17 +608,17 @@ static void
 parse_awq(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	int zp = bool_of(child(q, "zero_point"));
+	int zp = bool_of(qa_json_child(q, "zero_point"));
 	int v;
 
-	qc->format = dup(c, str_of(child(q, "version")));
-	if (qc->bits < 0 && int_of(child(q, "w_bit"), &v))
+	qc->format = dup(c, str_of(qa_json_child(q, "version")));
+	if (qc->bits < 0 && int_of(qa_json_child(q, "w_bit"), &v))
 		qc->bits = v;
 	if (qc->group_size < 0)
-		qc->group_size = group_of(child(q, "q_group_size"));
+		qc->group_size = group_of(qa_json_child(q, "q_group_size"));
 	if (zp >= 0)
 		qc->sym = !zp;
-	parse_list(c, child(q, "modules_to_not_convert"), QA_PAT_SUBSTRING,
+	parse_list(c, qa_json_child(q, "modules_to_not_convert"), QA_PAT_SUBSTRING,
 		   "modules_to_not_convert");
 }
 
@@ -648,10 +635,10 @@ static void
 parse_autoround(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	const cJSON *ec = child(q, "extra_config"), *e;
-	const char *kv = str_of(child(q, "static_kv_dtype"));
+	const cJSON *ec = qa_json_child(q, "extra_config"), *e;
+	const char *kv = str_of(qa_json_child(q, "static_kv_dtype"));
 
-	qc->format = dup(c, str_of(child(q, "packing_format")));
+	qc->format = dup(c, str_of(qa_json_child(q, "packing_format")));
 	if (kv)
 		qc->kv_cache = dup(c, kv);
 	if (!cJSON_IsObject(ec))
@@ -662,7 +649,7 @@ parse_autoround(struct ctx *c, const cJSON *q)
 	for (int pass = 0; pass < 2; pass++) {
 		for (e = ec->child; e; e = e->next) {
 			struct qa_quant_override *o;
-			const char *dt = str_of(child(e, "data_type"));
+			const char *dt = str_of(qa_json_child(e, "data_type"));
 			int bits = -1, eff;
 
 			if (!e->string || looks_regex(e->string) != (pass == 1))
@@ -672,9 +659,9 @@ parse_autoround(struct ctx *c, const cJSON *q)
 					 "extra_config");
 			if (!o)
 				continue;
-			if (int_of(child(e, "bits"), &bits))
+			if (int_of(qa_json_child(e, "bits"), &bits))
 				o->bits = bits;
-			o->group_size = group_of(child(e, "group_size"));
+			o->group_size = group_of(qa_json_child(e, "group_size"));
 			o->scheme = dup(c, dt);
 			/* bits >= 16 keeps the layer in high precision
 			 * (auto_round/utils/missing_tensors.py writes
@@ -701,8 +688,8 @@ kv_name(struct ctx *c, const cJSON *v)
 		return dup(c, v->valuestring);
 	if (!cJSON_IsObject(v))
 		return NULL;
-	t = str_of(child(v, "type"));
-	if (!int_of(child(v, "num_bits"), &b))
+	t = str_of(qa_json_child(v, "type"));
+	if (!int_of(qa_json_child(v, "num_bits"), &b))
 		return dup(c, t ? t : "quantized");
 	if (t && strcmp(t, "float") == 0 && b == 8)
 		return "FP8";
@@ -756,25 +743,25 @@ ct_scheme(const char *fmt, const char *type, int bits, int group)
 static int
 ct_group(const cJSON *w)
 {
-	const char *st = str_of(child(w, "strategy"));
+	const char *st = str_of(qa_json_child(w, "strategy"));
 
 	if (st && (strcmp(st, "channel") == 0 || strcmp(st, "tensor") == 0 ||
 		   strcmp(st, "block") == 0))
 		return 0;
-	return group_of(child(w, "group_size"));
+	return group_of(qa_json_child(w, "group_size"));
 }
 
 static void
 parse_ct(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	const cJSON *groups = child(q, "config_groups"), *g, *ig, *e;
-	const char *gfmt = str_of(child(q, "format"));
+	const cJSON *groups = qa_json_child(q, "config_groups"), *g, *ig, *e;
+	const char *gfmt = str_of(qa_json_child(q, "format"));
 	bool first = true;
 
 	qc->format = dup(c, gfmt);
-	qc->kv_cache = kv_name(c, child(q, "kv_cache_scheme"));
-	ig = child(q, "ignore");
+	qc->kv_cache = kv_name(c, qa_json_child(q, "kv_cache_scheme"));
+	ig = qa_json_child(q, "ignore");
 	if (cJSON_IsArray(ig)) {
 		for (e = ig->child; e; e = e->next) {
 			const char *t;
@@ -789,36 +776,36 @@ parse_ct(struct ctx *c, const cJSON *q)
 	if (!cJSON_IsObject(groups))
 		return;
 	for (g = groups->child; g; g = g->next) {
-		const cJSON *w = child(g, "weights"), *ia, *bs;
-		const cJSON *tg = child(g, "targets");
-		const char *fmt = str_of(child(g, "format"));
-		const char *type = str_of(child(w, "type"));
+		const cJSON *w = qa_json_child(g, "weights"), *ia, *bs;
+		const cJSON *tg = qa_json_child(g, "targets");
+		const char *fmt = str_of(qa_json_child(g, "format"));
+		const char *type = str_of(qa_json_child(w, "type"));
 		const char *scheme;
 		int bits = -1, group = ct_group(w), ab;
 
 		if (!fmt)
 			fmt = gfmt;
-		int_of(child(w, "num_bits"), &bits);
+		int_of(qa_json_child(w, "num_bits"), &bits);
 		scheme = ct_scheme(fmt, type, bits, group);
 		if (first) {
 			first = false;
 			qc->bits = bits;
 			qc->group_size = group;
-			qc->sym = bool_of(child(w, "symmetric"));
+			qc->sym = bool_of(qa_json_child(w, "symmetric"));
 			qc->data_type = dup(c, type);
-			if (child(w, "actorder"))
-				qc->desc_act = str_of(child(w, "actorder")) ?
+			if (qa_json_child(w, "actorder"))
+				qc->desc_act = str_of(qa_json_child(w, "actorder")) ?
 					       1 : 0;
 			if (!qc->format)
 				qc->format = dup(c, fmt);
-			ia = child(g, "input_activations");
+			ia = qa_json_child(g, "input_activations");
 			if (cJSON_IsObject(ia) &&
-			    int_of(child(ia, "num_bits"), &ab))
+			    int_of(qa_json_child(ia, "num_bits"), &ab))
 				qc->act_bits = ab;
 			else if (cJSON_IsObject(w))
 				qc->act_bits = 16;	/* weights only */
 		}
-		bs = child(w, "block_structure");
+		bs = qa_json_child(w, "block_structure");
 		if (cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 &&
 		    !qc->block[0]) {
 			int r, k;
@@ -896,9 +883,9 @@ static void
 parse_modelopt(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	const cJSON *sub = child(q, "quantization");
+	const cJSON *sub = qa_json_child(q, "quantization");
 	const cJSON *src = cJSON_IsObject(sub) ? sub : q, *ql, *e;
-	const char *algo = str_of(child(src, "quant_algo"));
+	const char *algo = str_of(qa_json_child(src, "quant_algo"));
 	int act;
 
 	qc->format = dup(c, algo);
@@ -910,22 +897,22 @@ parse_modelopt(struct ctx *c, const cJSON *q)
 				strncasecmp(algo, "W4A8_AWQ", 8) == 0 ||
 				strncasecmp(algo, "W8A", 3) == 0 ? "int" :
 				qc->bits > 0 ? "float" : NULL;
-	qc->group_size = group_of(child(src, "group_size"));
-	qc->kv_cache = kv_name(c, child(src, "kv_cache_quant_algo"));
+	qc->group_size = group_of(qa_json_child(src, "group_size"));
+	qc->kv_cache = kv_name(c, qa_json_child(src, "kv_cache_quant_algo"));
 	if (!qc->kv_cache)
-		qc->kv_cache = kv_name(c, child(src, "kv_cache_scheme"));
+		qc->kv_cache = kv_name(c, qa_json_child(src, "kv_cache_scheme"));
 	qc->mixed = algo && strcasecmp(algo, "MIXED_PRECISION") == 0;
-	parse_list(c, child(src, "exclude_modules"), QA_PAT_GLOB,
+	parse_list(c, qa_json_child(src, "exclude_modules"), QA_PAT_GLOB,
 		   "exclude_modules");
-	parse_list(c, child(src, "ignore"), QA_PAT_GLOB, "ignore");
-	ql = child(src, "quantized_layers");
+	parse_list(c, qa_json_child(src, "ignore"), QA_PAT_GLOB, "ignore");
+	ql = qa_json_child(src, "quantized_layers");
 	if (!cJSON_IsObject(ql))
-		ql = child(q, "quantized_layers");
+		ql = qa_json_child(q, "quantized_layers");
 	if (!cJSON_IsObject(ql))
 		return;
 	for (e = ql->child; e; e = e->next) {
 		struct qa_quant_override *o;
-		const char *la = str_of(child(e, "quant_algo"));
+		const char *la = str_of(qa_json_child(e, "quant_algo"));
 		int a;
 
 		if (!e->string)
@@ -935,7 +922,7 @@ parse_modelopt(struct ctx *c, const cJSON *q)
 		if (!o)
 			continue;
 		o->bits = modelopt_bits(la, &a);
-		o->group_size = group_of(child(e, "group_size"));
+		o->group_size = group_of(qa_json_child(e, "group_size"));
 		o->scheme = dup(c, la);
 	}
 }
@@ -944,13 +931,13 @@ static void
 parse_fp8(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	const cJSON *bs = child(q, "weight_block_size");
-	const char *fmt = str_of(child(q, "fmt"));
+	const cJSON *bs = qa_json_child(q, "weight_block_size");
+	const char *fmt = str_of(qa_json_child(q, "fmt"));
 
 	qc->bits = 8;
 	qc->act_bits = 8;
 	qc->data_type = fmt ? dup(c, fmt) : "float";
-	qc->format = dup(c, str_of(child(q, "activation_scheme")));
+	qc->format = dup(c, str_of(qa_json_child(q, "activation_scheme")));
 	if (cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2) {
 		int r, k;
 
@@ -960,9 +947,9 @@ parse_fp8(struct ctx *c, const cJSON *q)
 			qc->block[1] = k;
 		}
 	}
-	parse_list(c, child(q, "modules_to_not_convert"), QA_PAT_SUBSTRING,
+	parse_list(c, qa_json_child(q, "modules_to_not_convert"), QA_PAT_SUBSTRING,
 		   "modules_to_not_convert");
-	parse_list(c, child(q, "ignored_layers"), QA_PAT_SUBSTRING,
+	parse_list(c, qa_json_child(q, "ignored_layers"), QA_PAT_SUBSTRING,
 		   "ignored_layers");
 }
 
@@ -975,7 +962,7 @@ parse_mxfp4(struct ctx *c, const cJSON *q)
 	qc->bits = 4;
 	qc->group_size = 32;
 	qc->data_type = "mxfp4";
-	parse_list(c, child(q, "modules_to_not_convert"), QA_PAT_GLOB,
+	parse_list(c, qa_json_child(q, "modules_to_not_convert"), QA_PAT_GLOB,
 		   "modules_to_not_convert");
 }
 
@@ -983,26 +970,26 @@ static void
 parse_bnb(struct ctx *c, const cJSON *q)
 {
 	struct qa_quant_config *qc = c->qc;
-	int b4 = bool_of(child(q, "load_in_4bit"));
-	int b8 = bool_of(child(q, "load_in_8bit"));
+	int b4 = bool_of(qa_json_child(q, "load_in_4bit"));
+	int b8 = bool_of(qa_json_child(q, "load_in_8bit"));
 
 	if (b4 < 0)
-		b4 = bool_of(child(q, "_load_in_4bit"));
+		b4 = bool_of(qa_json_child(q, "_load_in_4bit"));
 	if (b8 < 0)
-		b8 = bool_of(child(q, "_load_in_8bit"));
+		b8 = bool_of(qa_json_child(q, "_load_in_8bit"));
 	if (b4 == 1) {
-		const char *t = str_of(child(q, "bnb_4bit_quant_type"));
+		const char *t = str_of(qa_json_child(q, "bnb_4bit_quant_type"));
 
 		qc->bits = 4;
 		qc->data_type = dup(c, t ? t : "fp4");
-		if (bool_of(child(q, "bnb_4bit_use_double_quant")) == 1)
+		if (bool_of(qa_json_child(q, "bnb_4bit_use_double_quant")) == 1)
 			qc->format = "double_quant";
 	} else if (b8 == 1) {
 		qc->bits = 8;
 		qc->group_size = 0;	/* one SCB per output row */
 		qc->data_type = "int8";
 	}
-	parse_list(c, child(q, "llm_int8_skip_modules"), QA_PAT_SUBSTRING,
+	parse_list(c, qa_json_child(q, "llm_int8_skip_modules"), QA_PAT_SUBSTRING,
 		   "llm_int8_skip_modules");
 }
 
@@ -1034,15 +1021,15 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 	qc->key = key;
 	qc->method = detect_method(q, file_name, &raw);
 	qc->method_raw = dup(&c, raw);
-	if (int_of(child(q, "bits"), &v))
+	if (int_of(qa_json_child(q, "bits"), &v))
 		qc->bits = v;
-	qc->group_size = group_of(child(q, "group_size"));
-	qc->sym = bool_of(child(q, "sym"));
-	qc->desc_act = bool_of(child(q, "desc_act"));
-	qc->data_type = dup(&c, str_of(child(q, "data_type")));
-	if (int_of(child(q, "act_bits"), &v))
+	qc->group_size = group_of(qa_json_child(q, "group_size"));
+	qc->sym = bool_of(qa_json_child(q, "sym"));
+	qc->desc_act = bool_of(qa_json_child(q, "desc_act"));
+	qc->data_type = dup(&c, str_of(qa_json_child(q, "data_type")));
+	if (int_of(qa_json_child(q, "act_bits"), &v))
 		qc->act_bits = v;
-	parse_blocks(&c, child(q, "block_name_to_quantize"));
+	parse_blocks(&c, qa_json_child(q, "block_name_to_quantize"));
 	switch (qc->method) {
 	case QA_QM_GPTQ:
 		parse_gptq(&c, q);
@@ -1221,9 +1208,9 @@ qa_quant_config_load(struct qa_inventory *inv, const char *dir)
 
 		for (i = 0; i < 3 && !q; i++) {
 			const cJSON *v = i == 1 ?
-				child(child(cfg, "text_config"),
+				qa_json_child(qa_json_child(cfg, "text_config"),
 				      "quantization_config") :
-				child(cfg, keys[i]);
+				qa_json_child(cfg, keys[i]);
 
 			if (cJSON_IsObject(v)) {
 				q = v;

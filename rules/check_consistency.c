@@ -578,21 +578,6 @@ check_fused_experts(struct ctx *c)
 	report_overflow(c, QA2106, "fused expert tensors");
 }
 
-static const cJSON *
-child(const cJSON *obj, const char *key)
-{
-	const cJSON *x;
-
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	for (x = obj->child; x; x = x->next)
-		if (x->string && strcmp(x->string, key) == 0)
-			return x;
-	return NULL;
-}
-
-/* Reads a small JSON side file whole; NULL when absent, too large or
- * unreadable (formats/hf_dir.c has already reported those). */
 /* QA2107 / QA2108 for GGUF metadata. */
 static void
 check_gguf_layout(struct ctx *c)
@@ -645,17 +630,17 @@ static void
 check_config_layout(struct ctx *c, const cJSON *root)
 {
 	struct qa_inventory *inv = c->inv;
-	const cJSON *text = child(root, "text_config");
+	const cJSON *text = qa_json_child(root, "text_config");
 	const cJSON *lt, *fai;
 	int64_t n = inv->hp.n_layer;
 
 	if (!cJSON_IsObject(text))
 		text = NULL;
-	lt = text && child(text, "layer_types") ? child(text, "layer_types") :
-	     child(root, "layer_types");
-	fai = text && child(text, "full_attention_interval") ?
-	      child(text, "full_attention_interval") :
-	      child(root, "full_attention_interval");
+	lt = text && qa_json_child(text, "layer_types") ? qa_json_child(text, "layer_types") :
+	     qa_json_child(root, "layer_types");
+	fai = text && qa_json_child(text, "full_attention_interval") ?
+	      qa_json_child(text, "full_attention_interval") :
+	      qa_json_child(root, "full_attention_interval");
 	if (n <= 0)
 		return;
 	if (cJSON_IsArray(lt) && cJSON_GetArraySize(lt) != n)
@@ -870,8 +855,8 @@ check_list(struct ctx *c, const struct module *m, size_t n,
 static bool
 is_modelopt(const cJSON *q)
 {
-	const cJSON *qm = child(q, "quant_method");
-	const cJSON *pr = child(child(q, "producer"), "name");
+	const cJSON *qm = qa_json_child(q, "quant_method");
+	const cJSON *pr = qa_json_child(qa_json_child(q, "producer"), "name");
 
 	return (cJSON_IsString(qm) && strcmp(qm->valuestring, "modelopt") == 0) ||
 	       (cJSON_IsString(pr) && strcmp(pr->valuestring, "modelopt") == 0);
@@ -883,21 +868,21 @@ static void
 check_quant_object(struct ctx *c, const struct module *m, size_t n,
 		   const cJSON *q, const char *file)
 {
-	const cJSON *sub = child(q, "quantization");
+	const cJSON *sub = qa_json_child(q, "quantization");
 	bool mo = is_modelopt(q);
 
 	if (!cJSON_IsObject(q))
 		return;
-	check_list(c, m, n, child(q, "ignore"), "ignore",
+	check_list(c, m, n, qa_json_child(q, "ignore"), "ignore",
 		   mo ? M_GLOB : M_EXACT_OR_RE, file);
-	check_list(c, m, n, child(q, "exclude_modules"), "exclude_modules",
+	check_list(c, m, n, qa_json_child(q, "exclude_modules"), "exclude_modules",
 		   M_GLOB, file);
-	check_list(c, m, n, child(q, "modules_to_not_convert"),
+	check_list(c, m, n, qa_json_child(q, "modules_to_not_convert"),
 		   "modules_to_not_convert", M_SUBSTRING, file);
-	check_list(c, m, n, child(q, "llm_int8_skip_modules"),
+	check_list(c, m, n, qa_json_child(q, "llm_int8_skip_modules"),
 		   "llm_int8_skip_modules", M_SUBSTRING, file);
 	if (cJSON_IsObject(sub))
-		check_list(c, m, n, child(sub, "exclude_modules"),
+		check_list(c, m, n, qa_json_child(sub, "exclude_modules"),
 			   "quantization.exclude_modules", M_GLOB, file);
 }
 
@@ -914,13 +899,13 @@ check_ignore_lists(struct ctx *c, const cJSON *config)
 	if (!qf || inv->n_tensors == 0)
 		return;
 	if (c->cfg_file && strcmp(qf, c->cfg_file) == 0) {
-		const cJSON *text = child(config, "text_config");
+		const cJSON *text = qa_json_child(config, "text_config");
 
-		q = child(config, "quantization_config");
+		q = qa_json_child(config, "quantization_config");
 		if (!q)
-			q = child(config, "compression_config");
+			q = qa_json_child(config, "compression_config");
 		if (!q)
-			q = child(text, "quantization_config");
+			q = qa_json_child(text, "quantization_config");
 	} else {
 		side = qa_json_read_file(qf, QA_JSON_SIDE_MAX);
 		q = side;

@@ -786,21 +786,6 @@ find_file(const struct qa_inventory *inv, const char *name)
 	return NULL;
 }
 
-/* Reads a small JSON side file whole; NULL when absent, too large or
- * unreadable (formats/hf_dir.c has already reported those). */
-static const cJSON *
-child(const cJSON *obj, const char *key)
-{
-	const cJSON *c;
-
-	if (!cJSON_IsObject(obj))
-		return NULL;
-	for (c = obj->child; c; c = c->next)
-		if (c->string && strcmp(c->string, key) == 0)
-			return c;
-	return NULL;
-}
-
 /* Every template of tokenizer_config.json (a string, or each entry of a
  * named list such as "default", "tool_use", "rag"), read whole rather than
  * from inv->chat_template, which holds one and at most 1 MiB of it.
@@ -813,7 +798,7 @@ check_tokenizer_config(struct qa_inventory *inv, const struct qa_file *f,
 	const cJSON *ct, *e;
 	char what[160];
 
-	ct = child(root, "chat_template");
+	ct = qa_json_child(root, "chat_template");
 	if (cJSON_IsString(ct)) {
 		if (!done || strcmp(done, ct->valuestring) != 0)
 			check_one(inv, ct->valuestring,
@@ -823,8 +808,8 @@ check_tokenizer_config(struct qa_inventory *inv, const struct qa_file *f,
 				  f->path, -1);
 	} else if (cJSON_IsArray(ct)) {
 		for (e = ct->child; e; e = e->next) {
-			const cJSON *nm = child(e, "name");
-			const cJSON *tp = child(e, "template");
+			const cJSON *nm = qa_json_child(e, "name");
+			const cJSON *tp = qa_json_child(e, "template");
 
 			if (!cJSON_IsString(tp) ||
 			    (done && strcmp(done, tp->valuestring) == 0))

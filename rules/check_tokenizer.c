@@ -203,8 +203,6 @@ find_file(const struct qa_inventory *inv, const char *name)
 	return NULL;
 }
 
-/* Reads a small JSON side file whole; NULL when absent, too large or
- * unreadable (formats/hf_dir.c has already reported those). */
 /*
  * tokenizer_config.json "added_tokens_decoder": {"<id>": {"content": ...}}.
  * Every id must have a row in the embedding (config.json vocab_size, which

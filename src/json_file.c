@@ -6,6 +6,7 @@
 #include "json_file.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "source.h"
 
@@ -28,4 +29,17 @@ qa_json_read_file(const char *path, uint64_t max_bytes)
 	free(buf);
 	qa_source_close(&src);
 	return root;
+}
+
+const cJSON *
+qa_json_child(const cJSON *obj, const char *key)
+{
+	const cJSON *c;
+
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	for (c = obj->child; c; c = c->next)
+		if (c->string && strcmp(c->string, key) == 0)
+			return c;
+	return NULL;
 }

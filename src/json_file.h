@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Small JSON side files (config.json, tokenizer_config.json, quantization
- * configs) read whole and parsed with cJSON, for checks that need them
- * again after the formats have loaded the folder.
+ * configs) read whole and parsed with cJSON, and the case-sensitive member
+ * lookup every reader of them uses.
  */
 #ifndef QA_SRC_JSON_FILE_H
 #define QA_SRC_JSON_FILE_H
@@ -21,5 +21,12 @@
  * owns the tree (cJSON_Delete).
  */
 cJSON *qa_json_read_file(const char *path, uint64_t max_bytes);
+
+/*
+ * Member key of object obj, compared case-sensitively (cJSON's own
+ * cJSON_GetObjectItem ignores case, which would let "Bits" stand for
+ * "bits"); NULL when obj is not an object or has no such member.
+ */
+const cJSON *qa_json_child(const cJSON *obj, const char *key);
 
 #endif /* QA_SRC_JSON_FILE_H */

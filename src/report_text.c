@@ -19,6 +19,7 @@
  * findings wrap with a hanging indent. Colour (opt->color) is added only around words whose
  * width is known, so it never disturbs the alignment.
  */
+#include "jsonw.h"
 #include "report.h"
 #include "units.h"
 #include "report_fit.h"
@@ -78,38 +79,6 @@ lb_add(struct lb *b, const char *fmt, ...)
 }
 
 /*
- * Length of the valid UTF-8 sequence at s (1 for ASCII), or 0 when the
- * byte at s does not start one (overlong, surrogate, past U+10FFFF,
- * stray continuation, truncated).
- */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, k;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		lo = c == 0xe0 ? 0xa0 : 0x80;
-		hi = c == 0xed ? 0x9f : 0xbf;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		lo = c == 0xf0 ? 0x90 : 0x80;
-		hi = c == 0xf4 ? 0x8f : 0xbf;
-	} else {
-		return 0;
-	}
-	for (k = 1; k < len; k++)
-		if (s[k] < (k == 1 ? lo : 0x80) || s[k] > (k == 1 ? hi : 0xbf))
-			return 0;
-	return len;
-}
-
-/*
  * Copy of s safe for a terminal: names and metadata come from the file,
  * and a hostile one could carry escape sequences. Control characters
  * become '?', bytes outside valid UTF-8 become U+FFFD. NULL when out of
@@ -125,7 +94,7 @@ clean_dup(const char *str)
 	if (!d)
 		return NULL;
 	while (s[i]) {
-		size_t len = utf8_len(s + i);
+		size_t len = qa_utf8_seq_len((const char *)s + i);
 
 		if (s[i] < 0x20 || s[i] == 0x7f) {
 			d[o++] = '?';
@@ -154,7 +123,7 @@ width_of(const char *str)
 	size_t w = 0, len;
 
 	while (*s) {
-		len = utf8_len(s);
+		len = qa_utf8_seq_len((const char *)s);
 		s += len ? len : 1;
 		w++;
 	}
