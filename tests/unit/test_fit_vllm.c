@@ -212,6 +212,31 @@ test_llama(void)
 				seen = true;
 		CHECK(seen, "q8_0 note");
 	}
+	/*
+	 * Decode ceiling on 2x RTX 5060 Ti (448 GB/s, rules/gpus.def) at
+	 * 32K, bf16 KV: each rank reads its half of every layer linear,
+	 * the replicated norms, its half of lm_head (the untied embedding
+	 * is a lookup, not read whole) and its 32768 x 65,536 B of KV; the
+	 * ranks run in parallel, so tokens/s = 448e9 / bytes per rank.
+	 */
+	{
+		char err[128];
+		uint64_t layer = (2 * 4096ull * 4096 + 2 * 1024ull * 4096 +
+				  3 * 14336ull * 4096) * 2 / 2;
+		uint64_t rank = 32 * layer + (32 * 2 + 1) * 8192ull +
+				emb / 2 + 32768ull * 65536;
+
+		o.kv_k = o.kv_v = NULL;
+		o.ctx = 32768;
+		if (qa_gpuspec_parse("rtx-5060-ti:2", &o.gpus, err,
+				     sizeof(err)) != 0)
+			printf("gpuspec: %s\n", err);
+		if (run(inv, &o, &r) == 0)
+			CHECK(fabs(r.decode_tokens_per_s_max -
+				   448e9 / (double)rank) < 1e-6,
+			      "decode %.6f tok/s, want %.6f",
+			      r.decode_tokens_per_s_max, 448e9 / (double)rank);
+	}
 	qa_inventory_destroy(inv);
 }
 
