@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/inventory.h"
-#include "../src/source.h"
+#include "core/inventory.h"
+#include "core/source.h"
 
 struct qa_format {
 	const char *name;	/* "gguf", "safetensors" */

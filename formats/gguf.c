@@ -13,14 +13,14 @@
  * a problem becomes a finding (QA10xx) rather than an error code; only
  * I/O and real out-of-memory fail the load.
  */
-#include "format.h"
+#include "formats/format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/ckd.h"
-#include "dtypes.h"
+#include "core/ckd.h"
+#include "core/dtypes.h"
 
 #define GGUF_DEFAULT_ALIGNMENT 32
 /* llama.cpp GGUF_MAX_STRING_LENGTH / GGUF_MAX_ARRAY_ELEMENTS (228be52c). */

@@ -10,7 +10,7 @@
  * in inv->kvs, so lookups (first match) read what llama.cpp reads.
  * Values the file does not give stay -1 (unknown).
  */
-#include "format.h"
+#include "formats/format.h"
 
 #include <stdio.h>
 #include <string.h>

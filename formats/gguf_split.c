@@ -12,7 +12,7 @@
  * A file that does not follow the naming pattern is loaded alone.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "format.h"
+#include "formats/format.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,8 +18,8 @@
  * (declared by num_nextn_predict_layers / mtp_num_hidden_layers) follow
  * the trunk and are QA_LAYER_MTP.
  */
-#include "format.h"
-#include "../src/json_file.h"
+#include "formats/format.h"
+#include "core/json_file.h"
 
 #include <stddef.h>
 #include <stdlib.h>

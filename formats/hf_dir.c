@@ -13,8 +13,8 @@
  * in sorted order so the file list is deterministic.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "format.h"
-#include "../src/json_file.h"
+#include "formats/format.h"
+#include "core/json_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -21,8 +21,8 @@
  * pattern POSIX cannot express makes the claim "unknown", never a crash.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "format.h"
-#include "../src/json_file.h"
+#include "formats/format.h"
+#include "core/json_file.h"
 
 #include <fnmatch.h>
 #include <regex.h>
@@ -33,7 +33,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../src/ckd.h"
+#include "core/ckd.h"
 
 /* Config files are kilobytes; the cap matches formats/hf_dir.c. */
 #define QC_MAX_BYTES ((uint64_t)16 << 20)

@@ -21,15 +21,15 @@
  * finding carries a file offset), and bounds the number of JSON nodes
  * before cJSON allocates them.
  */
-#include "format.h"
+#include "formats/format.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "../src/ckd.h"
-#include "dtypes.h"
+#include "core/ckd.h"
+#include "core/dtypes.h"
 
 /* MAX_HEADER_SIZE of the reference reader (safetensors/src/tensor.rs). */
 #define ST_MAX_HEADER ((uint64_t)100000000)

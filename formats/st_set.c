@@ -17,7 +17,7 @@
  * shards sorted by name.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "format.h"
+#include "formats/format.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -27,7 +27,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../src/ckd.h"
+#include "core/ckd.h"
 
 /* An index is a few hundred bytes per tensor; 100 MB (the safetensors
  * header cap) is ~10^6 tensors, far beyond any published model. */

@@ -27,9 +27,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../src/check.h"
-#include "../src/json_file.h"
-#include "../src/source.h"
+#include "engine/check.h"
+#include "core/json_file.h"
+#include "core/source.h"
 
 /* Block indices past this are not a model (llama.cpp: 512 layers). */
 #define MAX_BLOCKS 65536

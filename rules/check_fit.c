@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../formats/dtypes.h"
-#include "../src/check.h"
-#include "../src/fit.h"
+#include "core/dtypes.h"
+#include "engine/check.h"
+#include "fit/fit.h"
 
 #define MIB ((double)(1u << 20))
 /* llama.cpp's --fit floor (common/common.h fit_params_min_ctx). */

@@ -23,8 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/check.h"
-#include "../src/gpuspec.h"
+#include "engine/check.h"
+#include "fit/gpuspec.h"
 
 enum { QA_ARCH_NATIVE, QA_ARCH_TRANSFORMERS };
 

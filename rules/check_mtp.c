@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../src/check.h"
+#include "engine/check.h"
 
 enum expectation { ALWAYS, OPTIONAL, V3_ROUTING };
 

@@ -30,8 +30,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../src/check.h"
-#include "../src/ckd.h"
+#include "engine/check.h"
+#include "core/ckd.h"
 
 /* Distinct lines per rule before the rest is summarised. */
 #define MAX_REPORTS 16

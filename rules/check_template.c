@@ -30,9 +30,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../src/check.h"
-#include "../src/json_file.h"
-#include "../src/source.h"
+#include "engine/check.h"
+#include "core/json_file.h"
+#include "core/source.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are

@@ -23,9 +23,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../src/check.h"
-#include "../src/json_file.h"
-#include "../src/source.h"
+#include "engine/check.h"
+#include "core/json_file.h"
+#include "core/source.h"
 
 
 static const char *

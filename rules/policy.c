@@ -15,7 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "policy.h"
+#include "rules/policy.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../formats/dtypes.h"
+#include "core/dtypes.h"
 
 #define POLICY_SCHEMA "quantaudit-policy/1"
 #define POLICY_MAX_BYTES ((size_t)1 << 20)

@@ -15,9 +15,9 @@
 
 #include <stddef.h>
 
-#include "../src/check.h"
-#include "../src/diag.h"
-#include "../src/inventory.h"
+#include "engine/check.h"
+#include "core/diag.h"
+#include "core/inventory.h"
 
 struct qa_policy;
 

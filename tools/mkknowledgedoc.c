@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
-#include "gpuspec.h"
-#include "inventory.h"
+#include "core/diag.h"
+#include "fit/gpuspec.h"
+#include "core/inventory.h"
 
 enum { QA_ARCH_NATIVE, QA_ARCH_TRANSFORMERS };
 
@@ -42,7 +42,7 @@ struct fact {
 #define QA_ARCH_NAME(g, m, c)
 #define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof)
 static const struct engine_arch engine_archs[] = {
-#include "engines.def"
+#include "rules/engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
@@ -52,7 +52,7 @@ static const struct engine_arch engine_archs[] = {
 #define QA_ARCH_NAME(g, m, c) { g, m, c },
 #define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof)
 static const struct arch_name arch_names[] = {
-#include "engines.def"
+#include "rules/engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
@@ -63,7 +63,7 @@ static const struct arch_name arch_names[] = {
 #define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof) \
 	{ code, e, a, l, q, lo, hi, g, sev, msg, src, asof },
 static const struct fact facts[] = {
-#include "engines.def"
+#include "rules/engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME

@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 
-#include "diag.h"
+#include "core/diag.h"
 
 int
 main(void)

@@ -25,13 +25,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "diag.h"
-#include "fit.h"
-#include "gpuspec.h"
-#include "input.h"
-#include "inventory.h"
-#include "source.h"
+#include "engine/check.h"
+#include "core/diag.h"
+#include "fit/fit.h"
+#include "fit/gpuspec.h"
+#include "formats/input.h"
+#include "core/inventory.h"
+#include "core/source.h"
 
 /* inventory.c stores at most this many findings (MAX_FINDINGS); past it
  * a missing finding proves nothing. */

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "inventory.h"
+#include "engine/check.h"
+#include "core/inventory.h"
 
 static int failures;
 

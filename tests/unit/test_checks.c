@@ -26,9 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check.h"
-#include "input.h"
-#include "inventory.h"
+#include "engine/check.h"
+#include "formats/input.h"
+#include "core/inventory.h"
 
 static int failures;
 

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
-#include "gpuspec.h"
-#include "input.h"
-#include "inventory.h"
+#include "fit/fit.h"
+#include "fit/gpuspec.h"
+#include "formats/input.h"
+#include "core/inventory.h"
 
 static int failures;
 

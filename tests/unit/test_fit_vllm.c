@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
-#include "gpuspec.h"
-#include "inventory.h"
+#include "fit/fit.h"
+#include "fit/gpuspec.h"
+#include "core/inventory.h"
 
 static int failures;
 

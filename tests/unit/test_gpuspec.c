@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpuspec.h"
+#include "fit/gpuspec.h"
 
 static int failures;
 

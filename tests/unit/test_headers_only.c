@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "input.h"
+#include "formats/input.h"
 
 static int failures;
 

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "check.h"
-#include "input.h"
-#include "policy.h"
+#include "engine/check.h"
+#include "formats/input.h"
+#include "rules/policy.h"
 
 static int failures;
 static char tmpdir[] = "/tmp/qa-policy-XXXXXX";

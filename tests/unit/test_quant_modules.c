@@ -27,8 +27,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "input.h"
-#include "inventory.h"
+#include "formats/input.h"
+#include "core/inventory.h"
 
 static int failures, checks;
 

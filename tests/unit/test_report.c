@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/dtypes.h"
-#include "report.h"
+#include "core/dtypes.h"
+#include "report/report.h"
 
 #define DOT " \xc2\xb7 "
 

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "roles.h"
-#include "inventory.h"
+#include "core/roles.h"
+#include "core/inventory.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,0 +1,1175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-module precision from the tensors (ground truth beats config).
+ *
+ * Every safetensors tensor name is split into a module name and a sibling
+ * suffix (qweight, scales, weight_packed, weight_scale_inv, bitsandbytes
+ * weight.absmax, gpt-oss _blocks...), tensors are grouped by module name
+ * in a hash map, and each group's scheme is decided from which siblings it
+ * has and their dtypes and shapes (../shared/knowledge/quant-formats.md
+ * §1.3; each decider below cites the writer of the layout). The logical
+ * [out, in] shape is recovered from the packed shapes, so a module's
+ * parameters are what the unquantized Linear held and its measured bits
+ * per weight are 8 * bytes / params over every tensor of the module
+ * (§1.4). GGUF tensors are their own modules (the ggml type is the
+ * precision), except NVFP4 companions that join their weight.
+ *
+ * Shapes come from files: every product goes through src/ckd.h, every
+ * division is guarded, and a group that fits no layout becomes an
+ * UNKNOWN module whose tensors keep their stored element counts.
+ */
+#include "core/inventory.h"
+
+#include <string.h>
+
+#include "core/ckd.h"
+#include "core/dtypes.h"
+
+const char *
+qa_scheme_name(enum qa_scheme s)
+{
+	static const char *const names[] = {
+#define QA_SCHEME_STR(e, str) str,
+		QA_SCHEME_LIST(QA_SCHEME_STR)
+#undef QA_SCHEME_STR
+	};
+
+	if ((unsigned)s >= QA_SCHEME_COUNT)
+		return "unknown";
+	return names[s];
+}
+
+/* ---- sibling suffixes ------------------------------------------------- */
+
+enum sfx {
+	S_NONE,			/* not a known sibling: a module of its own */
+	S_WEIGHT,
+	S_BIAS,
+	S_QWEIGHT,		/* GPTQ / AWQ (AutoGPTQ qlinear, AutoAWQ) */
+	S_QZEROS,
+	S_SCALES,
+	S_G_IDX,
+	S_WEIGHT_PACKED,	/* compressed-tensors pack/nvfp4/mxfp4 */
+	S_WEIGHT_SCALE,
+	S_WEIGHT_SHAPE,
+	S_WEIGHT_ZP,
+	S_WEIGHT_G_IDX,
+	S_WEIGHT_GLOBAL_SCALE,
+	S_INPUT_GLOBAL_SCALE,
+	S_INPUT_SCALE,
+	S_WEIGHT_SCALE_INV,	/* DeepSeek block FP8 */
+	S_WEIGHT_SCALE_2,	/* ModelOpt NVFP4 */
+	S_PRE_QUANT_SCALE,	/* ModelOpt AWQ */
+	S_SCB,			/* bitsandbytes int8 */
+	S_WEIGHT_FORMAT,
+	S_AUX,			/* other known quantization side tensors */
+	S_KV_SCALE,		/* k_scale / v_scale / q_scale: not weights */
+	S_BNB_ABSMAX,		/* bitsandbytes 4-bit weight.<x> */
+	S_BNB_QUANT_MAP,
+	S_BNB_NESTED_ABSMAX,
+	S_BNB_NESTED_QUANT_MAP,
+	S_BNB_QUANT_STATE,
+	S_BLOCKS,		/* gpt-oss <name>_blocks */
+	S_GLUED_SCALES,		/* gpt-oss <name>_scales */
+	S_GLUED_BIAS,		/* gpt-oss <name>_bias */
+	S_GGUF_SCALE,		/* GGUF NVFP4 <name>.scale */
+	S_COUNT
+};
+
+/*
+ * Last-component siblings (quant-formats.md §1.3 table; KV-cache scales
+ * from compressed-tensors lifecycle/initialize.py initialize_attn_qparams
+ * and ModelOpt quant_utils.py _KV_CACHE_REPLACEMENTS; AutoRound FP8
+ * weight_zp from export_to_fp8.py; GGUF NVFP4 .scale companions from
+ * llama.cpp conversion/base.py _repack_nvfp4).
+ */
+static const struct {
+	const char *name;
+	enum sfx s;
+} siblings[] = {
+	{ "weight", S_WEIGHT },
+	{ "bias", S_BIAS },
+	{ "qweight", S_QWEIGHT },
+	{ "qzeros", S_QZEROS },
+	{ "scales", S_SCALES },
+	{ "g_idx", S_G_IDX },
+	{ "weight_packed", S_WEIGHT_PACKED },
+	{ "weight_scale", S_WEIGHT_SCALE },
+	{ "weight_shape", S_WEIGHT_SHAPE },
+	{ "weight_zero_point", S_WEIGHT_ZP },
+	{ "weight_g_idx", S_WEIGHT_G_IDX },
+	{ "weight_global_scale", S_WEIGHT_GLOBAL_SCALE },
+	{ "input_global_scale", S_INPUT_GLOBAL_SCALE },
+	{ "input_scale", S_INPUT_SCALE },
+	{ "weight_scale_inv", S_WEIGHT_SCALE_INV },
+	{ "weight_scale_2", S_WEIGHT_SCALE_2 },
+	{ "pre_quant_scale", S_PRE_QUANT_SCALE },
+	{ "SCB", S_SCB },
+	{ "weight_format", S_WEIGHT_FORMAT },
+	{ "weight_zp", S_AUX },
+	{ "input_zero_point", S_AUX },
+	{ "output_scale", S_AUX },
+	{ "k_scale", S_KV_SCALE },
+	{ "v_scale", S_KV_SCALE },
+	{ "q_scale", S_KV_SCALE },
+	{ "scale", S_GGUF_SCALE },
+};
+
+/* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
+ * Linear4bit._save_to_state_dict, functional.py QuantState.as_dict). */
+static const struct {
+	const char *name;
+	enum sfx s;
+	bool prefix;
+} bnb_siblings[] = {
+	{ "absmax", S_BNB_ABSMAX, false },
+	{ "quant_map", S_BNB_QUANT_MAP, false },
+	{ "nested_absmax", S_BNB_NESTED_ABSMAX, false },
+	{ "nested_quant_map", S_BNB_NESTED_QUANT_MAP, false },
+	{ "quant_state.", S_BNB_QUANT_STATE, true },
+};
+
+static bool
+ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n > k && memcmp(s + n - k, suf, k) == 0;
+}
+
+/* Splits name into module key (its first *key_len bytes) and suffix. */
+static enum sfx
+split_name(const char *name, size_t *key_len)
+{
+	const char *p = name, *dot;
+	size_t n = strlen(name), i;
+
+	while ((p = strstr(p, ".weight.")) != NULL) {
+		const char *rest = p + 8;
+
+		for (i = 0; i < sizeof(bnb_siblings) / sizeof(bnb_siblings[0]);
+		     i++) {
+			size_t k = strlen(bnb_siblings[i].name);
+
+			if (strncmp(rest, bnb_siblings[i].name, k) == 0 &&
+			    (bnb_siblings[i].prefix || rest[k] == '\0')) {
+				*key_len = (size_t)(p - name);
+				return bnb_siblings[i].s;
+			}
+		}
+		p++;
+	}
+	dot = strrchr(name, '.');
+	if (dot && dot != name) {
+		for (i = 0; i < sizeof(siblings) / sizeof(siblings[0]); i++)
+			if (strcmp(dot + 1, siblings[i].name) == 0) {
+				*key_len = (size_t)(dot - name);
+				return siblings[i].s;
+			}
+	}
+	/* gpt-oss experts glue the suffix with '_' (transformers
+	 * convert_gpt_oss_weights_to_hf.py; quant-formats.md §A6). */
+	if (ends_with(name, n, "_blocks")) {
+		*key_len = n - 7;
+		return S_BLOCKS;
+	}
+	if (ends_with(name, n, "_scales")) {
+		*key_len = n - 7;
+		return S_GLUED_SCALES;
+	}
+	if (ends_with(name, n, "_bias")) {
+		*key_len = n - 5;
+		return S_GLUED_BIAS;
+	}
+	*key_len = n;
+	return S_NONE;
+}
+
+/* Sibling tensors that carry parameters of their own (not quantization
+ * metadata): biases are real parameters, stored unquantized. */
+static bool
+carries_params(enum sfx s)
+{
+	return s == S_BIAS || s == S_GLUED_BIAS || s == S_NONE;
+}
+
+/* ---- groups and the hash map ------------------------------------------ */
+
+struct group {
+	const char *name;	/* points into a tensor name */
+	size_t len;
+	uint32_t head, tail;	/* tensor list through next[] */
+	uint32_t n;
+	int64_t slot[S_COUNT];	/* first tensor of each suffix, -1 */
+};
+
+struct map {
+	uint32_t *cells;	/* group index + 1; 0 = empty */
+	uint64_t mask;
+	struct group *groups;
+	uint32_t n_groups;
+	uint32_t *next;		/* per tensor: next in group, UINT32_MAX */
+	enum sfx *sfx;		/* per tensor */
+};
+
+static uint64_t
+hash(const char *s, size_t n)
+{
+	/* FNV-1a 64 */
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* Returns the group for key, creating it if create; NULL if absent. */
+static struct group *
+map_get(struct map *m, const char *key, size_t len, bool create)
+{
+	uint64_t i = hash(key, len) & m->mask;
+
+	for (;;) {
+		uint32_t c = m->cells[i];
+		struct group *g;
+		int k;
+
+		if (c == 0) {
+			if (!create)
+				return NULL;
+			g = &m->groups[m->n_groups];
+			g->name = key;
+			g->len = len;
+			g->head = g->tail = UINT32_MAX;
+			for (k = 0; k < S_COUNT; k++)
+				g->slot[k] = -1;
+			m->cells[i] = ++m->n_groups;
+			return g;
+		}
+		g = &m->groups[c - 1];
+		if (g->len == len && memcmp(g->name, key, len) == 0)
+			return g;
+		i = (i + 1) & m->mask;
+	}
+}
+
+static void
+group_add(struct map *m, struct group *g, uint32_t t, enum sfx s)
+{
+	m->sfx[t] = s;
+	m->next[t] = UINT32_MAX;
+	if (g->tail == UINT32_MAX)
+		g->head = t;
+	else
+		m->next[g->tail] = t;
+	g->tail = t;
+	g->n++;
+	if (g->slot[s] < 0)
+		g->slot[s] = t;
+}
+
+/* ---- shapes ----------------------------------------------------------- */
+
+/* Last two dims of a tensor as [r, c] and the product of leading dims as
+ * e (a stacked expert dimension); a 1-D tensor is [n, 1]. A dim above
+ * 2^40 is no real layer: refusing it keeps every later "* 32", "* 2" and
+ * ceil division far from wrapping. */
+#define MAX_DIM ((uint64_t)1 << 40)
+
+struct mat {
+	uint64_t e, r, c;
+	bool ok;		/* n_dims >= 1 and no overflow */
+};
+
+static struct mat
+mat_of(const struct qa_tensor *t)
+{
+	struct mat m = { 1, 0, 1, false };
+	uint32_t i;
+
+	if (t->n_dims == 0 || t->n_dims > QA_MAX_DIMS)
+		return m;
+	if (t->n_dims == 1) {
+		m.r = t->shape[0];
+		m.ok = m.r <= MAX_DIM;
+		return m;
+	}
+	m.r = t->shape[t->n_dims - 2];
+	m.c = t->shape[t->n_dims - 1];
+	for (i = 0; i + 2 < t->n_dims; i++)
+		if (qa_ckd_mul(&m.e, m.e, t->shape[i]))
+			return m;
+	m.ok = m.r <= MAX_DIM && m.c <= MAX_DIM && m.e <= MAX_DIM;
+	return m;
+}
+
+static bool
+is_float(const char *dt)
+{
+	return strcmp(dt, "BF16") == 0 || strcmp(dt, "F16") == 0 ||
+	       strcmp(dt, "F32") == 0 || strcmp(dt, "F64") == 0;
+}
+
+static bool
+is_fp8(const char *dt)
+{
+	return strncmp(dt, "F8_E4M3", 7) == 0 || strncmp(dt, "F8_E5M2", 7) == 0;
+}
+
+/* E8M0 scales: stored as U8 (compressed-tensors mxfp4, gpt-oss) or as
+ * the safetensors F8_E8M0 dtype. */
+static bool
+is_e8m0(const char *dt)
+{
+	return strcmp(dt, "U8") == 0 || strcmp(dt, "F8_E8M0") == 0;
+}
+
+static uint64_t
+ceil_div(uint64_t a, uint64_t b)
+{
+	return b ? a / b + (a % b != 0) : 0;
+}
+
+/* ---- the decision ----------------------------------------------------- */
+
+struct decision {
+	enum qa_scheme scheme;
+	const char *label;	/* arena string */
+	int bits, group;
+	uint64_t out, in, experts;
+	uint64_t logical;	/* payload's logical parameters */
+	bool act_order;
+	uint32_t payload;
+};
+
+struct ctx {
+	struct qa_inventory *inv;
+	struct map *m;
+	const struct group *g;
+	int config_bits;	/* bits the config gives this module, -1 */
+	int config_group;	/* group size the config gives, -1 */
+};
+
+static const struct qa_tensor *
+slot(const struct ctx *c, enum sfx s)
+{
+	return c->g->slot[s] >= 0 ? &c->inv->tensors[c->g->slot[s]] : NULL;
+}
+
+/* Fills the logical count; false (UNKNOWN) when it overflows or is 0. */
+static bool
+finish(struct decision *d)
+{
+	uint64_t p;
+
+	if (d->out == 0 || d->in == 0 || d->experts == 0)
+		return false;
+	if (qa_ckd_mul(&p, d->out, d->in) || qa_ckd_mul(&p, p, d->experts))
+		return false;
+	d->logical = p;
+	return true;
+}
+
+/* "g128", or "channel" for one scale per output row. */
+static const char *
+group_text(struct qa_inventory *inv, int g)
+{
+	return g > 0 ? qa_arena_printf(&inv->arena, "g%d", g) : "channel";
+}
+
+/*
+ * Group size from in and the number of scale groups n: one group is
+ * per-channel (0); the config's group size when ceil(in / g) == n (the
+ * last group may be short), else in / n when it divides. A per-module
+ * override (GPTQ dynamic, AutoRound extra_config) may differ from the
+ * global size, so a misfit falls back to the shape.
+ */
+static bool
+group_of(const struct ctx *c, uint64_t in, uint64_t n, uint64_t *g)
+{
+	if (n == 0 || in == 0)
+		return false;
+	if (n == 1) {
+		*g = 0;
+		return true;
+	}
+	if (c->config_group > 0 &&
+	    ceil_div(in, (uint64_t)c->config_group) == n) {
+		*g = (uint64_t)c->config_group;
+		return true;
+	}
+	if (in % n)
+		return false;
+	*g = in / n;
+	return *g <= INT32_MAX;
+}
+
+/*
+ * GPTQ family (AutoGPTQ/GPTQModel qlinear _register_gptq_buffers; AutoRound
+ * auto_round:auto_gptq / gptqmodel): qweight I32 [in*b/32, out], qzeros
+ * [in/g, out*b/32], scales [in/g, out], g_idx [in].
+ * AWQ GEMM (AutoAWQ awq/modules/linear/gemm.py; AutoRound auto_awq):
+ * qweight [in, out*b/32], qzeros [in/g, out*b/32], scales [in/g, out].
+ * AWQ GEMV (awq/modules/linear/gemv.py): qweight [out, in/8], qzeros
+ * [out, W], scales [out, W*8], 4-bit only.
+ */
+static bool
+decide_qweight(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *qw = slot(c, S_QWEIGHT);
+	const struct qa_tensor *sc = slot(c, S_SCALES);
+	const struct qa_tensor *qz = slot(c, S_QZEROS);
+	const struct qa_tensor *gi = slot(c, S_G_IDX);
+	struct mat q, s, z = { 0 };
+	int cand[3], nc = 0, i;
+
+	if (!sc || strcmp(qw->dtype, "I32") != 0 || qw->n_dims != 2 ||
+	    sc->n_dims != 2)
+		return false;
+	q = mat_of(qw);
+	s = mat_of(sc);
+	if (qz)
+		z = mat_of(qz);
+	if (!q.ok || !s.ok || (qz && !z.ok) || q.r == 0 || q.c == 0 ||
+	    s.r == 0 || s.c == 0)
+		return false;
+	d->act_order = gi != NULL;
+	d->experts = 1;
+	if (q.c == s.c) {
+		/* GPTQ: bits from the config, else qzeros width (out*b/32
+		 * words per row), else g_idx length (= in). */
+		if (c->config_bits > 0)
+			cand[nc++] = c->config_bits;
+		if (qz && qz->n_dims == 2 && (32 * z.c) % s.c == 0)
+			cand[nc++] = (int)(32 * z.c / s.c);
+		if (gi && gi->n_dims == 1 && gi->shape[0] &&
+		    (32 * q.r) % gi->shape[0] == 0)
+			cand[nc++] = (int)(32 * q.r / gi->shape[0]);
+		for (i = 0; i < nc; i++) {
+			int b = cand[i];
+			uint64_t in, g;
+
+			if (b < 2 || b > 8 || (q.r * 32) % (uint64_t)b)
+				continue;
+			in = q.r * 32 / (uint64_t)b;
+			if (qz && (z.r != s.r ||
+				   z.c != ceil_div(q.c * (uint64_t)b, 32)))
+				continue;
+			if (gi && gi->shape[0] != in)
+				continue;
+			if (!group_of(c, in, s.r, &g))
+				continue;
+			d->scheme = QA_SCHEME_GPTQ;
+			d->bits = b;
+			d->group = (int)g;
+			d->out = q.c;
+			d->in = in;
+			d->label = qa_arena_printf(&c->inv->arena,
+						   "GPTQ int%d %s", b,
+						   group_text(c->inv, d->group));
+			return finish(d);
+		}
+		return false;
+	}
+	if ((32 * q.c) % s.c == 0 && 32 * q.c / s.c >= 2 &&
+	    32 * q.c / s.c <= 8) {
+		/* AWQ GEMM: the packed width tells the bits. */
+		int b = (int)(32 * q.c / s.c);
+		uint64_t g;
+
+		if (qz && (z.r != s.r || z.c != q.c))
+			return false;
+		if (!group_of(c, q.r, s.r, &g))
+			return false;
+		d->scheme = QA_SCHEME_AWQ_GEMM;
+		d->bits = b;
+		d->group = (int)g;
+		d->out = s.c;
+		d->in = q.r;
+		d->label = qa_arena_printf(&c->inv->arena, "AWQ int%d %s", b,
+					   group_text(c->inv, d->group));
+		return finish(d);
+	}
+	if (q.r == s.r && qz && z.r == q.r && s.c == 8 * z.c) {
+		/* AWQ GEMV: 8 4-bit values per int32 along the input; the
+		 * scale width is the group count padded by
+		 * calculate_zeros_width, so the group size comes from the
+		 * config when it is there. */
+		uint64_t in = q.c * 8;
+
+		d->scheme = QA_SCHEME_AWQ_GEMV;
+		d->bits = 4;
+		if (c->config_group > 0)
+			d->group = c->config_group;
+		else
+			d->group = in % s.c == 0 ? (int)(in / s.c) : -1;
+		d->out = q.r;
+		d->in = in;
+		d->label = d->group > 0 ?
+			qa_arena_printf(&c->inv->arena, "AWQ-GEMV int4 g%d",
+					d->group) : "AWQ-GEMV int4";
+		return finish(d);
+	}
+	return false;
+}
+
+/*
+ * weight_packed: compressed-tensors pack-quantized (I32, compressors/
+ * pack_quantized/base.py: [out, ceil(in*b/32)], weight_scale [out, in/g]
+ * or [out, 1], weight_zero_point [ceil(out*b/32), groups] if asym);
+ * nvfp4-pack-quantized (U8 [out, in/2], weight_scale F8_E4M3 [out, in/16],
+ * weight_global_scale F32 [1]; compressors/nvfp4/base.py, AutoRound
+ * export_to_nvfp_mx.py); mxfp4-pack-quantized (U8 [out, in/2], weight_scale
+ * U8 E8M0 [out, in/32]; compressors/mxfp4/base.py).
+ */
+static bool
+decide_packed(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *wp = slot(c, S_WEIGHT_PACKED);
+	const struct qa_tensor *ws = slot(c, S_WEIGHT_SCALE);
+	const struct qa_tensor *zp = slot(c, S_WEIGHT_ZP);
+	struct mat p, s;
+
+	if (!ws || wp->n_dims < 2)
+		return false;
+	p = mat_of(wp);
+	s = mat_of(ws);
+	if (!p.ok || !s.ok || p.r == 0 || p.c == 0 || s.r != p.r ||
+	    s.c == 0)
+		return false;
+	d->experts = p.e;
+	d->out = p.r;
+	if (strcmp(wp->dtype, "I32") == 0) {
+		int b = c->config_bits;
+		uint64_t g;
+
+		/* Without a config, an asym zero point packed along dim 0
+		 * gives the bits; else the W4A16 preset's 4
+		 * (quantization/quant_scheme.py). */
+		if (b <= 0 && zp) {
+			struct mat z = mat_of(zp);
+
+			if (z.ok && z.r && (32 * z.r) % p.r == 0)
+				b = (int)(32 * z.r / p.r);
+		}
+		if (b <= 0)
+			b = 4;
+		if (b > 8)
+			return false;
+		d->in = p.c * 32 / (uint64_t)b;
+		if (!group_of(c, d->in, s.c, &g))
+			return false;
+		d->scheme = QA_SCHEME_CT_PACK;
+		d->bits = b;
+		d->group = (int)g;
+		d->act_order = slot(c, S_WEIGHT_G_IDX) != NULL;
+		d->label = qa_arena_printf(&c->inv->arena, "int%d %s", b,
+					   group_text(c->inv, d->group));
+		return finish(d);
+	}
+	if (strcmp(wp->dtype, "U8") != 0)
+		return false;
+	d->in = p.c * 2;
+	d->bits = 4;
+	if (strcmp(ws->dtype, "F8_E4M3") == 0) {
+		if (!slot(c, S_WEIGHT_GLOBAL_SCALE) ||
+		    s.c != ceil_div(d->in, 16))
+			return false;
+		d->scheme = QA_SCHEME_NVFP4;
+		d->group = 16;
+		/* input_global_scale only when activations are quantized:
+		 * NVFP4 (W4A4) vs NVFP4A16 (lifecycle/initialize.py). */
+		d->label = slot(c, S_INPUT_GLOBAL_SCALE) ? "NVFP4" :
+							   "NVFP4A16";
+		return finish(d);
+	}
+	if (is_e8m0(ws->dtype)) {
+		if (s.c != ceil_div(d->in, 32))
+			return false;
+		d->scheme = QA_SCHEME_MXFP4;
+		d->group = 32;
+		/* AutoRound's MXINT4 (data_type "mx_int") packs the same
+		 * shapes as MXFP4: only the config tells them apart
+		 * (auto_round/export/export_to_autoround/qlinear_int.py). */
+		d->label = c->inv->quant.data_type &&
+			   strstr(c->inv->quant.data_type, "int") ? "MXINT4" :
+								    "MXFP4";
+		return finish(d);
+	}
+	return false;
+}
+
+/* The label of a float-quantized weight by the shape of its scale
+ * (compressed-tensors lifecycle/initialize.py initialize_qparams: tensor
+ * [1], channel [out, 1], group [out, in/g], block [ceil(out/br),
+ * ceil(in/bc)]; ModelOpt FP8 scalar, FP8_PER_CHANNEL_PER_TOKEN [out]). */
+static bool
+decide_scaled(struct ctx *c, struct decision *d, const char *kind,
+	      enum qa_scheme block_scheme, const struct qa_tensor *w,
+	      const struct qa_tensor *ws)
+{
+	struct mat p = mat_of(w), s = mat_of(ws);
+	uint64_t br, bc, nb;
+
+	if (!p.ok || w->n_dims < 2 || p.r == 0 || p.c == 0)
+		return false;
+	d->experts = p.e;
+	d->out = p.r;
+	d->in = p.c;
+	d->bits = 8;
+	/* per tensor: a scalar (n_dims 0), [1], or one per expert */
+	if (ws->elements == 1 || ws->elements == p.e) {
+		d->group = 0;
+		d->label = kind;
+		return finish(d);
+	}
+	if (!s.ok)
+		return false;
+	if ((s.r == p.r && s.c == 1 && ws->n_dims >= 2) ||
+	    (ws->n_dims == 1 && ws->shape[0] == p.r)) {
+		d->group = 0;
+		d->label = qa_arena_printf(&c->inv->arena, "%s channel", kind);
+		return finish(d);
+	}
+	if (ws->n_dims >= 2 && s.r == p.r && p.c % s.c == 0) {
+		d->group = (int)(p.c / s.c);
+		d->label = qa_arena_printf(&c->inv->arena, "%s g%d", kind,
+					   d->group);
+		return finish(d);
+	}
+	br = c->inv->quant.block[0] > 0 ? (uint64_t)c->inv->quant.block[0] : 128;
+	bc = c->inv->quant.block[1] > 0 ? (uint64_t)c->inv->quant.block[1] : br;
+	if (qa_ckd_mul(&nb, ceil_div(p.r, br), ceil_div(p.c, bc)) ||
+	    qa_ckd_mul(&nb, nb, p.e))
+		return false;
+	/* ModelOpt FP8_PB_WO writes [out/128, 1, in/128, 1]. */
+	if (ws->elements == nb &&
+	    ws->n_dims >= 2) {
+		d->group = (int)br;
+		d->scheme = block_scheme;
+		d->label = br == bc ?
+			qa_arena_printf(&c->inv->arena, "%s block %llu", kind,
+					(unsigned long long)br) :
+			qa_arena_printf(&c->inv->arena, "%s block %llux%llu",
+					kind, (unsigned long long)br,
+					(unsigned long long)bc);
+		return finish(d);
+	}
+	return false;
+}
+
+/*
+ * Tensors named weight with quantization siblings: ModelOpt NVFP4
+ * (modelopt.py create_weights; quant_utils.py to_quantized_weight),
+ * DeepSeek block FP8 (DeepSeek-V3 README_WEIGHTS.md), FP8/INT8 float- and
+ * int-quantized, MXFP8 (compressors/mxfp8/base.py), ModelOpt INT4-AWQ,
+ * bitsandbytes int8 and 4-bit, or a dense weight.
+ */
+static bool decide_dense(struct decision *d, const struct qa_tensor *w);
+
+static bool
+decide_weight(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *w = slot(c, S_WEIGHT);
+	const struct qa_tensor *ws = slot(c, S_WEIGHT_SCALE);
+	const struct qa_tensor *sinv = slot(c, S_WEIGHT_SCALE_INV);
+	const struct qa_tensor *s2 = slot(c, S_WEIGHT_SCALE_2);
+	const struct qa_tensor *pq = slot(c, S_PRE_QUANT_SCALE);
+	struct mat p = mat_of(w);
+	static const enum sfx meta_only[] = {
+		S_QZEROS, S_SCALES, S_G_IDX, S_WEIGHT_SHAPE, S_WEIGHT_ZP,
+		S_WEIGHT_G_IDX, S_WEIGHT_GLOBAL_SCALE, S_INPUT_GLOBAL_SCALE,
+		S_WEIGHT_SCALE, S_WEIGHT_SCALE_INV, S_WEIGHT_SCALE_2,
+		S_PRE_QUANT_SCALE, S_SCB, S_WEIGHT_FORMAT, S_BNB_ABSMAX,
+		S_BNB_QUANT_MAP, S_BNB_NESTED_ABSMAX, S_BNB_NESTED_QUANT_MAP,
+		S_BNB_QUANT_STATE, S_AUX,
+	};
+	size_t i;
+
+	if (!p.ok)
+		return false;
+	if (slot(c, S_BNB_ABSMAX) || slot(c, S_BNB_QUANT_STATE)) {
+		/* bnb 4-bit: weight U8 [(n+1)/2, 1], absmax
+		 * [ceil(n/blocksize)]. The logical shape is in the
+		 * quant_state JSON (data, not header): n = 2 * rows,
+		 * exact for even n (every Linear we know). */
+		const struct qa_tensor *am = slot(c, S_BNB_ABSMAX);
+		const struct qa_tensor *qs = slot(c, S_BNB_QUANT_STATE);
+		uint64_t n, bs;
+
+		if (strcmp(w->dtype, "U8") != 0 || w->n_dims != 2 ||
+		    p.c != 1 || !am || qa_ckd_mul(&n, p.r, 2) || n == 0)
+			return false;
+		d->scheme = QA_SCHEME_BNB_4BIT;
+		d->bits = 4;
+		d->group = -1;
+		for (bs = 32; bs <= 4096; bs *= 2)
+			if (ceil_div(n, bs) == am->elements) {
+				d->group = (int)bs;
+				break;
+			}
+		d->experts = 1;
+		d->out = n;
+		d->in = 1;
+		d->label = qs && strstr(qs->name, "__fp4") ? "bnb fp4" :
+							    "bnb nf4";
+		return finish(d);
+	}
+	if (slot(c, S_SCB)) {
+		/* bnb int8: weight I8 [out, in], SCB F32 [out]. */
+		const struct qa_tensor *scb = slot(c, S_SCB);
+
+		if (strcmp(w->dtype, "I8") != 0 || w->n_dims != 2 ||
+		    scb->elements != p.r)
+			return false;
+		d->scheme = QA_SCHEME_BNB_8BIT;
+		d->bits = 8;
+		d->group = 0;
+		d->experts = 1;
+		d->out = p.r;
+		d->in = p.c;
+		d->label = "bnb int8";
+		return finish(d);
+	}
+	if (s2) {
+		/* ModelOpt NVFP4: weight U8 [out, in/2], weight_scale
+		 * F8_E4M3 [out, in/16], weight_scale_2 F32 scalar; no
+		 * input_scale means W4A16_NVFP4. */
+		struct mat s;
+
+		if (!ws || strcmp(w->dtype, "U8") != 0 ||
+		    strcmp(ws->dtype, "F8_E4M3") != 0 || w->n_dims < 2)
+			return false;
+		s = mat_of(ws);
+		d->experts = p.e;
+		d->out = p.r;
+		d->in = p.c * 2;
+		if (s.r != p.r || s.c != ceil_div(d->in, 16))
+			return false;
+		d->scheme = QA_SCHEME_NVFP4;
+		d->bits = 4;
+		d->group = 16;
+		d->label = slot(c, S_INPUT_SCALE) ? "NVFP4" : "NVFP4A16";
+		return finish(d);
+	}
+	if (sinv) {
+		if (!is_fp8(w->dtype))
+			return false;
+		d->scheme = QA_SCHEME_FP8;
+		if (!decide_scaled(c, d, "FP8", QA_SCHEME_FP8_BLOCK, w, sinv) ||
+		    d->scheme != QA_SCHEME_FP8_BLOCK)
+			return false;
+		return true;
+	}
+	if (ws && pq) {
+		/* ModelOpt W4A16_AWQ: weight U8 [out/2, in] (two output
+		 * rows per byte), weight_scale [out, in/g],
+		 * pre_quant_scale [in]. */
+		struct mat s = mat_of(ws);
+
+		if (strcmp(w->dtype, "U8") != 0 || w->n_dims != 2 ||
+		    s.r != 2 * p.r || s.c == 0 || p.c % s.c)
+			return false;
+		d->scheme = QA_SCHEME_INT4_MODELOPT;
+		d->bits = 4;
+		d->experts = 1;
+		d->out = 2 * p.r;
+		d->in = p.c;
+		d->group = (int)(p.c / s.c);
+		d->label = qa_arena_printf(&c->inv->arena, "INT4-AWQ g%d",
+					   d->group);
+		return finish(d);
+	}
+	if (ws) {
+		if (is_fp8(w->dtype) && is_e8m0(ws->dtype)) {
+			struct mat s = mat_of(ws);
+
+			if (w->n_dims < 2 || s.r != p.r ||
+			    s.c != ceil_div(p.c, 32))
+				return false;
+			d->scheme = QA_SCHEME_MXFP8;
+			d->bits = 8;
+			d->group = 32;
+			d->experts = p.e;
+			d->out = p.r;
+			d->in = p.c;
+			d->label = "MXFP8";
+			return finish(d);
+		}
+		if (is_fp8(w->dtype)) {
+			d->scheme = QA_SCHEME_FP8;
+			return decide_scaled(c, d, "FP8", QA_SCHEME_FP8_BLOCK,
+					     w, ws);
+		}
+		if (strcmp(w->dtype, "I8") == 0) {
+			d->scheme = QA_SCHEME_INT8;
+			return decide_scaled(c, d, "INT8", QA_SCHEME_INT8, w,
+					     ws);
+		}
+		return false;
+	}
+	/* Dense: a float weight with at most bias / activation scales. */
+	for (i = 0; i < sizeof(meta_only) / sizeof(meta_only[0]); i++)
+		if (c->g->slot[meta_only[i]] >= 0)
+			return false;
+	return decide_dense(d, w);
+}
+
+/* An unquantized tensor: its dtype is the precision. */
+static bool
+decide_dense(struct decision *d, const struct qa_tensor *w)
+{
+	uint32_t i;
+
+	if (!is_float(w->dtype) || w->n_dims == 0)
+		return false;
+	d->scheme = QA_SCHEME_DENSE;
+	d->bits = (int)qa_st_dtype(w->dtype)->bits;
+	d->group = 0;
+	d->label = w->dtype;
+	/* Fused expert stacks [E, out, in] (transformers MoE
+	 * gate_up_proj); other tensors fold every dim after the first
+	 * into in, so out * in * experts == elements. */
+	d->experts = 1;
+	d->out = w->shape[0];
+	d->in = 1;
+	if (w->n_dims == 3 && (w->role == QA_ROLE_EXPERT_GATE ||
+			       w->role == QA_ROLE_EXPERT_UP ||
+			       w->role == QA_ROLE_EXPERT_DOWN ||
+			       w->role == QA_ROLE_EXPERT_GATE_UP)) {
+		d->experts = w->shape[0];
+		d->out = w->shape[1];
+		d->in = w->shape[2];
+	} else {
+		for (i = 1; i < w->n_dims; i++)
+			if (qa_ckd_mul(&d->in, d->in, w->shape[i]))
+				return false;
+	}
+	if (w->elements == 0)
+		return false;
+	return finish(d);
+}
+
+/* gpt-oss MXFP4 experts: <name>_blocks U8 [E, rows, in/32, 16],
+ * <name>_scales U8 [E, rows, in/32] (openai/gpt-oss gpt_oss/torch/
+ * weights.py _get_mxfp4_tensor; llama.cpp conversion/gpt_oss.py). */
+static bool
+decide_blocks(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *b = slot(c, S_BLOCKS);
+	const struct qa_tensor *s = slot(c, S_GLUED_SCALES);
+	uint32_t n = b->n_dims, k;
+	uint64_t e = 1;
+
+	if (!s || strcmp(b->dtype, "U8") != 0 || !is_e8m0(s->dtype) ||
+	    n < 3 || s->n_dims != n - 1 || b->shape[n - 1] != 16)
+		return false;
+	for (k = 0; k + 1 < n; k++)
+		if (s->shape[k] != b->shape[k])
+			return false;
+	for (k = 0; k + 3 < n; k++)
+		if (qa_ckd_mul(&e, e, b->shape[k]))
+			return false;
+	d->scheme = QA_SCHEME_MXFP4;
+	d->bits = 4;
+	d->group = 32;
+	d->experts = e;
+	d->out = b->shape[n - 3];
+	if (qa_ckd_mul(&d->in, b->shape[n - 2], 32))
+		return false;
+	d->label = "MXFP4";
+	return finish(d);
+}
+
+static void
+decide(struct ctx *c, struct decision *d)
+{
+	bool ok = false;
+
+	memset(d, 0, sizeof(*d));
+	d->scheme = QA_SCHEME_UNKNOWN;
+	d->bits = -1;
+	d->group = -1;
+	d->experts = 1;
+	if (slot(c, S_QWEIGHT)) {
+		d->payload = (uint32_t)c->g->slot[S_QWEIGHT];
+		ok = decide_qweight(c, d);
+	} else if (slot(c, S_WEIGHT_PACKED)) {
+		d->payload = (uint32_t)c->g->slot[S_WEIGHT_PACKED];
+		ok = decide_packed(c, d);
+	} else if (slot(c, S_BLOCKS)) {
+		d->payload = (uint32_t)c->g->slot[S_BLOCKS];
+		ok = decide_blocks(c, d);
+	} else if (slot(c, S_WEIGHT)) {
+		d->payload = (uint32_t)c->g->slot[S_WEIGHT];
+		ok = decide_weight(c, d);
+	} else {
+		/* A tensor of its own (sinks, A_log, a lone bias): dense if
+		 * it is a float. */
+		uint32_t t;
+
+		d->payload = c->g->head;
+		ok = true;
+		for (t = c->g->head; t != UINT32_MAX; t = c->m->next[t])
+			if (c->m->sfx[t] != S_NONE && c->m->sfx[t] != S_BIAS)
+				ok = false;
+		ok = ok && c->g->n == 1 &&
+		     decide_dense(d, &c->inv->tensors[d->payload]);
+	}
+	if (!ok) {
+		const struct qa_tensor *p = &c->inv->tensors[d->payload];
+
+		memset(d, 0, sizeof(*d));
+		d->payload = (uint32_t)(p - c->inv->tensors);
+		d->scheme = QA_SCHEME_UNKNOWN;
+		d->label = "unknown";
+		d->bits = -1;
+		d->group = -1;
+		d->experts = 1;
+	}
+}
+
+/* ---- modules ---------------------------------------------------------- */
+
+static struct qa_module *
+new_module(struct qa_inventory *inv, const char *name, size_t len,
+	   uint32_t n_tensors, uint32_t payload)
+{
+	struct qa_module *mod = &inv->modules[inv->n_modules];
+	const struct qa_tensor *p = &inv->tensors[payload];
+
+	memset(mod, 0, sizeof(*mod));
+	mod->name = qa_arena_strndup(&inv->arena, name, len);
+	mod->tensors = qa_arena_array(&inv->arena, n_tensors,
+				      sizeof(*mod->tensors));
+	if (!mod->name || !mod->tensors) {
+		inv->out_of_memory = true;
+		return NULL;
+	}
+	mod->role = p->role;
+	mod->layer = p->layer;
+	mod->mtp = p->mtp;
+	mod->claimed = -1;
+	mod->claimed_bits = -1;
+	inv->n_modules++;
+	return mod;
+}
+
+/* Adds tensor t with params to mod (bytes and params saturate rather
+ * than wrap: a hostile header cannot make the totals small). */
+static void
+module_add(struct qa_inventory *inv, struct qa_module *mod, uint32_t t,
+	   uint64_t params)
+{
+	struct qa_tensor *x = &inv->tensors[t];
+
+	mod->tensors[mod->n_tensors++] = t;
+	x->module = (int32_t)(mod - inv->modules);
+	x->params = params;
+	if (qa_ckd_add(&mod->bytes, mod->bytes, x->bytes))
+		mod->bytes = UINT64_MAX;
+	if (qa_ckd_add(&mod->params, mod->params, params))
+		mod->params = UINT64_MAX;
+}
+
+static int
+ggml_bits(const struct qa_tensor *t)
+{
+	const struct qa_ggml_type *gt = qa_ggml_type(t->ggml_type);
+
+	if (!gt || gt->block == 0)
+		return -1;
+	return (int)((uint64_t)gt->block_bytes * 8 / gt->block);
+}
+
+/* One GGUF tensor as its own module: the ggml type is the precision
+ * (ggml-org/ggml include/ggml.h; shapes in ne order: ne0 = in). */
+static struct qa_module *
+gguf_module(struct qa_inventory *inv, uint32_t ti, uint32_t n_tensors)
+{
+	struct qa_tensor *t = &inv->tensors[ti];
+	const struct qa_ggml_type *gt = qa_ggml_type(t->ggml_type);
+	struct qa_module *mod;
+	uint32_t k;
+
+	mod = new_module(inv, t->name, strlen(t->name), n_tensors, ti);
+	if (!mod)
+		return NULL;
+	mod->scheme = QA_SCHEME_GGML;
+	mod->precision = t->dtype;
+	mod->bits = ggml_bits(t);
+	mod->group_size = gt && gt->block > 1 ? (int)gt->block : 0;
+	mod->in = t->n_dims ? t->shape[0] : 0;
+	mod->out = t->n_dims > 1 ? t->shape[1] : 1;
+	mod->experts = 1;
+	for (k = 2; k < t->n_dims && k < QA_MAX_DIMS; k++)
+		if (qa_ckd_mul(&mod->experts, mod->experts, t->shape[k]))
+			mod->experts = 0;
+	module_add(inv, mod, ti, t->elements);
+	return mod;
+}
+
+/* GGUF group: every tensor its own module; NVFP4 companions
+ * <name>.scale / <name>.input_scale join their weight (llama.cpp
+ * conversion/base.py _repack_nvfp4). */
+static void
+build_gguf_group(struct qa_inventory *inv, struct map *m,
+		 const struct group *g)
+{
+	int64_t w = g->slot[S_WEIGHT];
+	bool nvfp4 = w >= 0 && inv->tensors[w].ggml_type == 40;
+	struct qa_module *wm = NULL;
+	uint32_t t;
+
+	if (nvfp4)
+		wm = gguf_module(inv, (uint32_t)w, g->n);
+	for (t = g->head; t != UINT32_MAX; t = m->next[t]) {
+		if ((int64_t)t == w && nvfp4)
+			continue;
+		if (wm && (m->sfx[t] == S_GGUF_SCALE ||
+			   m->sfx[t] == S_INPUT_SCALE)) {
+			module_add(inv, wm, t, 0);
+			continue;
+		}
+		gguf_module(inv, t, 1);
+	}
+}
+
+static void
+build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
+{
+	struct ctx c;
+	struct decision d;
+	struct qa_module *mod;
+	char *name;
+	int bits = -1, claim;
+	uint32_t t;
+
+	if (inv->tensors[g->head].ggml_type >= 0) {
+		build_gguf_group(inv, m, g);
+		return;
+	}
+	/* A group of only KV-cache scales (compressed-tensors puts them on
+	 * the attention module itself): no weight, no module, no params. */
+	if (g->slot[S_KV_SCALE] >= 0) {
+		bool only = true;
+
+		for (t = g->head; t != UINT32_MAX; t = m->next[t])
+			if (m->sfx[t] != S_KV_SCALE)
+				only = false;
+		if (only) {
+			for (t = g->head; t != UINT32_MAX; t = m->next[t])
+				inv->tensors[t].params = 0;
+			return;
+		}
+	}
+	name = qa_arena_strndup(&inv->arena, g->name, g->len);
+	if (!name) {
+		inv->out_of_memory = true;
+		return;
+	}
+	c.inv = inv;
+	c.m = m;
+	c.g = g;
+	claim = qa_quant_claim(&inv->quant, name, inv->tensors[g->head].role,
+			       &bits);
+	c.config_bits = claim == 1 && bits > 0 ? bits :
+			inv->quant.bits > 0 ? inv->quant.bits : -1;
+	c.config_group = inv->quant.group_size > 0 ? inv->quant.group_size :
+									 -1;
+	decide(&c, &d);
+	mod = new_module(inv, g->name, g->len, g->n, d.payload);
+	if (!mod)
+		return;
+	mod->scheme = d.scheme;
+	mod->precision = d.label ? d.label : "unknown";
+	mod->bits = d.bits;
+	mod->group_size = d.group;
+	mod->out = d.out;
+	mod->in = d.in;
+	mod->experts = d.experts;
+	mod->act_order = d.act_order;
+	mod->claimed = (int8_t)(claim < 0 ? -1 : claim);
+	mod->claimed_bits = claim == 1 ? bits : -1;
+	if (d.scheme == QA_SCHEME_UNKNOWN) {
+		/* Nothing recovered: every tensor keeps what it stores. */
+		module_add(inv, mod, d.payload, inv->tensors[d.payload].elements);
+		for (t = g->head; t != UINT32_MAX; t = m->next[t])
+			if (t != d.payload)
+				module_add(inv, mod, t, inv->tensors[t].elements);
+		return;
+	}
+	module_add(inv, mod, d.payload, d.logical);
+	for (t = g->head; t != UINT32_MAX; t = m->next[t])
+		if (t != d.payload)
+			module_add(inv, mod, t, carries_params(m->sfx[t]) ?
+				   inv->tensors[t].elements : 0);
+}
+
+void
+qa_quant_modules_build(struct qa_inventory *inv)
+{
+	struct map m;
+	uint64_t cap = 16;
+	uint32_t i, k;
+
+	inv->modules = NULL;
+	inv->n_modules = 0;
+	for (i = 0; i < inv->n_tensors; i++) {
+		inv->tensors[i].params = inv->tensors[i].elements;
+		inv->tensors[i].module = -1;
+	}
+	if (inv->n_tensors == 0)
+		return;
+	while (cap < (uint64_t)inv->n_tensors * 2)
+		cap *= 2;
+	memset(&m, 0, sizeof(m));
+	m.cells = qa_arena_array(&inv->arena, cap, sizeof(*m.cells));
+	m.groups = qa_arena_array(&inv->arena, inv->n_tensors,
+				  sizeof(*m.groups));
+	m.next = qa_arena_array(&inv->arena, inv->n_tensors, sizeof(*m.next));
+	m.sfx = qa_arena_array(&inv->arena, inv->n_tensors, sizeof(*m.sfx));
+	inv->modules = qa_arena_array(&inv->arena, inv->n_tensors,
+				      sizeof(*inv->modules));
+	if (!m.cells || !m.groups || !m.next || !m.sfx || !inv->modules) {
+		inv->out_of_memory = true;
+		inv->modules = NULL;
+		return;
+	}
+	m.mask = cap - 1;
+	/* Two passes: gpt-oss _scales/_bias and KV-cache scales only join
+	 * a group that the first pass created (a _blocks payload, a
+	 * k_proj), so e_score_correction_bias stays a tensor of its own. */
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < inv->n_tensors; i++) {
+			const char *name = inv->tensors[i].name;
+			size_t len;
+			enum sfx s = split_name(name, &len);
+			bool late, gguf = inv->tensors[i].ggml_type >= 0;
+			struct group *g;
+
+			/* .scale is a sibling only as a GGUF NVFP4
+			 * companion; JAX-style norms name weights scale. */
+			if (s == S_GGUF_SCALE && !gguf) {
+				s = S_NONE;
+				len = strlen(name);
+			}
+			late = s == S_GLUED_SCALES || s == S_GLUED_BIAS ||
+			       s == S_KV_SCALE;
+			if (late != (k == 1))
+				continue;
+			g = map_get(&m, name, len, !late || s == S_KV_SCALE);
+			if (late && s != S_KV_SCALE &&
+			    (!g || g->slot[S_BLOCKS] < 0)) {
+				/* not a gpt-oss sibling: its own tensor */
+				s = S_NONE;
+				g = map_get(&m, name, strlen(name), true);
+			}
+			group_add(&m, g, i, s);
+		}
+	for (i = 0; i < m.n_groups; i++)
+		build_group(inv, &m, &m.groups[i]);
+}

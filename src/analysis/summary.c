@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Derived summaries of an inventory: tensor roles, parameter and byte
+ * totals, the per-component table, the MTP summary and llama.cpp's guess
+ * of the file type from the tensor types.
+ */
+#include "core/inventory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtypes.h"
+
+static void
+classify_tensors(struct qa_inventory *inv)
+{
+	struct qa_role_context ctx;
+	uint32_t i;
+
+	ctx.n_layer = inv->hp.n_layer;
+	ctx.n_mtp = inv->hp.n_mtp;
+	ctx.layer_kind = inv->hp.layer_kind;
+	ctx.n_layer_kind = inv->hp.layer_kind ? inv->hp.n_layer_all : 0;
+	for (i = 0; i < inv->n_tensors; i++) {
+		struct qa_tensor *t = &inv->tensors[i];
+		struct qa_role_result r = qa_role_classify(t->name, &ctx);
+
+		t->role = r.role;
+		t->layer = r.layer;
+		t->mtp = r.mtp;
+	}
+}
+
+static const char *
+component_name(const struct qa_tensor *t)
+{
+	return t->mtp ? "mtp" : qa_role_name(t->role);
+}
+
+/* Component order: role enum order, then "mtp" last. */
+static int
+component_rank(const struct qa_tensor *t)
+{
+	return t->mtp ? QA_ROLE_COUNT : (int)t->role;
+}
+
+static struct qa_component *
+component_for(struct qa_inventory *inv, struct qa_component **by_rank,
+	      const struct qa_tensor *t)
+{
+	int rank = component_rank(t);
+
+	if (!by_rank[rank]) {
+		struct qa_component *c = &inv->components[inv->n_components++];
+
+		c->name = component_name(t);
+		by_rank[rank] = c;
+	}
+	return by_rank[rank];
+}
+
+static void
+count_dtype(struct qa_inventory *inv, struct qa_component *c,
+	    const struct qa_tensor *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n_dtypes; i++)
+		if (strcmp(c->dtypes[i].dtype, t->dtype) == 0)
+			break;
+	if (i == c->n_dtypes) {
+		/* At most one dtype per distinct type name; tensors of a
+		 * component rarely span more than a handful. */
+		void *n = qa_arena_grow(&inv->arena, c->dtypes, c->n_dtypes,
+					c->n_dtypes + 1, sizeof(*c->dtypes));
+		if (!n) {
+			inv->out_of_memory = true;
+			return;
+		}
+		c->dtypes = n;
+		c->dtypes[i].dtype = t->dtype;
+		c->n_dtypes++;
+	}
+	c->dtypes[i].tensors++;
+	c->dtypes[i].bytes += t->bytes;
+	c->dtypes[i].params += t->params;
+}
+
+/* Precision histogram: one entry per module precision label (NVFP4,
+ * BF16, GPTQ int4 g128...), counting modules, their logical parameters
+ * and every byte of their tensors (src/quant_modules.c). */
+static void
+count_precision(struct qa_inventory *inv, struct qa_component *c,
+		const struct qa_module *m)
+{
+	const char *label = m->precision ? m->precision : "unknown";
+	uint32_t i;
+
+	for (i = 0; i < c->n_precisions; i++)
+		if (strcmp(c->precisions[i].precision, label) == 0)
+			break;
+	if (i == c->n_precisions) {
+		void *n = qa_arena_grow(&inv->arena, c->precisions,
+					c->n_precisions, c->n_precisions + 1,
+					sizeof(*c->precisions));
+		if (!n) {
+			inv->out_of_memory = true;
+			return;
+		}
+		c->precisions = n;
+		c->precisions[i].precision = label;
+		c->n_precisions++;
+	}
+	c->precisions[i].modules++;
+	c->precisions[i].params += m->params;
+	c->precisions[i].bytes += m->bytes;
+}
+
+static void
+build_components(struct qa_inventory *inv)
+{
+	struct qa_component *by_rank[QA_ROLE_COUNT + 1] = { 0 };
+	struct qa_component *sorted;
+	uint32_t i, k;
+
+	inv->components = qa_arena_array(&inv->arena, QA_ROLE_COUNT + 1,
+					 sizeof(*inv->components));
+	if (!inv->components) {
+		inv->out_of_memory = true;
+		return;
+	}
+	inv->n_components = 0;
+	inv->params = inv->bytes = 0;
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		struct qa_component *c = component_for(inv, by_rank, t);
+
+		c->tensors++;
+		c->params += t->params;
+		c->bytes += t->bytes;
+		count_dtype(inv, c, t);
+		inv->params += t->params;
+		inv->bytes += t->bytes;
+	}
+	/* A module counts in the component of its payload tensor. */
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (m->n_tensors == 0 || m->tensors[0] >= inv->n_tensors)
+			continue;
+		count_precision(inv, component_for(inv, by_rank,
+					&inv->tensors[m->tensors[0]]), m);
+	}
+	/* Deterministic order: by rank (role order, mtp last), not by
+	 * first appearance. */
+	sorted = qa_arena_array(&inv->arena, QA_ROLE_COUNT + 1,
+				sizeof(*sorted));
+	if (!sorted) {
+		inv->out_of_memory = true;
+		return;
+	}
+	for (i = 0, k = 0; i <= QA_ROLE_COUNT; i++)
+		if (by_rank[i])
+			sorted[k++] = *by_rank[i];
+	inv->components = sorted;
+}
+
+static void
+summarize_mtp(struct qa_inventory *inv)
+{
+	int64_t seen_layers[64];
+	int n_seen = 0;
+	bool mtp_without_layer = false;
+	uint32_t i;
+	int j;
+
+	memset(&inv->mtp, 0, sizeof(inv->mtp));
+	inv->mtp.declared = inv->hp.n_mtp > 0 ? inv->hp.n_mtp : 0;
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+
+		if (!t->mtp)
+			continue;
+		inv->mtp.tensors++;
+		inv->mtp.bytes += t->bytes;
+		if (t->layer < 0) {
+			mtp_without_layer = true;
+			continue;
+		}
+		for (j = 0; j < n_seen; j++)
+			if (seen_layers[j] == t->layer)
+				break;
+		if (j == n_seen && n_seen < 64)
+			seen_layers[n_seen++] = t->layer;
+	}
+	inv->mtp.present = n_seen;
+	if (n_seen == 0 && mtp_without_layer)
+		inv->mtp.present = 1;
+	/* The plain reading; rules/check_mtp.c refines it with the family
+	 * expectations (absent) and the tensor sets (partial). */
+	if (inv->mtp.declared > 0)
+		inv->mtp.status = inv->mtp.present == 0 ? QA_MTP_MISSING :
+				  inv->mtp.present < inv->mtp.declared ?
+				  QA_MTP_PARTIAL : QA_MTP_PRESENT;
+	else
+		inv->mtp.status = inv->mtp.present > 0 ? QA_MTP_PRESENT :
+				  QA_MTP_NOT_APPLICABLE;
+}
+
+const char *
+qa_mtp_status_name(enum qa_mtp_status s)
+{
+	switch (s) {
+	case QA_MTP_PRESENT:
+		return "present";
+	case QA_MTP_MISSING:
+		return "missing";
+	case QA_MTP_PARTIAL:
+		return "partial";
+	case QA_MTP_ABSENT:
+		return "absent";
+	case QA_MTP_NOT_APPLICABLE:
+		break;
+	}
+	return "not-applicable";
+}
+
+/*
+ * llama.cpp's guess (llama_model_loader): the ggml type held by the most
+ * tensors, ties going to the first in name order, mapped to a llama_ftype.
+ */
+static int64_t
+ftype_of_type(int t)
+{
+	switch (t) {
+	case 0: return 0;	/* F32 -> ALL_F32 */
+	case 1: return 1;
+	case 30: return 32;	/* BF16 */
+	case 2: return 2;
+	case 3: return 3;
+	case 6: return 8;
+	case 7: return 9;
+	case 8: return 7;
+	case 10: return 10;
+	case 11: return 12;	/* Q3_K -> Q3_K_M */
+	case 12: return 15;	/* Q4_K -> Q4_K_M */
+	case 13: return 17;	/* Q5_K -> Q5_K_M */
+	case 14: return 18;
+	case 34: return 36;
+	case 35: return 37;
+	case 16: return 19;
+	case 17: return 20;
+	case 22: return 28;
+	case 18: return 23;
+	case 19: return 24;
+	case 29: return 31;
+	case 20: return 25;
+	case 23: return 30;
+	case 21: return 26;
+	case 39: return 38;	/* MXFP4 -> MXFP4_MOE */
+	case 40: return 39;
+	case 41: return 40;
+	case 42: return 41;
+	default: return 0;
+	}
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	const struct qa_tensor *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
+static void
+guess_file_type(struct qa_inventory *inv)
+{
+	uint32_t counts[64] = { 0 };
+	uint32_t best = 0;
+	int best_type = -1;
+	const struct qa_tensor **order;
+	uint32_t i, n = 0;
+
+	inv->file_type_guessed = NULL;
+	inv->dominant_type = NULL;
+	inv->file_type_declared = inv->hp.file_type >= 0 ?
+		qa_llama_ftype_label(inv->hp.file_type) : NULL;
+	if (inv->kind != QA_KIND_GGUF || inv->n_tensors == 0)
+		return;
+	order = qa_arena_array(&inv->arena, inv->n_tensors, sizeof(*order));
+	if (!order) {
+		inv->out_of_memory = true;
+		return;
+	}
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].ggml_type >= 0 &&
+		    inv->tensors[i].ggml_type < 64 &&
+		    qa_ggml_type(inv->tensors[i].ggml_type) &&
+		    qa_ggml_type(inv->tensors[i].ggml_type)->block != 0)
+			order[n++] = &inv->tensors[i];
+	qsort(order, n, sizeof(*order), cmp_name);
+	for (i = 0; i < n; i++) {
+		int t = order[i]->ggml_type;
+
+		counts[t]++;
+		if (counts[t] > best) {
+			best = counts[t];
+			best_type = t;
+		}
+	}
+	if (best_type >= 0)
+		inv->dominant_type = qa_ggml_type(best_type)->name;
+	if (best_type >= 0)
+		inv->file_type_guessed =
+			qa_llama_ftype_label(ftype_of_type(best_type));
+}
+
+void
+qa_inventory_summarize(struct qa_inventory *inv)
+{
+	classify_tensors(inv);
+	qa_quant_modules_build(inv);
+	build_components(inv);
+	summarize_mtp(inv);
+	guess_file_type(inv);
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Chunked bump allocator behind struct qa_arena (see arena.h). Small
+ * requests share 64 KiB chunks; a request larger than a quarter chunk gets
+ * a chunk of its own so big token tables do not waste the tail of a chunk.
+ */
+#include "core/arena.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_SIZE ((size_t)64 * 1024)
+#define ALIGNMENT ((size_t)16)
+
+struct qa_arena_chunk {
+	struct qa_arena_chunk *next;
+	size_t cap;	/* usable bytes in data[] */
+	size_t off;	/* next free byte */
+	_Alignas(16) unsigned char data[];
+};
+
+void
+qa_arena_init(struct qa_arena *a, size_t limit)
+{
+	a->head = NULL;
+	a->used = 0;
+	a->limit = limit ? limit : QA_ARENA_DEFAULT_LIMIT;
+	a->hit_limit = false;
+}
+
+void
+qa_arena_finish(struct qa_arena *a)
+{
+	struct qa_arena_chunk *c = a->head;
+
+	while (c) {
+		struct qa_arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	a->head = NULL;
+	a->used = 0;
+}
+
+static struct qa_arena_chunk *
+new_chunk(size_t cap)
+{
+	struct qa_arena_chunk *c;
+
+	if (cap > SIZE_MAX - sizeof(*c))
+		return NULL;
+	c = malloc(sizeof(*c) + cap);
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->cap = cap;
+	c->off = 0;
+	return c;
+}
+
+void *
+qa_arena_alloc(struct qa_arena *a, size_t n)
+{
+	struct qa_arena_chunk *c;
+	size_t need;
+	void *p;
+
+	if (n == 0)
+		n = 1;
+	if (n > SIZE_MAX - ALIGNMENT)
+		return NULL;
+	need = (n + ALIGNMENT - 1) & ~(ALIGNMENT - 1);
+	if (need > a->limit || a->used > a->limit - need) {
+		a->hit_limit = true;
+		return NULL;
+	}
+	if (need > CHUNK_SIZE / 4) {
+		/* A big block gets its own chunk, linked behind the head so
+		 * the head's free tail stays usable. */
+		c = new_chunk(need);
+		if (!c)
+			return NULL;
+		if (a->head) {
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			a->head = c;
+		}
+		c->off = need;
+		a->used += need;
+		memset(c->data, 0, need);
+		return c->data;
+	}
+	c = a->head;
+	if (!c || c->cap - c->off < need) {
+		c = new_chunk(CHUNK_SIZE);
+		if (!c)
+			return NULL;
+		c->next = a->head;
+		a->head = c;
+	}
+	p = c->data + c->off;
+	c->off += need;
+	a->used += need;
+	memset(p, 0, need);
+	return p;
+}
+
+void *
+qa_arena_array(struct qa_arena *a, size_t n, size_t sz)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, sz, &total))
+		return NULL;
+	return qa_arena_alloc(a, total);
+}
+
+char *
+qa_arena_strndup(struct qa_arena *a, const char *s, size_t len)
+{
+	char *p;
+
+	if (len == SIZE_MAX)
+		return NULL;
+	p = qa_arena_alloc(a, len + 1);
+	if (!p)
+		return NULL;
+	if (len)
+		memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *
+qa_arena_strdup(struct qa_arena *a, const char *s)
+{
+	return qa_arena_strndup(a, s, strlen(s));
+}
+
+char *
+qa_arena_printf(struct qa_arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	p = qa_arena_alloc(a, (size_t)n + 1);
+	if (!p)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void *
+qa_arena_grow(struct qa_arena *a, void *old, size_t old_n, size_t new_cap,
+	      size_t sz)
+{
+	void *p = qa_arena_array(a, new_cap, sz);
+
+	if (p && old && old_n)
+		memcpy(p, old, old_n * sz);
+	return p;
+}

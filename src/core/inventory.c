@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inventory storage (arena-backed growable arrays), findings, metadata
+ * lookup. The derived summaries live in src/summary.c.
+ */
+#include "core/inventory.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+qa_hparams_init(struct qa_hparams *hp)
+{
+	memset(hp, 0, sizeof(*hp));
+	hp->n_layer = hp->n_layer_all = -1;
+	hp->n_embd = hp->n_head = hp->n_head_kv = -1;
+	hp->head_dim_k = hp->head_dim_v = -1;
+	hp->n_ff = hp->n_vocab = hp->n_ctx_train = -1;
+	hp->n_expert = hp->n_expert_used = hp->n_expert_shared = -1;
+	hp->n_ff_expert = hp->n_leading_dense = -1;
+	hp->sliding_window = hp->swa_pattern = -1;
+	hp->full_attention_interval = -1;
+	hp->q_lora_rank = hp->kv_lora_rank = -1;
+	hp->qk_rope_dim = hp->qk_nope_dim = hp->v_head_dim_mla = -1;
+	hp->ssm_d_conv = hp->ssm_d_inner = hp->ssm_d_state = -1;
+	hp->ssm_dt_rank = hp->ssm_n_group = -1;
+	hp->n_mtp = -1;
+	hp->file_type = -1;
+}
+
+struct qa_inventory *
+qa_inventory_create(const char *path)
+{
+	struct qa_inventory *inv = calloc(1, sizeof(*inv));
+
+	if (!inv)
+		return NULL;
+	qa_arena_init(&inv->arena, 0);
+	inv->path = qa_arena_strdup(&inv->arena, path);
+	if (!inv->path) {
+		free(inv);
+		return NULL;
+	}
+	qa_hparams_init(&inv->hp);
+	return inv;
+}
+
+void
+qa_inventory_destroy(struct qa_inventory *inv)
+{
+	if (!inv)
+		return;
+	qa_quant_config_finish(inv);	/* compiled regexes of the claim */
+	qa_arena_finish(&inv->arena);
+	free(inv);
+}
+
+/* Appends one zeroed element to an arena-backed array, doubling it. */
+static void *
+push(struct qa_inventory *inv, void **arr, uint32_t *n, uint32_t *cap,
+     size_t sz)
+{
+	unsigned char *p;
+
+	if (*n == *cap) {
+		uint32_t ncap = *cap ? *cap * 2 : 16;
+		void *na;
+
+		if (ncap < *cap) {
+			inv->out_of_memory = true;
+			return NULL;
+		}
+		na = qa_arena_grow(&inv->arena, *arr, *n, ncap, sz);
+		if (!na) {
+			inv->out_of_memory = true;
+			return NULL;
+		}
+		*arr = na;
+		*cap = ncap;
+	}
+	p = (unsigned char *)*arr + (size_t)*n * sz;
+	memset(p, 0, sz);
+	(*n)++;
+	return p;
+}
+
+struct qa_file *
+qa_inv_add_file(struct qa_inventory *inv, const char *path)
+{
+	struct qa_file *f;
+	const char *slash;
+
+	f = push(inv, (void **)&inv->files, &inv->n_files, &inv->cap_files,
+		 sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = qa_arena_strdup(&inv->arena, path);
+	if (!f->path) {
+		inv->out_of_memory = true;
+		inv->n_files--;
+		return NULL;
+	}
+	slash = strrchr(f->path, '/');
+	f->name = slash ? slash + 1 : f->path;
+	f->format = "unknown";
+	f->role = QA_FILE_OTHER;
+	return f;
+}
+
+struct qa_tensor *
+qa_inv_add_tensor(struct qa_inventory *inv)
+{
+	struct qa_tensor *t;
+
+	t = push(inv, (void **)&inv->tensors, &inv->n_tensors,
+		 &inv->cap_tensors, sizeof(*t));
+	if (t) {
+		t->layer = -1;
+		t->ggml_type = -1;
+	}
+	return t;
+}
+
+struct qa_kv *
+qa_inv_add_kv(struct qa_inventory *inv)
+{
+	return push(inv, (void **)&inv->kvs, &inv->n_kvs, &inv->cap_kvs,
+		    sizeof(struct qa_kv));
+}
+
+/* Findings beyond this are counted but not stored: a hostile file with a
+ * million bad tensors must not turn into a million-line report. */
+#define MAX_FINDINGS 10000
+
+static void add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
+			const char *file, int64_t offset, const char *tensor,
+			const char *fmt, va_list ap)
+	__attribute__((format(printf, 6, 0)));
+
+static void
+add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
+	    const char *file, int64_t offset, const char *tensor,
+	    const char *fmt, va_list ap)
+{
+	struct qa_finding *f;
+	char buf[1024];
+
+	if (!rule || inv->n_findings >= MAX_FINDINGS)
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	f = push(inv, (void **)&inv->findings, &inv->n_findings,
+		 &inv->cap_findings, sizeof(*f));
+	if (!f)
+		return;
+	f->rule = rule;
+	f->severity = rule->severity;
+	f->message = qa_arena_strdup(&inv->arena, buf);
+	f->file = file ? qa_arena_strdup(&inv->arena, file) : NULL;
+	f->offset = offset;
+	f->tensor = tensor ? qa_arena_strdup(&inv->arena, tensor) : NULL;
+	if (!f->message)
+		inv->out_of_memory = true;
+}
+
+void
+qa_inv_finding(struct qa_inventory *inv, unsigned code, const char *file,
+	       int64_t offset, const char *tensor, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(inv, qa_rule_find(code), file, offset, tensor, fmt, ap);
+	va_end(ap);
+}
+
+void
+qa_inv_finding_rule(struct qa_inventory *inv, const struct qa_rule *rule,
+		    const char *file, int64_t offset, const char *tensor,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_finding(inv, rule, file, offset, tensor, fmt, ap);
+	va_end(ap);
+}
+
+const struct qa_kv *
+qa_inv_kv(const struct qa_inventory *inv, const char *key)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_kvs; i++)
+		if (strcmp(inv->kvs[i].key, key) == 0)
+			return &inv->kvs[i];
+	return NULL;
+}
+
+bool
+qa_value_as_int(const struct qa_value *v, int64_t *out)
+{
+	switch (v->type) {
+	case QA_V_U8:
+	case QA_V_U16:
+	case QA_V_U32:
+	case QA_V_BOOL:
+		*out = (int64_t)v->v.u;
+		return true;
+	case QA_V_U64:
+		if (v->v.u > INT64_MAX)
+			return false;
+		*out = (int64_t)v->v.u;
+		return true;
+	case QA_V_I8:
+	case QA_V_I16:
+	case QA_V_I32:
+	case QA_V_I64:
+		*out = v->v.i;
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool
+qa_value_as_double(const struct qa_value *v, double *out)
+{
+	int64_t i;
+
+	if (v->type == QA_V_F32 || v->type == QA_V_F64) {
+		*out = v->v.f;
+		return true;
+	}
+	if (qa_value_as_int(v, &i)) {
+		*out = (double)i;
+		return true;
+	}
+	return false;
+}
+
+const char *
+qa_value_type_name(enum qa_value_type t)
+{
+	static const char *const names[] = {
+		"UINT8", "INT8", "UINT16", "INT16", "UINT32", "INT32",
+		"FLOAT32", "BOOL", "STRING", "ARRAY", "UINT64", "INT64",
+		"FLOAT64",
+	};
+
+	if ((unsigned)t < sizeof(names) / sizeof(names[0]))
+		return names[t];
+	return "?";
+}
+
+int
+qa_inventory_worst(const struct qa_inventory *inv)
+{
+	int worst = -1;
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++)
+		if ((int)inv->findings[i].severity > worst)
+			worst = (int)inv->findings[i].severity;
+	return worst;
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inventory: everything quantaudit knows about one input (a GGUF file
+ * or split set, a safetensors file or sharded set, a Hugging Face folder).
+ *
+ * Ownership: one struct qa_inventory owns one arena; every pointer inside
+ * the inventory (strings, arrays, findings) points into that arena and
+ * lives until qa_inventory_destroy(). Formats fill it through the helpers
+ * below; reporters only read it.
+ */
+#ifndef QA_SRC_INVENTORY_H
+#define QA_SRC_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/quant.h"
+#include "core/roles.h"
+
+struct qa_fit_result;
+
+enum qa_input_kind {
+	QA_KIND_GGUF,
+	QA_KIND_SAFETENSORS,
+	QA_KIND_HF_DIR,
+};
+
+/* What a file is within the input. */
+enum qa_file_role {
+	QA_FILE_MODEL,		/* the single weight file */
+	QA_FILE_SHARD,		/* one part of a split or sharded set */
+	QA_FILE_INDEX,		/* *.safetensors.index.json */
+	QA_FILE_CONFIG,		/* config.json */
+	QA_FILE_QUANT_CONFIG,	/* quantize_config.json, hf_quant_config... */
+	QA_FILE_GENERATION_CONFIG,
+	QA_FILE_TOKENIZER,	/* tokenizer.json, tokenizer.model, ... */
+	QA_FILE_MMPROJ,		/* vision projector GGUF beside the model */
+	QA_FILE_OTHER,
+};
+
+struct qa_file {
+	const char *path;	/* display path: as given, or dir/name */
+	const char *name;	/* basename */
+	uint64_t bytes;		/* size on disk */
+	const char *format;	/* "gguf", "safetensors", "json", "sentencepiece"... */
+	enum qa_file_role role;
+	uint32_t part;		/* 1-based part number in a set, 0 if none */
+	uint32_t parts;		/* part count claimed by name/keys, 0 if none */
+	uint64_t header_bytes;	/* bytes of header (GGUF: up to the data section) */
+	uint64_t data_offset;	/* start of tensor data, 0 if none */
+	uint32_t tensor_count;	/* tensors that came from this file */
+	bool big_endian;	/* GGUF stored big-endian */
+	uint32_t gguf_version;	/* GGUF version, 0 otherwise */
+};
+
+/* GGUF value types (gguf.h enum gguf_type). */
+enum qa_value_type {
+	QA_V_U8 = 0, QA_V_I8 = 1, QA_V_U16 = 2, QA_V_I16 = 3,
+	QA_V_U32 = 4, QA_V_I32 = 5, QA_V_F32 = 6, QA_V_BOOL = 7,
+	QA_V_STRING = 8, QA_V_ARRAY = 9, QA_V_U64 = 10, QA_V_I64 = 11,
+	QA_V_F64 = 12,
+	QA_V_COUNT = 13,
+};
+
+/* Arrays longer than this keep only their length and element type. */
+#define QA_KV_KEEP_ELEMENTS 4096
+/* Strings longer than this are kept truncated (length still exact). */
+#define QA_KV_KEEP_STRING ((uint64_t)4 << 20)
+
+struct qa_value {
+	enum qa_value_type type;
+	union {
+		uint64_t u;	/* U8..U64 and BOOL */
+		int64_t i;	/* I8..I64 */
+		double f;	/* F32, F64 */
+		struct {
+			const char *s;	/* NUL-terminated, maybe truncated */
+			uint64_t len;	/* true length in the file */
+		} str;
+		struct {
+			enum qa_value_type elem;
+			uint64_t count;		/* true element count */
+			struct qa_value *items;	/* NULL if count > keep limit */
+			uint64_t kept;		/* elements in items */
+		} arr;
+	} v;
+};
+
+/* One metadata key: GGUF KV pairs, safetensors __metadata__ (strings). */
+struct qa_kv {
+	const char *key;
+	struct qa_value value;
+	uint32_t file;		/* index into files[] */
+	uint64_t offset;	/* offset of the key in that file */
+};
+
+#define QA_MAX_DIMS 8
+
+struct qa_tensor {
+	const char *name;
+	uint32_t file;		/* index into files[] */
+	uint64_t offset;	/* absolute offset of the data in that file */
+	uint64_t bytes;		/* stored bytes */
+	const char *dtype;	/* ggml type name or safetensors dtype string */
+	int32_t ggml_type;	/* ggml type id, -1 for safetensors */
+	uint32_t n_dims;
+	uint64_t shape[QA_MAX_DIMS];	/* as stored (GGUF ne order) */
+	uint64_t elements;	/* product of shape (stored elements) */
+	enum qa_role role;
+	int32_t layer;		/* block index, -1 when not in a block */
+	bool mtp;		/* part of an MTP / nextn head */
+	uint64_t params;	/* logical parameters it carries: a packed
+				 * payload its module's, scales and zeros 0,
+				 * a plain tensor its elements */
+	int32_t module;		/* index into modules[], -1 if none */
+};
+
+/* Normalized hyperparameters; -1 means unknown. */
+struct qa_hparams {
+	const char *arch;		/* normalized family name */
+	const char *arch_raw;		/* general.architecture / model_type */
+	const char *name;		/* general.name or _name_or_path */
+	int64_t n_layer;		/* trunk blocks, excluding MTP blocks */
+	int64_t n_layer_all;		/* blocks in the file incl. MTP */
+	int64_t n_embd;
+	int64_t n_head;
+	int64_t n_head_kv;		/* scalar, or max of the per-layer array */
+	int32_t *head_kv_per_layer;	/* n_layer_all entries or NULL */
+	int64_t head_dim_k;
+	int64_t head_dim_v;
+	int64_t n_ff;
+	int64_t n_vocab;
+	int64_t n_ctx_train;
+	int64_t n_expert;
+	int64_t n_expert_used;
+	int64_t n_expert_shared;
+	int64_t n_ff_expert;
+	int64_t n_leading_dense;
+	int64_t sliding_window;
+	int64_t swa_pattern;		/* period, e.g. 6 for Gemma 3 */
+	uint8_t *layer_kind;		/* n_layer_all entries or NULL */
+	int64_t full_attention_interval;
+	int64_t q_lora_rank;
+	int64_t kv_lora_rank;
+	int64_t qk_rope_dim;
+	int64_t qk_nope_dim;
+	int64_t v_head_dim_mla;
+	int64_t ssm_d_conv;
+	int64_t ssm_d_inner;
+	int64_t ssm_d_state;
+	int64_t ssm_dt_rank;
+	int64_t ssm_n_group;
+	int64_t n_mtp;			/* declared MTP / nextn layers */
+	int64_t file_type;		/* general.file_type */
+	bool tie_embeddings;
+};
+
+/* Layer kinds stored in hparams.layer_kind[]. */
+enum qa_layer_kind {
+	QA_LAYER_UNKNOWN = 0,
+	QA_LAYER_FULL_ATTENTION,
+	QA_LAYER_SLIDING_ATTENTION,
+	QA_LAYER_LINEAR_ATTENTION,	/* GDN / DeltaNet / linear */
+	QA_LAYER_MAMBA,
+	QA_LAYER_MLP_ONLY,		/* Nemotron-H '-' / MoE 'E' blocks */
+	QA_LAYER_MTP,
+};
+
+/* MTP verdict of an input (JSON model.mtp.status). */
+enum qa_mtp_status {
+	QA_MTP_NOT_APPLICABLE,	/* neither declared, present nor expected */
+	QA_MTP_PRESENT,		/* declared (or not) and complete */
+	QA_MTP_MISSING,		/* declared, no MTP weights at all */
+	QA_MTP_PARTIAL,		/* some expected MTP tensors are absent */
+	QA_MTP_ABSENT,		/* family ships MTP; file neither declares
+				 * nor holds it (stripped) */
+};
+
+const char *qa_mtp_status_name(enum qa_mtp_status s);
+
+/* Per-role aggregate for the component table. */
+struct qa_component {
+	const char *name;		/* role name, or "mtp" */
+	uint32_t tensors;
+	uint64_t params;
+	uint64_t bytes;
+	/* dtype histogram by tensor count and bytes */
+	struct qa_dtype_count {
+		const char *dtype;
+		uint32_t tensors;
+		uint64_t bytes;
+		uint64_t params;
+	} *dtypes;
+	uint32_t n_dtypes;
+	/* precision histogram by module (scheme labels, e.g. "NVFP4") */
+	struct qa_precision_count {
+		const char *precision;
+		uint32_t modules;
+		uint64_t params;
+		uint64_t bytes;
+	} *precisions;
+	uint32_t n_precisions;
+};
+
+struct qa_inventory {
+	struct qa_arena arena;		/* owns everything below */
+	const char *path;		/* input path as given */
+	enum qa_input_kind kind;
+
+	struct qa_file *files;
+	uint32_t n_files, cap_files;
+
+	struct qa_kv *kvs;
+	uint32_t n_kvs, cap_kvs;
+
+	struct qa_tensor *tensors;
+	uint32_t n_tensors, cap_tensors;
+
+	struct qa_finding *findings;
+	uint32_t n_findings, cap_findings;
+
+	struct qa_hparams hp;
+	struct qa_quant_config quant;	/* what the config claims */
+	struct qa_module *modules;	/* what the tensors hold */
+	uint32_t n_modules;
+	bool have_config;		/* HF config.json was read */
+	const char *quant_config_file;	/* located quant config, or NULL */
+	const char *chat_template;	/* from GGUF or tokenizer_config */
+
+	/* derived by qa_inventory_summarize() */
+	uint64_t params;
+	uint64_t bytes;
+	struct qa_component *components;
+	uint32_t n_components;
+	const char *file_type_declared;	/* llama_ftype name or NULL */
+	const char *file_type_guessed;	/* llama.cpp's guess from tensors */
+	const char *dominant_type;	/* ggml type held by most tensors */
+	struct {
+		int64_t declared;
+		int64_t present;	/* MTP layers with tensors */
+		uint32_t tensors;
+		uint64_t bytes;
+		enum qa_mtp_status status;	/* set by summary, refined by
+						 * the MTP check */
+		const char *family;	/* family expectation that applied */
+		bool draft_only;	/* GGUF MTP-only draft file */
+	} mtp;
+
+	struct qa_fit_result *fit;	/* set by the fit command, else NULL */
+
+	bool out_of_memory;		/* an allocation failed: exit 4 */
+};
+
+/* Creates an empty inventory for path; NULL when out of memory. */
+struct qa_inventory *qa_inventory_create(const char *path);
+/* Frees the inventory and everything in its arena; accepts NULL. */
+void qa_inventory_destroy(struct qa_inventory *inv);
+
+/* Adders return the new element (zeroed except as stated) or NULL when
+ * out of memory (inv->out_of_memory is then set). */
+struct qa_file *qa_inv_add_file(struct qa_inventory *inv, const char *path);
+struct qa_tensor *qa_inv_add_tensor(struct qa_inventory *inv);
+struct qa_kv *qa_inv_add_kv(struct qa_inventory *inv);
+
+/*
+ * Records a finding for rule `code` with a printf-style detail message.
+ * file may be NULL; offset < 0 means "no offset"; tensor may be NULL.
+ * Strings are copied into the arena.
+ */
+void qa_inv_finding(struct qa_inventory *inv, unsigned code,
+		    const char *file, int64_t offset, const char *tensor,
+		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Same for a rule that is not in the built-in registry (a user policy
+ * rule); rule must outlive the inventory. */
+void qa_inv_finding_rule(struct qa_inventory *inv, const struct qa_rule *rule,
+			 const char *file, int64_t offset, const char *tensor,
+			 const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Metadata lookup by exact key; NULL if absent (first match). */
+const struct qa_kv *qa_inv_kv(const struct qa_inventory *inv,
+			      const char *key);
+/* Typed views; return false if absent or not convertible. */
+bool qa_value_as_int(const struct qa_value *v, int64_t *out);
+bool qa_value_as_double(const struct qa_value *v, double *out);
+const char *qa_value_type_name(enum qa_value_type t);
+
+/* Worst severity among findings, or -1 if none. */
+int qa_inventory_worst(const struct qa_inventory *inv);
+
+/*
+ * Assigns role/layer/mtp to every tensor (after hparams are known),
+ * computes parameters, bytes, the component table, the MTP summary and
+ * the GGUF file type guess. Idempotent.
+ */
+void qa_inventory_summarize(struct qa_inventory *inv);
+
+void qa_hparams_init(struct qa_hparams *hp);
+
+#endif /* QA_SRC_INVENTORY_H */

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Quantization: what the config files claim (struct qa_quant_config, read
+ * by formats/quant_config.c) and what the tensors really hold (struct
+ * qa_module, built by src/quant_modules.c), per module. Ground truth beats
+ * config: precision is read from dtypes, sibling tensors and packing, then
+ * compared with the claim by rules/check_quant.c.
+ *
+ * Conventions of every scheme: ../shared/knowledge/quant-formats.md §A and
+ * §1.3/1.4. All pointers live in the inventory's arena.
+ */
+#ifndef QA_SRC_QUANT_H
+#define QA_SRC_QUANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/roles.h"
+
+struct qa_inventory;
+
+/* The method a config declares (quant_method / hf_quant_config). */
+enum qa_quant_method {
+	QA_QM_NONE,		/* no quantization config */
+	QA_QM_GPTQ,
+	QA_QM_AWQ,
+	QA_QM_AUTOROUND,	/* auto-round, any packing_format */
+	QA_QM_COMPRESSED_TENSORS,
+	QA_QM_MODELOPT,
+	QA_QM_FP8,		/* DeepSeek-style / transformers fine-grained */
+	QA_QM_MXFP4,		/* gpt-oss */
+	QA_QM_BITSANDBYTES,
+	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
+};
+
+const char *qa_quant_method_name(enum qa_quant_method m);
+
+/* How a config names modules (each method has its own matching rule). */
+enum qa_pattern_kind {
+	QA_PAT_EXACT,		/* full module name */
+	QA_PAT_REGEX,		/* Python re.match: anchored at the start */
+	QA_PAT_GLOB,		/* fnmatch-style '*' and '?' */
+	QA_PAT_SUBSTRING,	/* contained anywhere in the name */
+	QA_PAT_PREFIX,		/* name starts with it */
+};
+
+struct qa_quant_pattern {
+	const char *text;		/* as written (without "re:" / "-:") */
+	enum qa_pattern_kind kind;
+	const char *source;		/* config key it came from, e.g. "ignore" */
+	/* Added by formats/quant_config.c: the POSIX translation of a
+	 * QA_PAT_REGEX, compiled at load (a regex_t in the arena, released
+	 * by qa_quant_config_finish()); NULL when not compiled. An EXACT
+	 * pattern without a '.' that starts with an upper-case letter is a
+	 * class name (compressed-tensors targets "Linear"). */
+	const void *compiled;
+	bool untranslatable;		/* Python regex POSIX cannot express */
+};
+
+/* A per-module override: GPTQ dynamic, AutoRound extra_config, ModelOpt
+ * MIXED_PRECISION quantized_layers, compressed-tensors config_groups. */
+struct qa_quant_override {
+	struct qa_quant_pattern pattern;
+	bool skip;		/* module kept unquantized */
+	int bits;		/* -1 = inherit */
+	int group_size;		/* -1 = inherit, 0 = per-channel */
+	const char *scheme;	/* e.g. "NVFP4", "FP8", "int" or NULL */
+};
+
+struct qa_quant_config {
+	const char *file;		/* file it was read from */
+	const char *key;		/* "quantization_config", "compression_config", ... */
+	enum qa_quant_method method;
+	const char *method_raw;		/* quant_method string as written */
+	const char *format;		/* packing_format, checkpoint_format,
+					 * AWQ version, CT format, quant_algo */
+	int bits;			/* -1 unknown */
+	int group_size;			/* -1 unknown, 0 per-channel */
+	int sym;			/* -1 unknown, 0/1 */
+	int desc_act;			/* -1 unknown, 0/1 */
+	const char *data_type;		/* AutoRound data_type, CT type */
+	int act_bits;			/* -1 unknown */
+	int block[2];			/* weight_block_size, 0 if none */
+	const char *kv_cache;		/* kv cache quantization, or NULL */
+	int lm_head;			/* GPTQ lm_head: -1 unknown, 0/1 */
+	struct qa_quant_pattern *exclude;	/* modules kept unquantized */
+	uint32_t n_exclude;
+	struct qa_quant_override *overrides;
+	uint32_t n_overrides;
+	const char **blocks;		/* AutoRound/optimum block_name_to_quantize */
+	uint32_t n_blocks;
+	struct qa_quant_pattern *targets;	/* CT config_groups targets,
+						 * GPTQ modules_in_block_to_quantize */
+	uint32_t n_targets;
+	bool mixed;			/* ModelOpt MIXED_PRECISION: only
+					 * listed layers are quantized */
+	/* Added by formats/quant_config.c: a lower-precedence config file
+	 * that declares another method (config.json says gptq, a side file
+	 * says auto-round); the winner is kept as vLLM does, the conflict is
+	 * for a check to report. NULL / QA_QM_NONE when none. */
+	const char *shadowed_file;
+	enum qa_quant_method shadowed_method;
+};
+
+/* The storage scheme of one module, decided from its tensors. */
+#define QA_SCHEME_LIST(X) \
+	X(UNKNOWN, "unknown") \
+	X(DENSE, "dense") \
+	X(GGML, "ggml") \
+	X(GPTQ, "GPTQ") \
+	X(AWQ_GEMM, "AWQ-GEMM") \
+	X(AWQ_GEMV, "AWQ-GEMV") \
+	X(CT_PACK, "int-packed") \
+	X(NVFP4, "NVFP4") \
+	X(MXFP4, "MXFP4") \
+	X(MXFP8, "MXFP8") \
+	X(FP8_BLOCK, "FP8-block") \
+	X(FP8, "FP8") \
+	X(INT8, "INT8") \
+	X(INT4_MODELOPT, "INT4-AWQ") \
+	X(BNB_4BIT, "bnb-4bit") \
+	X(BNB_8BIT, "bnb-int8")
+
+enum qa_scheme {
+#define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,
+	QA_SCHEME_LIST(QA_SCHEME_ENUM)
+#undef QA_SCHEME_ENUM
+	QA_SCHEME_COUNT
+};
+
+const char *qa_scheme_name(enum qa_scheme s);
+
+/* One weight-bearing module (a Linear, an embedding, a fused expert
+ * tensor) with every tensor that stores it. */
+struct qa_module {
+	const char *name;	/* module prefix (tensor name minus suffix) */
+	uint32_t *tensors;	/* indices into inv->tensors; [0] is the
+				 * payload (qweight, weight_packed, weight...) */
+	uint32_t n_tensors;
+	enum qa_role role;
+	int32_t layer;
+	bool mtp;
+	enum qa_scheme scheme;
+	const char *precision;	/* display label: "Q4_K", "BF16", "NVFP4",
+				 * "GPTQ int4 g128", "FP8 block 128" */
+	int bits;		/* payload bits per weight: 4, 8, 16; -1 unknown */
+	int group_size;		/* elements per scale: 0 per-channel or
+				 * per-tensor, -1 unknown */
+	uint64_t out, in;	/* logical matrix shape (per expert) */
+	uint64_t experts;	/* 1, or E for fused 3-D expert tensors */
+	uint64_t params;	/* logical parameters: out * in * experts */
+	uint64_t bytes;		/* every tensor of the module */
+	int8_t claimed;		/* config says: 1 quantized, 0 not, -1 unknown */
+	int claimed_bits;	/* -1 unknown */
+	bool act_order;		/* GPTQ desc_act: a g_idx / weight_g_idx
+				 * sibling is present */
+};
+
+/*
+ * Reads the quantization config of a Hugging Face folder (config.json
+ * quantization_config / text_config.quantization_config /
+ * compression_config first, then quantize_config.json, quant_config.json,
+ * quantization_config.json, hf_quant_config.json, as vLLM does) into
+ * inv->quant. Records QA1401 for side files that do not parse. Returns 0.
+ * formats/quant_config.c
+ */
+int qa_quant_config_load(struct qa_inventory *inv, const char *dir);
+
+/*
+ * qa_quant_config_load() for the folder of a single safetensors file or
+ * index given directly, only when a config.json is beside it. dir may be
+ * "" (the current directory) or end with '/'. formats/quant_config.c
+ */
+int qa_quant_config_load_beside(struct qa_inventory *inv, const char *dir);
+
+/*
+ * Releases what qa_quant_config_load() holds outside the arena (compiled
+ * regexes). Called by qa_inventory_destroy(); idempotent.
+ * formats/quant_config.c
+ */
+void qa_quant_config_finish(struct qa_inventory *inv);
+
+/*
+ * What the config claims for one module name: 1 quantized, 0 kept in
+ * high precision, -1 unknown (no config, or the method cannot say).
+ * *bits gets the claimed bits or -1. formats/quant_config.c
+ */
+int qa_quant_claim(const struct qa_quant_config *qc, const char *module,
+		   enum qa_role role, int *bits);
+
+/*
+ * Groups tensors into modules, decides each module's scheme, logical
+ * shape, parameters and bytes, and sets each tensor's params (the
+ * payload gets the module's logical parameters, scales and zeros get 0)
+ * so component bits per weight include every auxiliary tensor.
+ * src/quant_modules.c
+ */
+void qa_quant_modules_build(struct qa_inventory *inv);
+
+/*
+ * Translates a Python regular expression (as quantization configs write
+ * them for re.match) to an anchored POSIX ERE in out. Returns false for
+ * what ERE cannot express (lookarounds, named groups, inline flags, lazy
+ * quantifiers, \b, backreferences) or when out is too small: callers
+ * treat such a pattern as "cannot say", never as a match.
+ * formats/quant_config.c
+ */
+bool qa_py_regex_to_ere(const char *py, char *out, size_t cap);
+
+#endif /* QA_SRC_QUANT_H */

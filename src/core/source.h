@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Byte sources and the bounded sequential reader.
+ *
+ * Formats never touch a file descriptor: they read byte ranges from a
+ * struct qa_source (a plain file today; archive members and HTTP ranges
+ * later plug in behind the same read() hook). Every read is bounds-checked
+ * against the source size and counted in bytes_read, which is how the
+ * tests prove that inspecting a 20 GB model reads only its header.
+ *
+ * struct qa_reader is a buffered forward cursor over a source with
+ * little/big-endian integer getters. Getters return false on overrun (the
+ * caller turns that into a "truncated" finding at reader->pos) and never
+ * read past the end of the source.
+ */
+#ifndef QA_SRC_SOURCE_H
+#define QA_SRC_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+
+struct qa_source {
+	const char *path;	/* as the user gave it (borrowed) */
+	int fd;			/* read-only descriptor, -1 when closed */
+	uint64_t size;		/* bytes in the source */
+	uint64_t bytes_read;	/* bytes delivered by qa_source_read() */
+	int err;		/* errno of the last failed read, 0 if none */
+};
+
+/* Result codes shared by the core (negative = failure). */
+enum qa_err {
+	QA_OK = 0,
+	QA_E_UNRECOGNIZED = -1,	/* not a format we know: exit 3 */
+	QA_E_IO = -2,		/* read error: exit 4 */
+	QA_E_NOMEM = -3,	/* allocation failed: exit 4 */
+	QA_E_SHORT = -4,	/* range past the end of the source */
+	QA_E_USAGE = -5,	/* bad arguments: exit 2 */
+};
+
+/* Opens path read-only. Returns QA_OK, or QA_E_IO with errno in src->err. */
+int qa_source_open(struct qa_source *src, const char *path);
+/* Closes the descriptor; safe on a closed or failed source. */
+void qa_source_close(struct qa_source *src);
+/*
+ * Reads exactly len bytes at off into buf. Returns QA_OK, QA_E_SHORT when
+ * [off, off+len) is not inside the source, QA_E_IO on a read error.
+ */
+int qa_source_read(struct qa_source *src, uint64_t off, void *buf,
+		   size_t len);
+
+#define QA_READER_BUF ((size_t)64 * 1024)
+
+struct qa_reader {
+	struct qa_source *src;
+	uint64_t pos;		/* absolute offset of the next byte */
+	bool big_endian;	/* swap multi-byte integers and floats */
+	int err;		/* QA_E_SHORT or QA_E_IO once a read failed */
+	uint64_t buf_off;	/* absolute offset of buf[0] */
+	size_t buf_len;		/* valid bytes in buf */
+	unsigned char buf[QA_READER_BUF];
+};
+
+void qa_reader_init(struct qa_reader *r, struct qa_source *src, uint64_t pos);
+/* Bytes left between pos and the end of the source. */
+uint64_t qa_reader_remaining(const struct qa_reader *r);
+bool qa_reader_bytes(struct qa_reader *r, void *out, size_t n);
+bool qa_reader_skip(struct qa_reader *r, uint64_t n);
+bool qa_reader_u8(struct qa_reader *r, uint8_t *v);
+bool qa_reader_u16(struct qa_reader *r, uint16_t *v);
+bool qa_reader_u32(struct qa_reader *r, uint32_t *v);
+bool qa_reader_u64(struct qa_reader *r, uint64_t *v);
+/*
+ * Steps over count length-prefixed strings (u64 length, then the bytes),
+ * as GGUF token and merge arrays store them, without copying them: the
+ * hot path of reading a 150k-token vocabulary. Returns 0; 1 when a length
+ * exceeds max_len, or 2 when a string runs past the end of the source —
+ * then r->pos is left at that length field and *bad_len holds it; -1 on a
+ * read error (r->err).
+ */
+int qa_reader_skip_strings(struct qa_reader *r, uint64_t count,
+			   uint64_t max_len, uint64_t *bad_len);
+/*
+ * Reads n bytes into a fresh NUL-terminated arena string (the bytes may
+ * themselves contain NUL; *out gets the length-counted copy). Fails with
+ * QA_E_SHORT if fewer than n bytes remain and QA_E_NOMEM if the arena says
+ * no; the caller checks the length against its own limit first.
+ */
+bool qa_reader_string(struct qa_reader *r, struct qa_arena *a, uint64_t n,
+		      char **out);
+
+#endif /* QA_SRC_SOURCE_H */

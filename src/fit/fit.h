@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fit model: per-device memory for an engine (llama.cpp, vLLM) on
+ * given GPUs — weights, KV cache, recurrent state, compute or activation
+ * buffers, overhead — the verdict, the largest context that fits per KV
+ * type, and a bandwidth bound on decode speed. Formulas and their sources:
+ * ../shared/knowledge/memory-models.md, documented in docs/fit.md.
+ *
+ * The result is stored in the inventory's arena (inv->fit) and rendered
+ * by the reporters (JSON "fit" object of DESIGN.md).
+ */
+#ifndef QA_SRC_FIT_H
+#define QA_SRC_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fit/gpuspec.h"
+
+struct qa_inventory;
+
+/*
+ * Most blocks a model may have for either fit: llama.cpp refuses more
+ * than LLAMA_MAX_LAYERS = 512 (src/llama-hparams.h); the largest real
+ * models have under 200. The bound keeps a hostile block_count (the
+ * fuzzer found 50 million) from driving per-layer loops and the context
+ * search for seconds.
+ */
+#define QA_FIT_MAX_LAYERS 512
+
+enum qa_engine {
+	QA_ENGINE_LLAMACPP,
+	QA_ENGINE_VLLM,
+};
+
+struct qa_fit_options {
+	enum qa_engine engine;
+	struct qa_gpu_set gpus;		/* parsed --gpus */
+	int64_t ctx;			/* requested context; 0 = the model's
+					 * trained context; -1 = "max": the
+					 * largest that fits */
+	const char *kv_k;		/* "f16", "q8_0", "q4_0", ...; NULL f16 */
+	const char *kv_v;
+	int parallel;			/* -np / max_num_seqs; 0 = default */
+	int ubatch;			/* -ub; 0 = 512 */
+	int batch;			/* -b; 0 = 2048 */
+	int flash_attn;			/* -1 auto, 0 off, 1 on */
+	double tensor_split[QA_GPU_MAX];	/* -ts; all 0 = by free memory */
+	uint64_t margin_bytes;		/* per device; default 1024 MiB
+					 * (llama.cpp --fit target) */
+	bool mtp;			/* also load the MTP/nextn layers */
+	double gpu_memory_utilization;	/* vLLM; 0 = 0.92 */
+	int tp;				/* vLLM tensor parallel; 0 = #GPUs */
+	/* vLLM profiled quantities (memory-models.md §2.1, §2.6-2.7),
+	 * per GPU; 0 = the built-in estimate. Tests and users who measured
+	 * their own setup set them so the budget reproduces exactly.
+	 * (Added for the vLLM model; additive.) */
+	uint64_t vllm_activation_bytes;	/* P: torch peak of profile_run */
+	uint64_t vllm_nontorch_bytes;	/* N: non-torch growth */
+	uint64_t vllm_cudagraph_bytes;	/* G: CUDA graph capture */
+};
+
+struct qa_fit_device {
+	char name[48];
+	uint64_t vram_bytes;		/* total as CUDA reports it */
+	uint64_t usable_bytes;		/* after driver/context reservation */
+	uint64_t weights_bytes;
+	uint64_t kv_bytes;
+	uint64_t recurrent_bytes;
+	uint64_t compute_bytes;		/* llama.cpp compute buffer / vLLM
+					 * activation peak + CUDA graphs */
+	uint64_t overhead_bytes;	/* margin, CUDA pool, non-torch */
+	int64_t free_bytes;		/* usable - everything; may be < 0 */
+	int32_t first_layer, last_layer;	/* layers placed here, -1 none */
+	bool has_output;		/* output layer on this device */
+};
+
+struct qa_fit_result {
+	enum qa_engine engine;
+	int64_t context;		/* the context the numbers are for */
+	const char *kv_type_k, *kv_type_v;
+	struct qa_fit_device devices[QA_GPU_MAX];
+	size_t n_devices;
+	uint64_t host_bytes;		/* weights kept in host RAM
+					 * (llama.cpp token_embd) */
+	uint64_t totals_weights, totals_kv, totals_recurrent,
+		 totals_compute;
+	int64_t max_context_f16;	/* largest context that fits per KV
+					 * type (capped at the trained one),
+					 * -1 when not even the minimum fits */
+	int64_t max_context_q8_0;
+	int64_t max_context_q4_0;
+	double decode_tokens_per_s_max;	/* 0 when bandwidth unknown */
+	const char *verdict;		/* "fits", "tight", "does-not-fit" */
+	const char *formula;		/* one line naming the model used */
+	const char *notes[8];		/* caveats: non-deterministic parts,
+					 * engine refusals (e.g. q4_0 K with
+					 * head dim 16) */
+	size_t n_notes;
+};
+
+/*
+ * Computes the fit of inv under opt. Returns 0 with *out filled
+ * (arena-owned strings), or -1 with a one-line reason in err (e.g. no
+ * hyperparameters to size the KV cache from).
+ */
+int qa_fit_llamacpp(const struct qa_inventory *inv,
+		    const struct qa_fit_options *opt,
+		    struct qa_fit_result *out, char *err, size_t errlen);
+int qa_fit_vllm(const struct qa_inventory *inv,
+		const struct qa_fit_options *opt,
+		struct qa_fit_result *out, char *err, size_t errlen);
+
+/*
+ * llama.cpp details behind a qa_fit_llamacpp() result (added for the
+ * llama.cpp model and its tests; additive to the contract above): the
+ * KV cache split by K/V and by base/SWA cache, the recurrent R/S state,
+ * the compute buffer parts, and an engine refusal if any.
+ */
+struct qa_fit_llamacpp_detail {
+	int64_t n_ctx, n_ctx_seq, n_stream;	/* after section 1.1 */
+	int64_t cells_base, cells_swa;		/* per stream; 0 = no cache */
+	uint32_t layers_base, layers_swa, layers_recurrent;
+	uint64_t k_base, v_base, k_swa, v_swa;	/* bytes, all devices */
+	uint64_t r_bytes, s_bytes;		/* recurrent state */
+	uint64_t rs_rows;			/* N of section 1.5 */
+	uint64_t compute_host_input;		/* n_ub * E * 4, CUDA_Host */
+	uint64_t output_host;			/* output buffer, host */
+	bool flash_attn;			/* after auto */
+	char refusal[160];			/* "" or the engine's message */
+};
+
+/* qa_fit_llamacpp() that also fills *detail (may be NULL). */
+int qa_fit_llamacpp_ex(const struct qa_inventory *inv,
+		       const struct qa_fit_options *opt,
+		       struct qa_fit_result *out,
+		       struct qa_fit_llamacpp_detail *detail, char *err,
+		       size_t errlen);
+
+/*
+ * What a llama.cpp verbose log (llama-completion/-cli -v) says about
+ * memory: the command line of its first line ("# cmd: ..."), and of the
+ * last load in the log (the --fit dry run loads twice) the KV cache
+ * lines, the recurrent state, compute and model buffers, the memory
+ * breakdown rows, and the failure message. Sizes are MiB as printed.
+ */
+#define QA_LLAMACPP_LOG_ROWS 8
+struct qa_llamacpp_log {
+	char model[512];		/* -m argument */
+	int64_t ctx;			/* -c; -1 absent */
+	char ctk[16], ctv[16];		/* -ctk / -ctv; "" absent (f16) */
+	int fa;				/* -fa: -1 auto or absent, 0, 1 */
+	int np;				/* -np; 0 absent */
+	int ub;				/* -ub; 0 absent */
+	int rc;				/* "# rc=N"; -1 absent */
+	size_t n_kv;			/* llama_kv_cache size lines */
+	struct qa_llamacpp_log_kv {
+		double mib, k_mib, v_mib;
+		int64_t cells;
+		int layers, seqs;
+		char k_type[16], v_type[16];
+	} kv[QA_LLAMACPP_LOG_ROWS];
+	bool has_rs;			/* llama_memory_recurrent line */
+	double rs_mib, r_mib, s_mib;
+	size_t n_compute, n_model;
+	struct qa_llamacpp_log_buf {
+		char dev[32];		/* "CPU", "CUDA0", "CUDA_Host" */
+		double mib;
+	} compute[QA_LLAMACPP_LOG_ROWS], model_buf[QA_LLAMACPP_LOG_ROWS];
+	size_t n_breakdown;
+	struct qa_llamacpp_log_row {
+		char dev[48];		/* "Host", "CUDA0 (RTX ...)" */
+		double total, free, self, model, context, compute,
+		       unaccounted;	/* -1 where the row has no value */
+	} breakdown[QA_LLAMACPP_LOG_ROWS];
+	char failure[256];		/* first error line, "" if none */
+};
+
+/*
+ * Parses the llama.cpp log at path into *out. Returns 0, or -1 with a
+ * one-line reason in err (unreadable file, no "# cmd:" line).
+ */
+int qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
+			      char *err, size_t errlen);
+
+#endif /* QA_SRC_FIT_H */

@@ -1,0 +1,1217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The llama.cpp fit model: per-device memory of a GGUF (or HF) inventory
+ * under llama.cpp at master 3f545bec, from metadata only. It restates
+ * ../shared/knowledge/memory-models.md section 1 (formulas and sources
+ * there; docs/fit.md "## llama.cpp" lists what is exact and what is
+ * estimated):
+ *
+ *   context  n_ctx = pad256(-c or n_ctx_train); -np N as N streams
+ *            (kv_unified = false, the llama-completion/llama-cli default)
+ *   KV       per layer rho(t_K, H_kv d_k) + rho(t_V, H_kv d_v) per cell,
+ *            SWA layers with pad256(min(n_ctx_seq, n_swa + n_ub)) cells,
+ *            MLA K-only (kv_lora_rank + rope), FA-off V max-padding
+ *   state    f32 R/S rows for Mamba/Mamba-2/GDN/RWKV/LFM2 layers
+ *   weights  L+1 units split by -ts or free memory, token_embd on the host,
+ *            output (or the tied embedding copy) on the last device, CUDA
+ *            row padding to 512 for quantized tensors
+ *   compute  the closed form of section 1.8.3, pipeline input copies x4
+ *            (section 1.8.4) with more than one GPU
+ *
+ * It also parses llama.cpp's verbose logs (qa_fit_parse_llamacpp_log) so
+ * the numbers can be calibrated against the engine's own.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/dtypes.h"
+#include "core/ckd.h"
+#include "fit/fit.h"
+#include "core/inventory.h"
+
+#define MIB ((uint64_t)1 << 20)
+/* llama.cpp --fit target free memory (common/common.h fit_params_target). */
+#define DEFAULT_MARGIN (1024 * MIB)
+/* common_params defaults (common/common.h): -ub 512, -b 2048, and
+ * --fit's minimum context fit_params_min_ctx = 4096. */
+#define DEFAULT_UBATCH 512
+#define DEFAULT_BATCH 2048
+#define MIN_CONTEXT 4096
+/* When the model declares no trained context, max_context searches up to
+ * 1M tokens. */
+#define NO_TRAIN_CAP ((int64_t)1 << 20)
+/* ggml-cuda.cu MATRIX_ROW_PADDING and the CUDA buffer alignment
+ * (get_alloc_size, get_alignment): memory-models.md section 1.7.4. */
+#define CUDA_ROW_PAD 512
+#define CUDA_ALIGN 128
+/* ggml-backend.cpp GGML_SCHED_MAX_COPIES (section 1.8.4). */
+#define SCHED_COPIES 4
+
+static const char formula_text[] =
+	"llama.cpp 3f545bec: KV pad256, iSWA, MLA K-only, f32 recurrent; "
+	"compute closed form §1.8.3 (x4 pipeline input copies §1.8.4); "
+	"memory-models.md §1";
+
+/* Sticky-overflow arithmetic: sizes come from files, so every product is
+ * checked (src/ckd.h) and an overflow fails the whole estimate. */
+static uint64_t
+cmul(bool *ovf, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	if (qa_ckd_mul(&r, a, b)) {
+		*ovf = true;
+		return 0;
+	}
+	return r;
+}
+
+static uint64_t
+cadd(bool *ovf, uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	if (qa_ckd_add(&r, a, b)) {
+		*ovf = true;
+		return 0;
+	}
+	return r;
+}
+
+static uint64_t
+pad_to(bool *ovf, uint64_t v, uint64_t a)
+{
+	uint64_t r;
+
+	if (qa_ckd_align_up(&r, v, a)) {
+		*ovf = true;
+		return 0;
+	}
+	return r;
+}
+
+static int64_t
+pad256(int64_t v)
+{
+	return v <= 0 ? 0 : (v + 255) / 256 * 256;
+}
+
+/* rho(t, n) = n / B_t * S_t (memory-models.md section 0); the caller has
+ * checked B_t | n. */
+static uint64_t
+row_bytes(bool *ovf, const struct qa_ggml_type *t, uint64_t n)
+{
+	return cmul(ovf, n / t->block, t->block_bytes);
+}
+
+static const char *
+type_label(const struct qa_ggml_type *t)
+{
+	static const char *const names[] = {
+		"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1",
+		"iq4_nl",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasecmp(names[i], t->name) == 0)
+			return names[i];
+	return t->name;
+}
+
+/* What stays fixed while the context varies. */
+struct lc_model {
+	const struct qa_inventory *inv;
+	const struct qa_hparams *hp;
+	int64_t n_layer;		/* trunk blocks */
+	int64_t n_placed;		/* blocks placed: trunk, + MTP if asked */
+	int64_t kv_from_start;		/* n_layer_kv_from_start */
+	bool mla;			/* V-less latent cache */
+	bool rwkv, lfm2, falcon_h1;
+	int64_t dk_swa, dv_swa;		/* key_length_swa / value_length_swa */
+	int64_t rwkv_shift, rwkv_head;	/* token_shift_count, wkv.head_size */
+	int64_t lfm2_lcache;		/* shortconv.l_cache */
+	size_t n_dev;
+	bool cpu;			/* host-only (CPU backend) */
+	bool pipeline;			/* section 1.8.4 applies */
+	int32_t *unit_dev;		/* n_placed + 1 units -> device */
+	uint64_t *unit_w, *unit_exp;	/* per unit: weights, expert bytes */
+	uint64_t host_w;		/* token_embd + position embeddings */
+	uint64_t usable[QA_GPU_MAX];
+	uint32_t bw[QA_GPU_MAX];
+};
+
+static int64_t
+arch_int(const struct qa_inventory *inv, const char *suffix)
+{
+	char key[160];
+	const struct qa_kv *kv;
+	int64_t v;
+
+	if (!inv->hp.arch_raw)
+		return -1;
+	snprintf(key, sizeof(key), "%s.%s", inv->hp.arch_raw, suffix);
+	kv = qa_inv_kv(inv, key);
+	if (!kv || !qa_value_as_int(&kv->value, &v))
+		return -1;
+	return v;
+}
+
+static bool
+arch_has(const struct qa_inventory *inv, const char *suffix)
+{
+	char key[160];
+
+	if (!inv->hp.arch_raw)
+		return false;
+	snprintf(key, sizeof(key), "%s.%s", inv->hp.arch_raw, suffix);
+	return qa_inv_kv(inv, key) != NULL;
+}
+
+static bool
+arch_is(const struct qa_hparams *hp, const char *name)
+{
+	return (hp->arch && strcmp(hp->arch, name) == 0) ||
+	       (hp->arch_raw && strcmp(hp->arch_raw, name) == 0);
+}
+
+static int
+layer_kind(const struct lc_model *m, int64_t l)
+{
+	if (l >= m->n_layer)
+		return QA_LAYER_MTP;
+	return m->hp->layer_kind ? m->hp->layer_kind[l] :
+				   QA_LAYER_FULL_ATTENTION;
+}
+
+static int64_t
+layer_hkv(const struct lc_model *m, int64_t l)
+{
+	if (m->hp->head_kv_per_layer && l < m->hp->n_layer_all)
+		return m->hp->head_kv_per_layer[l];
+	return m->hp->n_head_kv;
+}
+
+/*
+ * Recurrent layers (section 1.6): Mamba/GDN kinds from the hparams
+ * reader, every layer for RWKV and Falcon-H1, H_kv = 0 layers for LFM2.
+ */
+static bool
+layer_recurrent(const struct lc_model *m, int64_t l)
+{
+	int k = layer_kind(m, l);
+
+	if (k == QA_LAYER_MTP)
+		return false;
+	if (m->rwkv || m->falcon_h1)
+		return true;
+	if (m->lfm2)
+		return layer_hkv(m, l) == 0;
+	return k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION;
+}
+
+/* Layers owning a KV cache: attention layers with H_kv > 0 below
+ * n_layer_kv_from_start (llama-kv-cache.cpp ctor filter, has_kv(il));
+ * MTP layers only when asked (their draft-context cache). */
+static bool
+layer_has_kv(const struct lc_model *m, int64_t l)
+{
+	int k = layer_kind(m, l);
+
+	if (l >= m->n_placed)
+		return false;
+	if (k == QA_LAYER_MLP_ONLY || k == QA_LAYER_MAMBA ||
+	    k == QA_LAYER_LINEAR_ATTENTION)
+		return false;
+	if (m->rwkv || (m->lfm2 && layer_hkv(m, l) == 0))
+		return false;
+	if (k != QA_LAYER_MTP && l >= m->kv_from_start)
+		return false;
+	return layer_hkv(m, l) > 0;
+}
+
+static bool
+layer_swa(const struct lc_model *m, int64_t l)
+{
+	return layer_kind(m, l) == QA_LAYER_SLIDING_ATTENTION &&
+	       m->hp->sliding_window > 0;
+}
+
+/* Per-head K and V widths of layer l (n_embd_head_k(il)). */
+static void
+head_dims(const struct lc_model *m, int64_t l, int64_t *dk, int64_t *dv)
+{
+	const struct qa_hparams *hp = m->hp;
+
+	if (m->mla) {
+		/* MLA GGUF (PR #12801): key_length = r_kv + d_rope, V is a
+		 * view into K since PR #19067 (llama-kv-cache.cpp has_v). */
+		*dk = hp->kv_lora_rank + (hp->qk_rope_dim > 0 ?
+					  hp->qk_rope_dim : 0);
+		*dv = 0;
+		return;
+	}
+	*dk = hp->head_dim_k;
+	*dv = hp->head_dim_v;
+	if (layer_swa(m, l)) {
+		if (m->dk_swa > 0)
+			*dk = m->dk_swa;
+		if (m->dv_swa > 0)
+			*dv = m->dv_swa;
+	}
+}
+
+/* n_embd_r, n_embd_s of a recurrent layer (llama-hparams.cpp, section
+ * 1.5), in f32 elements per row. */
+static void
+rs_widths(bool *ovf, const struct lc_model *m, uint64_t *r, uint64_t *s)
+{
+	const struct qa_hparams *hp = m->hp;
+	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
+
+	*r = *s = 0;
+	if (m->rwkv) {
+		*r = cmul(ovf, (uint64_t)(m->rwkv_shift > 0 ?
+					  m->rwkv_shift : 2), E);
+		*s = cmul(ovf, E, (uint64_t)(m->rwkv_head > 0 ?
+					     m->rwkv_head : 0));
+	} else if (m->lfm2) {
+		*r = cmul(ovf, E, (uint64_t)(m->lfm2_lcache > 1 ?
+					     m->lfm2_lcache - 1 : 0));
+	} else if (hp->ssm_d_inner > 0 && hp->ssm_d_state > 0 &&
+		   hp->ssm_d_conv > 0) {
+		uint64_t g = hp->ssm_n_group > 0 ? (uint64_t)hp->ssm_n_group :
+						   1;
+		uint64_t di = (uint64_t)hp->ssm_d_inner;
+		uint64_t ds = (uint64_t)hp->ssm_d_state;
+
+		*r = cmul(ovf, (uint64_t)hp->ssm_d_conv - 1,
+			  cadd(ovf, di, cmul(ovf, 2 * g, ds)));
+		*s = cmul(ovf, ds, di);
+	}
+}
+
+static bool
+is_expert(enum qa_role r)
+{
+	return r == QA_ROLE_EXPERT_GATE || r == QA_ROLE_EXPERT_UP ||
+	       r == QA_ROLE_EXPERT_DOWN || r == QA_ROLE_EXPERT_GATE_UP;
+}
+
+/*
+ * Bytes a tensor takes in a device buffer: on CUDA a quantized tensor's
+ * rows are padded to a multiple of MATRIX_ROW_PADDING and the buffer
+ * aligned to 128 B (ggml-cuda.cu get_alloc_size, section 1.7.4); the CPU
+ * backend keeps the file size.
+ */
+static uint64_t
+tensor_dev_bytes(bool *ovf, const struct qa_tensor *t, bool cpu)
+{
+	const struct qa_ggml_type *gt;
+	uint64_t b = t->bytes, ne0 = t->shape[0];
+
+	if (cpu)
+		return b;
+	gt = t->ggml_type >= 0 ? qa_ggml_type(t->ggml_type) : NULL;
+	if (gt && gt->block > 1 && ne0 > 0 && ne0 % CUDA_ROW_PAD != 0 &&
+	    t->elements % ne0 == 0) {
+		uint64_t extra = CUDA_ROW_PAD - ne0 % CUDA_ROW_PAD;
+
+		if (extra % gt->block == 0)
+			b = cadd(ovf, b, cmul(ovf, t->elements / ne0,
+					      row_bytes(ovf, gt, extra)));
+	}
+	return pad_to(ovf, b, CUDA_ALIGN);
+}
+
+/*
+ * Layer split (llama-model.cpp load_tensors l.1330-1392): L+1 units, unit
+ * l to device upper_bound(cum(s), l / (L+1)), s = -ts or each device's
+ * usable memory. Block bytes are the inventory's tensors of that layer;
+ * token_embd and position embeddings stay on the host; every other
+ * non-block tensor belongs to the output unit, and a tied embedding is
+ * duplicated there (TENSOR_DUPLICATED).
+ */
+static int
+place_weights(struct lc_model *m, const struct qa_fit_options *opt,
+	      struct qa_arena *a)
+{
+	const struct qa_inventory *inv = m->inv;
+	size_t n_units = (size_t)m->n_placed + 1, j;
+	double split[QA_GPU_MAX], cum[QA_GPU_MAX], tot = 0;
+	bool ovf = false, have_ts = false, have_head = false;
+	uint64_t embd_dev = 0;
+	uint32_t i;
+
+	m->unit_dev = qa_arena_array(a, n_units, sizeof(*m->unit_dev));
+	m->unit_w = qa_arena_array(a, n_units, sizeof(*m->unit_w));
+	m->unit_exp = qa_arena_array(a, n_units, sizeof(*m->unit_exp));
+	if (!m->unit_dev || !m->unit_w || !m->unit_exp)
+		return -1;
+	for (j = 0; j < m->n_dev; j++)
+		if (opt->tensor_split[j] > 0)
+			have_ts = true;
+	for (j = 0; j < m->n_dev; j++) {
+		split[j] = have_ts ? (opt->tensor_split[j] > 0 ?
+				      opt->tensor_split[j] : 0) :
+				     (double)m->usable[j];
+		tot += split[j];
+	}
+	for (j = 0; j < m->n_dev; j++) {
+		cum[j] = (j ? cum[j - 1] : 0) +
+			 (tot > 0 ? split[j] / tot : 1.0 / (double)m->n_dev);
+	}
+	for (i = 0; i < n_units; i++) {
+		double x = (double)i / (double)n_units;
+
+		for (j = 0; j + 1 < m->n_dev && !(cum[j] > x); j++)
+			;
+		m->unit_dev[i] = (int32_t)j;
+	}
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		uint64_t b;
+		size_t u;
+
+		if (t->role == QA_ROLE_VISION || t->role == QA_ROLE_PROJECTOR ||
+		    t->role == QA_ROLE_AUDIO)
+			continue;
+		if (t->mtp && !opt->mtp)
+			continue;
+		if (t->role == QA_ROLE_EMBED || t->role == QA_ROLE_POS_EMBED) {
+			m->host_w = cadd(&ovf, m->host_w, t->bytes);
+			if (t->role == QA_ROLE_EMBED)
+				embd_dev = cadd(&ovf, embd_dev,
+						tensor_dev_bytes(&ovf, t,
+								 m->cpu));
+			continue;
+		}
+		if (t->role == QA_ROLE_LM_HEAD && !t->mtp)
+			have_head = true;
+		u = t->layer >= 0 && t->layer < m->n_placed ? (size_t)t->layer :
+							     n_units - 1;
+		b = tensor_dev_bytes(&ovf, t, m->cpu);
+		m->unit_w[u] = cadd(&ovf, m->unit_w[u], b);
+		if (is_expert(t->role))
+			m->unit_exp[u] = cadd(&ovf, m->unit_exp[u], b);
+	}
+	if (!have_head && (m->hp->tie_embeddings || inv->n_tensors > 0))
+		m->unit_w[n_units - 1] = cadd(&ovf, m->unit_w[n_units - 1],
+					      embd_dev);
+	return ovf ? -1 : 0;
+}
+
+struct lc_eval {
+	struct qa_fit_device dev[QA_GPU_MAX];
+	struct qa_fit_llamacpp_detail d;
+	uint64_t read_bytes[QA_GPU_MAX];	/* decode bytes per token */
+	bool ovf;
+};
+
+/*
+ * One evaluation at a requested context and KV types: the whole of
+ * sections 1.1-1.9 for every device. Sets e->d.refusal when llama.cpp
+ * would refuse to create the context.
+ */
+static void
+evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
+	 int64_t ctx_req, const struct qa_ggml_type *tk,
+	 const struct qa_ggml_type *tv, struct lc_eval *e)
+{
+	const struct qa_hparams *hp = m->hp;
+	bool *ovf = &e->ovf;
+	int64_t n_seq = opt->parallel > 0 ? opt->parallel : 1;
+	int64_t n_b = opt->batch > 0 ? opt->batch : DEFAULT_BATCH;
+	int64_t n_ub = opt->ubatch > 0 ? opt->ubatch : DEFAULT_UBATCH;
+	int64_t n_ctx, n_ctx_seq, l, vmax = 0, n_kv_max = 0;
+	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
+	uint64_t V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
+	uint64_t rw, sw, rows, mask, a_ffn, a_attn, logits, f_eff, bpe;
+	uint64_t mask_base = 0, mask_swa = 0;
+	bool fa, quant_v;
+	size_t j;
+
+	memset(e, 0, sizeof(*e));
+	/* Section 1.1: pad256 of -c (0 = trained); -np N non-unified:
+	 * N streams of pad256(n_ctx / N) cells. */
+	n_ctx = pad256(ctx_req > 0 ? ctx_req : hp->n_ctx_train);
+	n_ctx_seq = pad256(n_ctx / n_seq);
+	n_ctx = n_seq * n_ctx_seq;
+	/* n_batch = min(n_ctx, n_batch), n_ubatch = min(n_batch, n_ubatch)
+	 * (llama-context.cpp, causal models). */
+	if (n_b > n_ctx)
+		n_b = n_ctx;
+	if (n_ub > n_b)
+		n_ub = n_b;
+	e->d.n_ctx = n_ctx;
+	e->d.n_ctx_seq = n_ctx_seq;
+	e->d.n_stream = n_seq;
+	/* flash_attn auto: on when every layer's FA op runs beside its KV,
+	 * which full offload guarantees (section 1.8.3). */
+	fa = opt->flash_attn != 0;
+	e->d.flash_attn = fa;
+
+	/* Refusals (llama-context.cpp llama_init_from_model): a KV type's
+	 * block must divide the per-head width, and quantized V needs FA. */
+	quant_v = tv->block > 1;
+	for (l = 0; l < m->n_placed && !e->d.refusal[0]; l++) {
+		int64_t dk, dv;
+
+		if (!layer_has_kv(m, l))
+			continue;
+		head_dims(m, l, &dk, &dv);
+		if (dk > 0 && dk % tk->block != 0)
+			snprintf(e->d.refusal, sizeof(e->d.refusal),
+				 "K cache type %s with block size %u does not "
+				 "divide n_embd_head_k=%" PRId64,
+				 type_label(tk), tk->block, dk);
+		else if (dv > 0 && dv % tv->block != 0)
+			snprintf(e->d.refusal, sizeof(e->d.refusal),
+				 "V cache type %s with block size %u does not "
+				 "divide n_embd_head_v=%" PRId64,
+				 type_label(tv), tv->block, dv);
+	}
+	if (!e->d.refusal[0] && quant_v && !fa)
+		snprintf(e->d.refusal, sizeof(e->d.refusal),
+			 "quantized V cache requires flash_attn to be enabled");
+
+	/* Section 1.3: SWA cells pad256(min(n_ctx_seq, n_swa + n_ub)) per
+	 * stream (non-unified: the window of one sequence). */
+	if (hp->sliding_window > 0) {
+		int64_t c = hp->sliding_window + n_ub;
+
+		e->d.cells_swa = pad256(c < n_ctx_seq ? c : n_ctx_seq);
+	}
+	/* FA off stores V transposed, padded to the widest layer
+	 * ([TAG_V_CACHE_VARIABLE], section 1.2). */
+	for (l = 0; l < m->n_placed; l++) {
+		int64_t dk, dv;
+
+		if (!layer_has_kv(m, l))
+			continue;
+		head_dims(m, l, &dk, &dv);
+		if (layer_hkv(m, l) * dv > vmax)
+			vmax = layer_hkv(m, l) * dv;
+	}
+	if (!e->d.refusal[0]) {
+		for (l = 0; l < m->n_placed; l++) {
+			int64_t dk, dv, hkv = layer_hkv(m, l);
+			uint64_t cells, kb, vb, nv;
+			bool swa;
+			int dv_i = m->unit_dev[l];
+
+			if (!layer_has_kv(m, l))
+				continue;
+			head_dims(m, l, &dk, &dv);
+			swa = layer_swa(m, l);
+			cells = (uint64_t)(swa ? e->d.cells_swa : n_ctx_seq);
+			nv = dv > 0 ? (uint64_t)(fa ? hkv * dv : vmax) : 0;
+			kb = cmul(ovf, cmul(ovf, (uint64_t)n_seq, cells),
+				  row_bytes(ovf, tk, (uint64_t)(hkv * dk)));
+			vb = cmul(ovf, cmul(ovf, (uint64_t)n_seq, cells),
+				  row_bytes(ovf, tv, nv));
+			if (swa) {
+				e->d.k_swa = cadd(ovf, e->d.k_swa, kb);
+				e->d.v_swa = cadd(ovf, e->d.v_swa, vb);
+				e->d.layers_swa++;
+			} else {
+				e->d.k_base = cadd(ovf, e->d.k_base, kb);
+				e->d.v_base = cadd(ovf, e->d.v_base, vb);
+				e->d.layers_base++;
+			}
+			e->dev[dv_i].kv_bytes = cadd(ovf, e->dev[dv_i].kv_bytes,
+						     cadd(ovf, kb, vb));
+		}
+	}
+	e->d.cells_base = e->d.layers_base ? n_ctx_seq : 0;
+	if (!e->d.layers_swa)
+		e->d.cells_swa = 0;
+
+	/* Section 1.5: N = max(1, n_seq) (1 + n_rs_seq) f32 rows, n_rs_seq
+	 * = 0 (no draft snapshots modelled). */
+	rs_widths(ovf, m, &rw, &sw);
+	rows = (uint64_t)n_seq;
+	e->d.rs_rows = rows;
+	for (l = 0; l < m->n_layer && l < m->n_placed; l++) {
+		uint64_t rb, sb;
+		int dv_i = m->unit_dev[l];
+
+		if (!layer_recurrent(m, l))
+			continue;
+		rb = cmul(ovf, cmul(ovf, 4, rows), rw);
+		sb = cmul(ovf, cmul(ovf, 4, rows), sw);
+		e->d.r_bytes = cadd(ovf, e->d.r_bytes, rb);
+		e->d.s_bytes = cadd(ovf, e->d.s_bytes, sb);
+		e->d.layers_recurrent++;
+		e->dev[dv_i].recurrent_bytes =
+			cadd(ovf, e->dev[dv_i].recurrent_bytes,
+			     cadd(ovf, rb, sb));
+	}
+
+	/* Section 1.8.3 closed form. Masks: one per cache, n_kv x n_ub of
+	 * f16 (FA) or f32. FFN: 4 n_ub (3 F_eff + 4 E), MoE F_eff = used
+	 * experts + shared, plus router logits. Attention without FA: the
+	 * kq scores 4 n_kv n_ub H_q (plus MLA's transposed V). */
+	bpe = fa ? 2 : 4;
+	if (e->d.layers_base) {
+		mask_base = cmul(ovf, cmul(ovf, (uint64_t)(n_ctx_seq * n_seq),
+					   (uint64_t)n_ub), bpe);
+		n_kv_max = n_ctx_seq * n_seq;
+	}
+	if (e->d.layers_swa) {
+		mask_swa = cmul(ovf, cmul(ovf, (uint64_t)(e->d.cells_swa *
+							  n_seq),
+					  (uint64_t)n_ub), bpe);
+		if (e->d.cells_swa * n_seq > n_kv_max)
+			n_kv_max = e->d.cells_swa * n_seq;
+	}
+	mask = cadd(ovf, mask_base, mask_swa);
+	f_eff = hp->n_ff > 0 ? (uint64_t)hp->n_ff : 4 * E;
+	if (hp->n_expert > 0 && hp->n_ff_expert > 0) {
+		uint64_t moe = cmul(ovf, (uint64_t)(hp->n_expert_used > 0 ?
+						     hp->n_expert_used : 1) +
+					  (uint64_t)(hp->n_expert_shared > 0 ?
+						     hp->n_expert_shared : 0),
+				    (uint64_t)hp->n_ff_expert);
+
+		if (moe > f_eff || hp->n_leading_dense <= 0)
+			f_eff = moe;
+	}
+	a_ffn = cmul(ovf, 4 * (uint64_t)n_ub,
+		     cadd(ovf, cmul(ovf, 3, f_eff), cmul(ovf, 4, E)));
+	if (hp->n_expert > 0)
+		a_ffn = cadd(ovf, a_ffn, cmul(ovf, 4 * (uint64_t)n_ub,
+					      (uint64_t)hp->n_expert));
+	a_attn = 0;
+	if (!fa) {
+		a_attn = cmul(ovf, cmul(ovf, 4, (uint64_t)n_kv_max),
+			      cmul(ovf, (uint64_t)n_ub,
+				   (uint64_t)(hp->n_head > 0 ? hp->n_head : 1)));
+		if (m->mla && hp->kv_lora_rank > 0)
+			a_attn = cadd(ovf, a_attn,
+				      cmul(ovf, 2 * (uint64_t)n_kv_max,
+					   (uint64_t)hp->kv_lora_rank));
+	}
+	logits = cmul(ovf, 4 * (uint64_t)n_ub, cadd(ovf, V, E));
+	e->d.compute_host_input = cmul(ovf, 4 * (uint64_t)n_ub, E);
+	/* Section 1.9: (V n_out) f32 with n_out = n_seq at start, host. */
+	e->d.output_host = cmul(ovf, cmul(ovf, V, (uint64_t)n_seq), 4);
+
+	for (j = 0; j < m->n_dev; j++) {
+		struct qa_fit_device *d = &e->dev[j];
+		uint64_t body = cadd(ovf, a_ffn, a_attn), used, exp = 0;
+		uint64_t c, margin;
+		size_t u;
+
+		d->first_layer = d->last_layer = -1;
+		for (u = 0; u <= (size_t)m->n_placed; u++) {
+			if (m->unit_dev[u] != (int32_t)j)
+				continue;
+			d->weights_bytes = cadd(ovf, d->weights_bytes,
+						m->unit_w[u]);
+			exp = cadd(ovf, exp, m->unit_exp[u]);
+			if (u == (size_t)m->n_placed) {
+				d->has_output = true;
+				continue;
+			}
+			if (d->first_layer < 0)
+				d->first_layer = (int32_t)u;
+			d->last_layer = (int32_t)u;
+		}
+		if (d->first_layer < 0 && !d->has_output) {
+			c = 0;
+		} else if (m->pipeline) {
+			/* Section 1.8.4: inputs (mask, n_ub E f32 hidden
+			 * state) duplicated n_copies = 4 times. */
+			c = cmul(ovf, SCHED_COPIES,
+				 cadd(ovf, mask, e->d.compute_host_input));
+			c = cadd(ovf, c, d->has_output && logits > body ?
+					 logits : body);
+		} else {
+			uint64_t live = cadd(ovf, mask, body);
+
+			c = d->has_output && logits > live ? logits : live;
+		}
+		d->compute_bytes = c;
+		margin = opt->margin_bytes ? opt->margin_bytes :
+					     DEFAULT_MARGIN;
+		d->overhead_bytes = m->cpu ? 0 : margin;
+		used = cadd(ovf, cadd(ovf, d->weights_bytes, d->kv_bytes),
+			    cadd(ovf, d->recurrent_bytes,
+				 cadd(ovf, d->compute_bytes,
+				      d->overhead_bytes)));
+		d->usable_bytes = m->usable[j];
+		d->free_bytes = m->usable[j] >= used ?
+				(int64_t)((m->usable[j] - used) & INT64_MAX) :
+				-(int64_t)((used - m->usable[j]) & INT64_MAX);
+		/* Decode reads every non-expert weight, n_used / n_expert
+		 * of the expert bytes, and the whole cache per token. */
+		e->read_bytes[j] = cadd(ovf, d->weights_bytes - exp,
+					cadd(ovf, d->kv_bytes,
+					     d->recurrent_bytes));
+		if (hp->n_expert > 0 && hp->n_expert_used > 0)
+			e->read_bytes[j] = cadd(ovf, e->read_bytes[j],
+						cmul(ovf, exp / (uint64_t)
+						     hp->n_expert,
+						     (uint64_t)
+						     hp->n_expert_used));
+		else
+			e->read_bytes[j] = cadd(ovf, e->read_bytes[j], exp);
+	}
+}
+
+static bool
+eval_fits(const struct lc_model *m, const struct lc_eval *e)
+{
+	size_t j;
+
+	if (e->ovf || e->d.refusal[0])
+		return false;
+	for (j = 0; j < m->n_dev; j++)
+		if (e->dev[j].free_bytes < 0)
+			return false;
+	return true;
+}
+
+/*
+ * Largest context that fits with K = V = t: binary search over multiples
+ * of 256 n_stream from 4096 (--fit's fit_params_min_ctx) up to the
+ * trained context (--fit never exceeds it, section 1.10). -1 when the
+ * type is refused or not even the minimum fits.
+ */
+static int64_t
+max_context(const struct lc_model *m, const struct qa_fit_options *opt,
+	    const struct qa_ggml_type *t, struct lc_eval *e)
+{
+	int64_t n_seq = opt->parallel > 0 ? opt->parallel : 1;
+	int64_t step = 256 * n_seq;
+	int64_t cap = m->hp->n_ctx_train > 0 ? m->hp->n_ctx_train :
+					       NO_TRAIN_CAP;
+	int64_t lo, hi, min_ctx = MIN_CONTEXT < cap ? MIN_CONTEXT : cap;
+
+	lo = (min_ctx + step - 1) / step;
+	hi = cap / step;
+	if (hi < lo)
+		hi = lo;
+	evaluate(m, opt, lo * step, t, t, e);
+	if (!eval_fits(m, e))
+		return -1;
+	evaluate(m, opt, hi * step, t, t, e);
+	if (eval_fits(m, e))
+		return hi * step;
+	while (hi - lo > 1) {
+		int64_t mid = lo + (hi - lo) / 2;
+
+		evaluate(m, opt, mid * step, t, t, e);
+		if (eval_fits(m, e))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo * step;
+}
+
+static const struct qa_ggml_type *
+kv_type(const char *name, char *err, size_t errlen)
+{
+	const struct qa_ggml_type *t;
+
+	if (!name || !*name)
+		name = "f16";
+	t = qa_ggml_type_by_name(name);
+	if (!t || t->block == 0) {
+		snprintf(err, errlen, "unknown KV cache type '%s'", name);
+		return NULL;
+	}
+	return t;
+}
+
+static void
+add_note(struct qa_fit_result *out, const char *note)
+{
+	if (note && out->n_notes < sizeof(out->notes) / sizeof(out->notes[0]))
+		out->notes[out->n_notes++] = note;
+}
+
+int
+qa_fit_llamacpp_ex(const struct qa_inventory *inv,
+		   const struct qa_fit_options *opt, struct qa_fit_result *out,
+		   struct qa_fit_llamacpp_detail *detail, char *err,
+		   size_t errlen)
+{
+	/* The contract keeps result strings in the inventory's arena; the
+	 * arena is the one mutable part of a const inventory. */
+	struct qa_arena *a = (struct qa_arena *)&inv->arena;
+	const struct qa_hparams *hp = &inv->hp;
+	const struct qa_ggml_type *tk, *tv;
+	struct lc_model m;
+	struct lc_eval *e;
+	int64_t ctx, mtp_layers;
+	double secs = 0;
+	bool bw_known = true, tight = false, fits = true;
+	size_t j;
+
+	memset(out, 0, sizeof(*out));
+	out->engine = QA_ENGINE_LLAMACPP;
+	if (hp->n_layer <= 0 || hp->n_embd <= 0) {
+		snprintf(err, errlen, "no block count or embedding length to "
+			 "size the KV cache from");
+		return -1;
+	}
+	if (hp->n_layer_all > QA_FIT_MAX_LAYERS) {
+		snprintf(err, errlen, "%lld blocks: llama.cpp loads at most %d "
+			 "(LLAMA_MAX_LAYERS)", (long long)hp->n_layer_all,
+			 QA_FIT_MAX_LAYERS);
+		return -1;
+	}
+	if (!(tk = kv_type(opt->kv_k, err, errlen)) ||
+	    !(tv = kv_type(opt->kv_v, err, errlen)))
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.inv = inv;
+	m.hp = hp;
+	m.n_layer = hp->n_layer;
+	mtp_layers = hp->n_layer_all > hp->n_layer ?
+		     hp->n_layer_all - hp->n_layer : 0;
+	m.n_placed = m.n_layer + (opt->mtp ? mtp_layers : 0);
+	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
+	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
+	m.kv_from_start = m.n_layer;
+	if (arch_int(inv, "attention.shared_kv_layers") > 0 &&
+	    arch_int(inv, "attention.shared_kv_layers") < m.n_layer)
+		m.kv_from_start = m.n_layer -
+				  arch_int(inv, "attention.shared_kv_layers");
+	else if (arch_is(hp, "gemma3n") && m.n_layer > 20)
+		m.kv_from_start = 20;
+	/* MLA iff the GGUF carries key_length_mla (llama-hparams.cpp
+	 * is_mla); an HF config with kv_lora_rank is MLA by definition. */
+	m.mla = hp->kv_lora_rank > 0 &&
+		(arch_has(inv, "attention.key_length_mla") ||
+		 inv->kind != QA_KIND_GGUF);
+	m.rwkv = arch_is(hp, "rwkv6") || arch_is(hp, "rwkv7") ||
+		 arch_is(hp, "arwkv7") || arch_is(hp, "rwkv6qwen2");
+	m.lfm2 = (arch_is(hp, "lfm2") || arch_is(hp, "lfm2moe")) &&
+		 hp->head_kv_per_layer;
+	m.falcon_h1 = arch_is(hp, "falcon-h1");
+	m.dk_swa = arch_int(inv, "attention.key_length_swa");
+	m.dv_swa = arch_int(inv, "attention.value_length_swa");
+	m.rwkv_shift = arch_int(inv, "token_shift_count");
+	m.rwkv_head = arch_int(inv, "wkv.head_size");
+	m.lfm2_lcache = arch_int(inv, "shortconv.l_cache");
+
+	if (opt->gpus.n == 0) {
+		/* Host only: one CPU device whose memory is not checked. */
+		m.n_dev = 1;
+		m.cpu = true;
+		m.usable[0] = UINT64_C(1) << 60;
+	} else {
+		m.n_dev = opt->gpus.n > QA_GPU_MAX ? QA_GPU_MAX : opt->gpus.n;
+		for (j = 0; j < m.n_dev; j++) {
+			m.usable[j] = opt->gpus.dev[j].usable_bytes;
+			m.bw[j] = opt->gpus.dev[j].bandwidth_gbs;
+		}
+		/* A device named "CPU" is the CPU backend (the corpus logs):
+		 * no CUDA padding, no pipeline copies, no margin. */
+		m.cpu = m.n_dev == 1 &&
+			strcasecmp(opt->gpus.dev[0].name, "CPU") == 0;
+	}
+	/* Pipeline parallelism: >1 device, full offload, -sm layer
+	 * (llama-context.cpp l.428-455). */
+	m.pipeline = m.n_dev > 1;
+	if (place_weights(&m, opt, a) != 0) {
+		snprintf(err, errlen, "out of memory or size overflow placing "
+			 "the weights");
+		return -1;
+	}
+	e = qa_arena_alloc(a, sizeof(*e));
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+
+	out->max_context_f16 = max_context(&m, opt,
+					   qa_ggml_type_by_name("F16"), e);
+	out->max_context_q8_0 = max_context(&m, opt,
+					    qa_ggml_type_by_name("Q8_0"), e);
+	out->max_context_q4_0 = max_context(&m, opt,
+					    qa_ggml_type_by_name("Q4_0"), e);
+	ctx = opt->ctx;
+	if (ctx < 0) {
+		ctx = tk == tv ? max_context(&m, opt, tk, e) : -1;
+		if (ctx < 0)
+			ctx = MIN_CONTEXT;
+	}
+	evaluate(&m, opt, ctx, tk, tv, e);
+	if (e->ovf) {
+		snprintf(err, errlen, "size overflow computing the fit");
+		return -1;
+	}
+	out->context = e->d.n_ctx;
+	out->kv_type_k = type_label(tk);
+	out->kv_type_v = type_label(tv);
+	out->n_devices = m.n_dev;
+	out->host_bytes = m.host_w;
+	for (j = 0; j < m.n_dev; j++) {
+		struct qa_fit_device *d = &out->devices[j];
+
+		*d = e->dev[j];
+		if (opt->gpus.n == 0) {
+			snprintf(d->name, sizeof(d->name), "CPU");
+		} else {
+			snprintf(d->name, sizeof(d->name), "%s",
+				 opt->gpus.dev[j].name);
+			d->vram_bytes = opt->gpus.dev[j].vram_bytes;
+		}
+		out->totals_weights += d->weights_bytes;
+		out->totals_kv += d->kv_bytes;
+		out->totals_recurrent += d->recurrent_bytes;
+		out->totals_compute += d->compute_bytes;
+		if (d->free_bytes < 0)
+			fits = false;
+		else if ((uint64_t)d->free_bytes < d->usable_bytes / 10 ||
+			 (uint64_t)d->free_bytes < d->compute_bytes / 7)
+			tight = true;
+		if (m.bw[j] == 0)
+			bw_known = false;
+		else
+			secs += (double)e->read_bytes[j] /
+				((double)m.bw[j] * 1e9);
+	}
+	if (opt->gpus.n == 0) {
+		bw_known = false;
+		tight = false;
+	}
+	out->decode_tokens_per_s_max = bw_known && secs > 0 ? 1.0 / secs : 0;
+	out->formula = formula_text;
+	if (e->d.refusal[0]) {
+		out->verdict = "does-not-fit";
+		add_note(out, qa_arena_printf(a, "llama.cpp refuses this "
+					      "context: %s", e->d.refusal));
+	} else {
+		out->verdict = !fits ? "does-not-fit" :
+			       tight ? "tight" : "fits";
+	}
+	if (opt->gpus.n == 0)
+		add_note(out, "host only: device memory is not checked");
+	else if (!m.cpu)
+		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
+			 "on demand and is not deterministic: the margin "
+			 "covers it");
+	add_note(out, "compute buffer is a closed-form estimate (within "
+		 "1-2 % for transformers, 3-13 % low for MLA and hybrid "
+		 "graphs); the rest is exact");
+	if (m.pipeline)
+		add_note(out, "more than one GPU: pipeline parallelism keeps "
+			 "4 copies of the graph inputs per device "
+			 "(code-derived, not measured)");
+	if (hp->n_ctx_train <= 0)
+		add_note(out, "no trained context: largest context searched "
+			 "up to 1048576");
+	else
+		add_note(out, "largest contexts are capped at the trained "
+			 "context, as llama.cpp --fit does");
+	if (opt->parallel > 1)
+		add_note(out, "-np N modelled as N streams (kv_unified off, "
+			 "the llama-completion default); llama-server's "
+			 "unified cache has the same base size");
+	if (mtp_layers > 0)
+		add_note(out, opt->mtp ? "MTP layers placed after the trunk "
+			 "with a full-context KV cache of their own (draft "
+			 "context, same types)" :
+			 "MTP/nextn layers excluded (not loaded)");
+	if (detail)
+		*detail = e->d;
+	return 0;
+}
+
+int
+qa_fit_llamacpp(const struct qa_inventory *inv,
+		const struct qa_fit_options *opt, struct qa_fit_result *out,
+		char *err, size_t errlen)
+{
+	return qa_fit_llamacpp_ex(inv, opt, out, NULL, err, errlen);
+}
+
+/* ---- llama.cpp log parser (calibration) ---- */
+
+static void
+copy_word(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+
+	while (src[i] && !isspace((unsigned char)src[i]) && i + 1 < n) {
+		dst[i] = src[i];
+		i++;
+	}
+	dst[i] = '\0';
+}
+
+/* Value after "MiB" label patterns: parses a double at s, or -1. */
+static double
+num_at(const char *s)
+{
+	char *end;
+	double v;
+
+	while (*s == ' ')
+		s++;
+	errno = 0;
+	v = strtod(s, &end);
+	return end == s || errno ? -1 : v;
+}
+
+static int64_t
+int_at(const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return end == s || errno ? -1 : (int64_t)v;
+}
+
+static void
+parse_cmd(struct qa_llamacpp_log *o, const char *line)
+{
+	const char *p = line;
+	char w[512], arg[512];
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		copy_word(w, sizeof(w), p);
+		p += strlen(w);
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		copy_word(arg, sizeof(arg), p);
+		if (!strcmp(w, "-m") || !strcmp(w, "--model"))
+			snprintf(o->model, sizeof(o->model), "%s", arg);
+		else if (!strcmp(w, "-c") || !strcmp(w, "--ctx-size"))
+			o->ctx = int_at(arg);
+		else if (!strcmp(w, "-ctk") || !strcmp(w, "--cache-type-k"))
+			copy_word(o->ctk, sizeof(o->ctk), arg);
+		else if (!strcmp(w, "-ctv") || !strcmp(w, "--cache-type-v"))
+			copy_word(o->ctv, sizeof(o->ctv), arg);
+		else if (!strcmp(w, "-fa") || !strcmp(w, "--flash-attn"))
+			o->fa = !strcmp(arg, "on") ? 1 :
+				!strcmp(arg, "off") ? 0 : -1;
+		else if (!strcmp(w, "-np") || !strcmp(w, "--parallel"))
+			o->np = (int)int_at(arg);
+		else if (!strcmp(w, "-ub") || !strcmp(w, "--ubatch-size"))
+			o->ub = (int)int_at(arg);
+		else
+			continue;
+		p += strlen(arg);
+	}
+}
+
+/* "  CPU compute buffer size =   323.01 MiB" -> dev "CPU", 323.01. */
+static void
+parse_buf(struct qa_llamacpp_log_buf *b, size_t *n, const char *colon,
+	  const char *what)
+{
+	const char *p = colon + 1, *eq = strstr(colon, "=");
+	char dev[32];
+
+	if (!eq || *n >= QA_LLAMACPP_LOG_ROWS)
+		return;
+	while (*p == ' ')
+		p++;
+	copy_word(dev, sizeof(dev), p);
+	if (strncmp(p + strlen(dev), what, strlen(what)) != 0)
+		return;
+	snprintf(b[*n].dev, sizeof(b[*n].dev), "%s", dev);
+	b[*n].mib = num_at(eq + 1);
+	(*n)++;
+}
+
+static double
+after(const char *s, const char *label)
+{
+	const char *p = strstr(s, label);
+
+	return p ? num_at(p + strlen(label)) : -1;
+}
+
+static void
+parse_kv(struct qa_llamacpp_log *o, const char *s)
+{
+	struct qa_llamacpp_log_kv *k;
+	const char *p;
+
+	if (o->n_kv >= QA_LLAMACPP_LOG_ROWS)
+		return;
+	k = &o->kv[o->n_kv++];
+	k->mib = after(s, "size =");
+	p = strchr(s, '(');
+	k->cells = p ? int_at(p + 1) : -1;
+	p = p ? strstr(p, "cells,") : NULL;
+	k->layers = p ? (int)int_at(p + 6) : -1;
+	p = p ? strstr(p, "layers,") : NULL;
+	k->seqs = p ? (int)int_at(p + 7) : -1;
+	p = strstr(s, "K (");
+	if (p) {
+		copy_word(k->k_type, sizeof(k->k_type), p + 3);
+		k->k_type[strcspn(k->k_type, ")")] = '\0';
+		k->k_mib = after(p, "):");
+	}
+	p = strstr(s, "V (");
+	if (p) {
+		copy_word(k->v_type, sizeof(k->v_type), p + 3);
+		k->v_type[strcspn(k->v_type, ")")] = '\0';
+		k->v_mib = after(p, "):");
+	}
+}
+
+/* "| - Host | 365 = 10 + 32 + 323 |" and the device rows with free. */
+static void
+parse_breakdown(struct qa_llamacpp_log *o, const char *s)
+{
+	struct qa_llamacpp_log_row *r;
+	const char *p = strstr(s, "|   - "), *bar;
+	double v[8];
+	int n = 0;
+	size_t len;
+	char *end;
+
+	if (!p || o->n_breakdown >= QA_LLAMACPP_LOG_ROWS)
+		return;
+	p += 6;
+	bar = strchr(p, '|');
+	if (!bar)
+		return;
+	r = &o->breakdown[o->n_breakdown++];
+	len = (size_t)(bar - p);
+	while (len && p[len - 1] == ' ')
+		len--;
+	snprintf(r->dev, sizeof(r->dev), "%.*s", (int)len, p);
+	p = bar + 1;
+	while (*p && *p != '|' && n < 8) {
+		if (isdigit((unsigned char)*p) || *p == '-') {
+			v[n++] = strtod(p, &end);
+			if (end == p)
+				break;
+			p = end;
+		} else {
+			p++;
+		}
+	}
+	r->total = r->free = r->self = r->model = r->context = r->compute =
+		r->unaccounted = -1;
+	/* Host rows: self = model + context + compute; device rows: total
+	 * free self = model + context + compute unaccounted. */
+	if (n == 4) {
+		r->self = v[0];
+		r->model = v[1];
+		r->context = v[2];
+		r->compute = v[3];
+	} else if (n >= 7) {
+		r->total = v[0];
+		r->free = v[1];
+		r->self = v[2];
+		r->model = v[3];
+		r->context = v[4];
+		r->compute = v[5];
+		r->unaccounted = v[6];
+	}
+}
+
+/* Strips "0.00.007.320 E " timestamps; returns the message and level. */
+static const char *
+strip_stamp(const char *s, char *level)
+{
+	const char *p = s;
+
+	*level = 0;
+	while (isdigit((unsigned char)*p) || *p == '.')
+		p++;
+	if (p != s && p[0] == ' ' && p[1] && p[2] == ' ') {
+		*level = p[1];
+		return p + 3;
+	}
+	return s;
+}
+
+int
+qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
+			  char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	bool have_cmd = false;
+
+	memset(out, 0, sizeof(*out));
+	out->ctx = -1;
+	out->fa = -1;
+	out->rc = -1;
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char lvl;
+		const char *s = strip_stamp(line, &lvl), *c;
+
+		if (!strncmp(line, "# cmd:", 6)) {
+			parse_cmd(out, line + 6);
+			have_cmd = true;
+			continue;
+		}
+		/* "# rc=N" may follow output on the same line. */
+		if ((c = strstr(line, "# rc=")) != NULL) {
+			out->rc = (int)int_at(c + 5);
+			continue;
+		}
+		if (strstr(s, "llama_model_loader: loaded meta data")) {
+			/* A new load (--fit dry run first): keep the last. */
+			out->n_kv = out->n_compute = out->n_model = 0;
+			out->n_breakdown = 0;
+			out->has_rs = false;
+			continue;
+		}
+		if (!strncmp(s, "llama_kv_cache: size =", 22)) {
+			parse_kv(out, s);
+		} else if (!strncmp(s, "llama_memory_recurrent: size =", 30)) {
+			out->has_rs = true;
+			out->rs_mib = after(s, "size =");
+			c = strstr(s, "R (");
+			out->r_mib = c ? after(c, "):") : -1;
+			c = strstr(s, "S (");
+			out->s_mib = c ? after(c, "):") : -1;
+		} else if (!strncmp(s, "sched_reserve:", 14) ||
+			   !strncmp(s, "llama_context:", 14)) {
+			if (strstr(s, "compute buffer size ="))
+				parse_buf(out->compute, &out->n_compute,
+					  strchr(s, ':'), " compute buffer");
+		} else if (!strncmp(s, "load_tensors:", 13)) {
+			if (strstr(s, "model buffer size ="))
+				parse_buf(out->model_buf, &out->n_model,
+					  strchr(s, ':'), " model buffer");
+		} else if (strstr(s, "memory_breakdown_print: |   - ")) {
+			parse_breakdown(out, s);
+		}
+		if (lvl == 'E' && !out->failure[0]) {
+			size_t n = strcspn(s, "\r\n");
+
+			snprintf(out->failure, sizeof(out->failure), "%.*s",
+				 (int)n, s);
+		}
+	}
+	fclose(f);
+	if (!have_cmd) {
+		snprintf(err, errlen, "%s: no '# cmd:' line (not a captured "
+			 "llama.cpp log)", path);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fit result (src/fit.h) as JSON, text and Markdown.
+ *
+ * JSON follows the "fit" object of DESIGN.md field for field and adds
+ * what a user needs to trust the numbers: usable_bytes and the layers
+ * placed per device, host_bytes (weights llama.cpp keeps in host RAM),
+ * the formula line and the notes. max_context values of -1 ("not even
+ * the minimum fits") are written as 0 so the field stays a count.
+ *
+ * The text block draws one stacked bar per GPU over its usable memory
+ * (or over what is asked of it when that is more): weights █, KV ▓,
+ * recurrent state ▒, compute ░, overhead ·, free space blank. Every line
+ * stays within 80 columns; the bar is exactly 80. Numbers are MiB (2^20)
+ * with two decimals, as llama.cpp prints its buffers, so a user can
+ * compare them with the engine's log line for line.
+ */
+#include "report/report_fit.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define WIDTH 80
+#define BAR_CELLS (WIDTH - 2)	/* between the two '|' */
+#define MIB ((double)(1u << 20))
+
+#define C_RED "\033[31m"
+#define C_YELLOW "\033[33m"
+#define C_GREEN "\033[32m"
+#define C_BOLD "\033[1m"
+#define C_RESET "\033[0m"
+
+/* Bar glyphs in segment order; free space is a blank. */
+static const char *const glyph[] = {
+	"\xe2\x96\x88",	/* █ weights */
+	"\xe2\x96\x93",	/* ▓ KV */
+	"\xe2\x96\x92",	/* ▒ recurrent */
+	"\xe2\x96\x91",	/* ░ compute */
+	"\xc2\xb7",	/* · overhead */
+};
+
+const char *
+qa_report_fit_engine(enum qa_engine e)
+{
+	return e == QA_ENGINE_VLLM ? "vllm" : "llama.cpp";
+}
+
+static const char *
+str_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void
+jw_ctx(struct qa_jw *w, const char *key, int64_t v)
+{
+	qa_jw_i64(w, key, v < 0 ? 0 : v);
+}
+
+void
+qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	const struct qa_fit_result *f = inv ? inv->fit : NULL;
+	size_t i;
+
+	if (!f)
+		return;
+	qa_jw_obj(w, "fit");
+	qa_jw_str(w, "engine", qa_report_fit_engine(f->engine));
+	jw_ctx(w, "context", f->context);
+	qa_jw_str(w, "kv_type_k", str_or(f->kv_type_k, "f16"));
+	qa_jw_str(w, "kv_type_v", str_or(f->kv_type_v, "f16"));
+	qa_jw_arr(w, "devices", false);
+	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++) {
+		const struct qa_fit_device *d = &f->devices[i];
+
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "name", d->name);
+		qa_jw_u64(w, "vram_bytes", d->vram_bytes);
+		qa_jw_u64(w, "usable_bytes", d->usable_bytes);
+		qa_jw_u64(w, "weights_bytes", d->weights_bytes);
+		qa_jw_u64(w, "kv_bytes", d->kv_bytes);
+		qa_jw_u64(w, "recurrent_bytes", d->recurrent_bytes);
+		qa_jw_u64(w, "compute_bytes", d->compute_bytes);
+		qa_jw_u64(w, "overhead_bytes", d->overhead_bytes);
+		qa_jw_i64(w, "free_bytes", d->free_bytes);
+		if (d->first_layer >= 0 && d->last_layer >= d->first_layer) {
+			qa_jw_arr(w, "layers", true);
+			qa_jw_i64(w, NULL, d->first_layer);
+			qa_jw_i64(w, NULL, d->last_layer);
+			qa_jw_close(w, ']');
+		} else {
+			qa_jw_null(w, "layers");
+		}
+		qa_jw_bool(w, "has_output", d->has_output);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_jw_obj(w, "totals");
+	qa_jw_u64(w, "weights_bytes", f->totals_weights);
+	qa_jw_u64(w, "kv_bytes", f->totals_kv);
+	qa_jw_u64(w, "recurrent_bytes", f->totals_recurrent);
+	qa_jw_u64(w, "compute_bytes", f->totals_compute);
+	qa_jw_close(w, '}');
+	qa_jw_u64(w, "host_bytes", f->host_bytes);
+	qa_jw_obj(w, "max_context");
+	jw_ctx(w, "f16", f->max_context_f16);
+	jw_ctx(w, "q8_0", f->max_context_q8_0);
+	jw_ctx(w, "q4_0", f->max_context_q4_0);
+	qa_jw_close(w, '}');
+	if (f->decode_tokens_per_s_max > 0)
+		qa_jw_double(w, "decode_tokens_per_s_max",
+			     f->decode_tokens_per_s_max, QA_JW_F32);
+	else
+		qa_jw_null(w, "decode_tokens_per_s_max");
+	qa_jw_str(w, "verdict", str_or(f->verdict, "does-not-fit"));
+	qa_jw_str(w, "formula", str_or(f->formula, ""));
+	qa_jw_arr(w, "notes", false);
+	for (i = 0; i < f->n_notes && i < sizeof(f->notes) / sizeof(f->notes[0]);
+	     i++)
+		if (f->notes[i])
+			qa_jw_str(w, NULL, f->notes[i]);
+	qa_jw_close(w, ']');
+	qa_jw_close(w, '}');
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+/* Display columns of our own text: one per code point. */
+static size_t
+cols_of(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+/*
+ * Writes text wrapped at WIDTH: the first line after `lead` (already
+ * printed, lead_cols wide), continuation lines indented by `hang`.
+ * Breaks at spaces; a word longer than a line is cut.
+ */
+static void
+put_wrapped(FILE *out, const char *text, size_t lead_cols, size_t hang)
+{
+	size_t col = lead_cols;
+	bool line_empty = true;	/* no word yet on this line */
+	const char *p = text;
+
+	for (;;) {
+		const char *e;
+		size_t wcols = 0, i, c, keep;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		for (e = p; *e && *e != ' '; e++)
+			if (((unsigned char)*e & 0xc0) != 0x80)
+				wcols++;
+		if (!line_empty && col + 1 + wcols > WIDTH) {
+			fprintf(out, "\n%*s", (int)hang, "");
+			col = hang;
+			line_empty = true;
+		}
+		if (!line_empty) {
+			putc(' ', out);
+			col++;
+		}
+		/* a word longer than the line is cut */
+		keep = WIDTH > col ? WIDTH - col : 0;
+		for (i = 0, c = 0; p + i < e; i++) {
+			if (((unsigned char)p[i] & 0xc0) != 0x80) {
+				if (c == keep)
+					break;
+				c++;
+			}
+		}
+		fwrite(p, 1, i, out);
+		col += c;
+		line_empty = false;
+		p = e;
+	}
+	putc('\n', out);
+}
+
+void
+qa_report_fit_wrap(FILE *out, const char *text, size_t hang)
+{
+	put_wrapped(out, text, 0, hang);
+}
+
+static const char *
+verdict_color(const char *v)
+{
+	if (strcmp(v, "fits") == 0)
+		return C_GREEN;
+	if (strcmp(v, "tight") == 0)
+		return C_YELLOW;
+	return C_RED;
+}
+
+/* One device: the bar, exactly WIDTH columns. */
+static void
+put_bar(FILE *out, const struct qa_fit_device *d)
+{
+	uint64_t seg[5];
+	uint64_t used = 0, scale, cum = 0;
+	size_t cell = 0, k, target;
+
+	seg[0] = d->weights_bytes;
+	seg[1] = d->kv_bytes;
+	seg[2] = d->recurrent_bytes;
+	seg[3] = d->compute_bytes;
+	seg[4] = d->overhead_bytes;
+	for (k = 0; k < 5; k++)
+		used += seg[k] > UINT64_MAX - used ? 0 : seg[k];
+	scale = used > d->usable_bytes ? used : d->usable_bytes;
+	putc('|', out);
+	for (k = 0; k < 5 && scale > 0; k++) {
+		cum += seg[k];
+		/* cumulative rounding: the cells always sum to the bar */
+		target = (size_t)((double)cum / (double)scale * BAR_CELLS + 0.5);
+		if (target > BAR_CELLS)
+			target = BAR_CELLS;
+		for (; cell < target; cell++)
+			fputs(glyph[k], out);
+	}
+	for (; cell < BAR_CELLS; cell++)
+		putc(' ', out);
+	fputs("|\n", out);
+}
+
+static void
+put_device(FILE *out, const struct qa_fit_result *f, size_t i)
+{
+	const struct qa_fit_device *d = &f->devices[i];
+	char head[160];
+	int n;
+
+	if (d->vram_bytes == 0) {
+		/* host only (--gpus none): no device memory to draw */
+		fprintf(out, "%s (host only, memory not checked):\n", d->name);
+		fprintf(out, "  weights %.2f \xc2\xb7 KV %.2f \xc2\xb7 recurrent "
+			"%.2f \xc2\xb7 compute %.2f MiB\n",
+			(double)d->weights_bytes / MIB,
+			(double)d->kv_bytes / MIB,
+			(double)d->recurrent_bytes / MIB,
+			(double)d->compute_bytes / MIB);
+		return;
+	}
+	n = snprintf(head, sizeof(head), "GPU%zu %s: %.2f MiB total, "
+		     "%.2f usable", i, d->name,
+		     (double)d->vram_bytes / MIB,
+		     (double)d->usable_bytes / MIB);
+	if (n > 0 && (size_t)n < sizeof(head) && d->first_layer >= 0 &&
+	    d->last_layer >= d->first_layer)
+		snprintf(head + n, sizeof(head) - (size_t)n,
+			 ", layers %" PRId32 "-%" PRId32 "%s", d->first_layer,
+			 d->last_layer, d->has_output ? " + output" : "");
+	else if (n > 0 && (size_t)n < sizeof(head) && d->has_output)
+		snprintf(head + n, sizeof(head) - (size_t)n, ", output");
+	put_wrapped(out, head, 0, 2);
+	put_bar(out, d);
+	fprintf(out, "  %s weights %.2f  %s KV %.2f  %s recurrent %.2f MiB\n",
+		glyph[0], (double)d->weights_bytes / MIB, glyph[1],
+		(double)d->kv_bytes / MIB, glyph[2],
+		(double)d->recurrent_bytes / MIB);
+	fprintf(out, "  %s compute %.2f  %s overhead %.2f  ", glyph[3],
+		(double)d->compute_bytes / MIB, glyph[4],
+		(double)d->overhead_bytes / MIB);
+	if (d->free_bytes >= 0)
+		fprintf(out, "free %.2f MiB\n", (double)d->free_bytes / MIB);
+	else
+		fprintf(out, "over by %.2f MiB\n",
+			-(double)d->free_bytes / MIB);
+}
+
+static void
+put_ctx(FILE *out, const char *name, int64_t v, bool last)
+{
+	if (v < 0)
+		fprintf(out, "%s none", name);
+	else
+		fprintf(out, "%s %" PRId64, name, v);
+	fputs(last ? "\n" : " \xc2\xb7 ", out);
+}
+
+void
+qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
+{
+	const struct qa_fit_result *f = inv ? inv->fit : NULL;
+	const char *verdict;
+	char line[256];
+	size_t i;
+
+	if (!f)
+		return;
+	verdict = str_or(f->verdict, "does-not-fit");
+	fputc('\n', out);
+	snprintf(line, sizeof(line), "VRAM fit (%s, context %" PRId64
+		 ", KV %s/%s, %zu device%s):", qa_report_fit_engine(f->engine),
+		 f->context, str_or(f->kv_type_k, "f16"),
+		 str_or(f->kv_type_v, "f16"), f->n_devices,
+		 f->n_devices == 1 ? "" : "s");
+	fputs(line, out);
+	if (cols_of(line) + 1 + strlen(verdict) > WIDTH)
+		fputs("\n ", out);
+	putc(' ', out);
+	if (color)
+		fputs(verdict_color(verdict), out);
+	fputs(verdict, out);
+	if (color)
+		fputs(C_RESET, out);
+	putc('\n', out);
+	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
+		put_device(out, f, i);
+	if (f->host_bytes > 0)
+		fprintf(out, "host RAM: %.2f MiB of weights (not VRAM)\n",
+			(double)f->host_bytes / MIB);
+	fprintf(out, "totals: weights %.2f \xc2\xb7 KV %.2f \xc2\xb7 recurrent "
+		"%.2f \xc2\xb7 compute %.2f MiB\n",
+		(double)f->totals_weights / MIB, (double)f->totals_kv / MIB,
+		(double)f->totals_recurrent / MIB,
+		(double)f->totals_compute / MIB);
+	fputs("max context: ", out);
+	put_ctx(out, "f16", f->max_context_f16, false);
+	put_ctx(out, "q8_0", f->max_context_q8_0, false);
+	put_ctx(out, "q4_0", f->max_context_q4_0, true);
+	if (f->decode_tokens_per_s_max > 0)
+		fprintf(out, "decode ceiling: %.1f tokens/s (memory bandwidth "
+			"bound)\n", f->decode_tokens_per_s_max);
+	else
+		fputs("decode ceiling: unknown (no bandwidth for these "
+		      "devices)\n", out);
+	if (f->formula && *f->formula) {
+		fputs("formula: ", out);
+		put_wrapped(out, f->formula, 9, 2);
+	}
+	for (i = 0; i < f->n_notes && i < sizeof(f->notes) / sizeof(f->notes[0]);
+	     i++) {
+		if (!f->notes[i])
+			continue;
+		fputs("note: ", out);
+		put_wrapped(out, f->notes[i], 6, 2);
+	}
+}
+
+/* ---- Markdown --------------------------------------------------------- */
+
+void
+qa_report_fit_markdown(FILE *out, const struct qa_inventory *inv)
+{
+	const struct qa_fit_result *f = inv ? inv->fit : NULL;
+	size_t i;
+
+	if (!f)
+		return;
+	fprintf(out, "#### VRAM fit: %s\n\n", str_or(f->verdict,
+						     "does-not-fit"));
+	fprintf(out, "%s, context %" PRId64 ", KV %s/%s. MiB per device.\n\n",
+		qa_report_fit_engine(f->engine), f->context,
+		str_or(f->kv_type_k, "f16"), str_or(f->kv_type_v, "f16"));
+	fputs("| device | layers | usable | weights | KV | recurrent | "
+	      "compute | overhead | free |\n"
+	      "|---|---|---:|---:|---:|---:|---:|---:|---:|\n", out);
+	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++) {
+		const struct qa_fit_device *d = &f->devices[i];
+
+		fprintf(out, "| GPU%zu `%s` | ", i, d->name);
+		if (d->first_layer >= 0 && d->last_layer >= d->first_layer)
+			fprintf(out, "%" PRId32 "-%" PRId32 "%s", d->first_layer,
+				d->last_layer, d->has_output ? " + output" : "");
+		else
+			fputs(d->has_output ? "output" : "-", out);
+		fprintf(out, " | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | "
+			"%.2f |\n", (double)d->usable_bytes / MIB,
+			(double)d->weights_bytes / MIB,
+			(double)d->kv_bytes / MIB,
+			(double)d->recurrent_bytes / MIB,
+			(double)d->compute_bytes / MIB,
+			(double)d->overhead_bytes / MIB,
+			(double)d->free_bytes / MIB);
+	}
+	fputs("\nLargest context: ", out);
+	fprintf(out, "f16 %" PRId64 ", q8_0 %" PRId64 ", q4_0 %" PRId64 ".",
+		f->max_context_f16 < 0 ? 0 : f->max_context_f16,
+		f->max_context_q8_0 < 0 ? 0 : f->max_context_q8_0,
+		f->max_context_q4_0 < 0 ? 0 : f->max_context_q4_0);
+	if (f->decode_tokens_per_s_max > 0)
+		fprintf(out, " Decode ceiling %.1f tokens/s.",
+			f->decode_tokens_per_s_max);
+	fputs("\n", out);
+	if (f->formula && *f->formula)
+		fprintf(out, "\nFormula: %s\n", f->formula);
+	for (i = 0; i < f->n_notes && i < sizeof(f->notes) / sizeof(f->notes[0]);
+	     i++)
+		if (f->notes[i])
+			fprintf(out, "\n- %s", f->notes[i]);
+	fputs(f->n_notes ? "\n\n" : "\n", out);
+}

@@ -1,0 +1,751 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The quantaudit/1 JSON report and the verdict rules.
+ *
+ * The document is streamed straight to stdio: a tensor list can hold
+ * 100k entries and a metadata block a 256k-entry vocabulary, so no tree
+ * is built. Output is deterministic (inventory order, fixed key order,
+ * fixed number formats), pretty-printed with two-space indentation; arrays
+ * of numbers and short enum strings (shape, head_kv_per_layer,
+ * layer_kinds) are kept on one line. docs/json-schema.md describes every
+ * field; keep the two in step. The writer itself is shared with the SARIF
+ * reporter (src/jsonw.c).
+ */
+#include "report/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "core/jsonw.h"
+#include "report/report_fit.h"
+
+/* Metadata arrays list their values only up to this many elements. */
+#define META_MAX_VALUES 64
+/* Nesting guard for arrays of arrays (the GGUF reader stops at 4). */
+#define META_MAX_DEPTH 8
+
+/* ---- writer helpers --------------------------------------------------- */
+
+/* Unknown (negative) hyperparameters are omitted, not written as -1. */
+static void
+jw_known(struct qa_jw *w, const char *key, int64_t v)
+{
+	if (v >= 0)
+		qa_jw_i64(w, key, v);
+}
+
+/* ---- verdict ---------------------------------------------------------- */
+
+const char *
+qa_verdict(const struct qa_inventory *inv, enum qa_severity fail_on)
+{
+	bool warn = false;
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++) {
+		enum qa_severity s = inv->findings[i].severity;
+
+		if (fail_on != QA_SEV_NONE && s >= fail_on)
+			return "fail";
+		if (s == QA_SEV_WARNING || s == QA_SEV_ERROR)
+			warn = true;
+	}
+	return warn ? "warn" : "pass";
+}
+
+static int
+verdict_rank(const char *v)
+{
+	return strcmp(v, "fail") == 0 ? 2 : strcmp(v, "warn") == 0 ? 1 : 0;
+}
+
+const char *
+qa_verdict_all(struct qa_inventory *const *invs, size_t n,
+	       enum qa_severity fail_on)
+{
+	const char *worst = "pass";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *v = qa_verdict(invs[i], fail_on);
+
+		if (verdict_rank(v) > verdict_rank(worst))
+			worst = v;
+	}
+	return worst;
+}
+
+/* ---- pieces of one input ---------------------------------------------- */
+
+static const char *
+kind_name(enum qa_input_kind k)
+{
+	switch (k) {
+	case QA_KIND_GGUF:
+		return "gguf";
+	case QA_KIND_SAFETENSORS:
+		return "safetensors";
+	case QA_KIND_HF_DIR:
+		return "hf-dir";
+	}
+	return "unknown";
+}
+
+static const char *
+file_role_name(enum qa_file_role r)
+{
+	switch (r) {
+	case QA_FILE_MODEL:
+		return "model";
+	case QA_FILE_SHARD:
+		return "shard";
+	case QA_FILE_INDEX:
+		return "index";
+	case QA_FILE_CONFIG:
+		return "config";
+	case QA_FILE_QUANT_CONFIG:
+		return "quant-config";
+	case QA_FILE_GENERATION_CONFIG:
+		return "generation-config";
+	case QA_FILE_TOKENIZER:
+		return "tokenizer";
+	case QA_FILE_MMPROJ:
+		return "mmproj";
+	case QA_FILE_OTHER:
+		return "other";
+	}
+	return "other";
+}
+
+static const char *
+layer_kind_name(uint8_t k)
+{
+	switch (k) {
+	case QA_LAYER_FULL_ATTENTION:
+		return "full";
+	case QA_LAYER_SLIDING_ATTENTION:
+		return "sliding";
+	case QA_LAYER_LINEAR_ATTENTION:
+		return "linear";
+	case QA_LAYER_MAMBA:
+		return "mamba";
+	case QA_LAYER_MLP_ONLY:
+		return "mlp";
+	case QA_LAYER_MTP:
+		return "mtp";
+	default:
+		return "unknown";
+	}
+}
+
+static void
+write_files(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	uint32_t i;
+
+	qa_jw_arr(w, "files", false);
+	for (i = 0; i < inv->n_files; i++) {
+		const struct qa_file *f = &inv->files[i];
+
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "path", f->path);
+		qa_jw_u64(w, "bytes", f->bytes);
+		qa_jw_str(w, "format", f->format);
+		qa_jw_str(w, "role", file_role_name(f->role));
+		if (f->part)
+			qa_jw_u64(w, "part", f->part);
+		if (f->parts)
+			qa_jw_u64(w, "parts", f->parts);
+		if (f->gguf_version)
+			qa_jw_u64(w, "gguf_version", f->gguf_version);
+		if (f->big_endian)
+			qa_jw_bool(w, "big_endian", true);
+		if (f->header_bytes)
+			qa_jw_u64(w, "header_bytes", f->header_bytes);
+		if (f->tensor_count) {
+			qa_jw_u64(w, "data_offset", f->data_offset);
+			qa_jw_u64(w, "tensors", f->tensor_count);
+		}
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+}
+
+static void
+write_hparams(struct qa_jw *w, const struct qa_hparams *hp)
+{
+	int64_t i;
+
+	qa_jw_obj(w, "hparams");
+	jw_known(w, "n_layer", hp->n_layer);
+	jw_known(w, "n_layer_all", hp->n_layer_all);
+	jw_known(w, "n_embd", hp->n_embd);
+	jw_known(w, "n_head", hp->n_head);
+	jw_known(w, "n_head_kv", hp->n_head_kv);
+	if (hp->head_kv_per_layer && hp->n_layer_all > 0) {
+		qa_jw_arr(w, "head_kv_per_layer", true);
+		for (i = 0; i < hp->n_layer_all; i++)
+			qa_jw_i64(w, NULL, hp->head_kv_per_layer[i]);
+		qa_jw_close(w, ']');
+	}
+	jw_known(w, "head_dim_k", hp->head_dim_k);
+	jw_known(w, "head_dim_v", hp->head_dim_v);
+	jw_known(w, "n_ff", hp->n_ff);
+	jw_known(w, "n_vocab", hp->n_vocab);
+	jw_known(w, "n_ctx_train", hp->n_ctx_train);
+	jw_known(w, "n_expert", hp->n_expert);
+	jw_known(w, "n_expert_used", hp->n_expert_used);
+	jw_known(w, "n_expert_shared", hp->n_expert_shared);
+	jw_known(w, "n_ff_expert", hp->n_ff_expert);
+	jw_known(w, "n_leading_dense", hp->n_leading_dense);
+	jw_known(w, "sliding_window", hp->sliding_window);
+	jw_known(w, "swa_pattern", hp->swa_pattern);
+	if (hp->layer_kind && hp->n_layer_all > 0) {
+		qa_jw_arr(w, "layer_kinds", true);
+		for (i = 0; i < hp->n_layer_all; i++)
+			qa_jw_str(w, NULL, layer_kind_name(hp->layer_kind[i]));
+		qa_jw_close(w, ']');
+	}
+	jw_known(w, "full_attention_interval", hp->full_attention_interval);
+	jw_known(w, "q_lora_rank", hp->q_lora_rank);
+	jw_known(w, "kv_lora_rank", hp->kv_lora_rank);
+	jw_known(w, "qk_rope_dim", hp->qk_rope_dim);
+	jw_known(w, "qk_nope_dim", hp->qk_nope_dim);
+	jw_known(w, "v_head_dim_mla", hp->v_head_dim_mla);
+	jw_known(w, "ssm_d_conv", hp->ssm_d_conv);
+	jw_known(w, "ssm_d_inner", hp->ssm_d_inner);
+	jw_known(w, "ssm_d_state", hp->ssm_d_state);
+	jw_known(w, "ssm_dt_rank", hp->ssm_dt_rank);
+	jw_known(w, "ssm_n_group", hp->ssm_n_group);
+	jw_known(w, "n_mtp", hp->n_mtp);
+	qa_jw_bool(w, "tie_embeddings", hp->tie_embeddings);
+	qa_jw_close(w, '}');
+}
+
+/* 8 * bytes / params; doubles, so 8 * bytes cannot wrap. */
+static void
+jw_bpw(struct qa_jw *w, uint64_t bytes, uint64_t params)
+{
+	if (params == 0)
+		qa_jw_null(w, "bits_per_weight");
+	else
+		qa_jw_double(w, "bits_per_weight",
+			  8.0 * (double)bytes / (double)params, QA_JW_BPW);
+}
+
+/* A string, or the first string of an array (llama-imatrix has written
+ * quantize.imatrix.dataset as either). */
+static const char *
+kv_string(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	if (!kv)
+		return NULL;
+	if (kv->value.type == QA_V_STRING)
+		return kv->value.v.str.s;
+	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
+	    kv->value.v.arr.items &&
+	    kv->value.v.arr.items[0].type == QA_V_STRING)
+		return kv->value.v.arr.items[0].v.str.s;
+	return NULL;
+}
+
+/* The importance matrix llama-quantize records (ggml-org/llama.cpp
+ * tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*). */
+static void
+write_imatrix(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	const char *file = kv_string(inv, "quantize.imatrix.file");
+	const char *data = kv_string(inv, "quantize.imatrix.dataset");
+	const struct qa_kv *en = qa_inv_kv(inv,
+					   "quantize.imatrix.entries_count");
+	const struct qa_kv *ch = qa_inv_kv(inv,
+					   "quantize.imatrix.chunks_count");
+	int64_t entries = -1, chunks = -1;
+
+	if (en && !qa_value_as_int(&en->value, &entries))
+		entries = -1;
+	if (ch && !qa_value_as_int(&ch->value, &chunks))
+		chunks = -1;
+	if (!file && !data && entries < 0 && chunks < 0)
+		return;
+	qa_jw_obj(w, "imatrix");
+	if (file)
+		qa_jw_str(w, "file", file);
+	if (data)
+		qa_jw_str(w, "dataset", data);
+	jw_known(w, "entries_count", entries);
+	jw_known(w, "chunks_count", chunks);
+	qa_jw_close(w, '}');
+}
+
+static void
+write_quantization(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	const struct qa_quant_config *q = &inv->quant;
+	bool declared = inv->kind != QA_KIND_GGUF && q->method != QA_QM_NONE;
+	char method[64];
+
+	if (inv->kind == QA_KIND_GGUF && inv->file_type_declared)
+		snprintf(method, sizeof(method), "gguf:%s",
+			 inv->file_type_declared);
+	else if (inv->kind == QA_KIND_GGUF)
+		snprintf(method, sizeof(method), "gguf");
+	else
+		snprintf(method, sizeof(method), "%s",
+			 qa_quant_method_name(q->method));
+	qa_jw_obj(w, "quantization");
+	qa_jw_str(w, "method", method);
+	if (declared && q->method_raw)
+		qa_jw_str(w, "method_raw", q->method_raw);
+	if (declared && q->format)
+		qa_jw_str(w, "format", q->format);
+	if (declared && q->bits >= 0)
+		qa_jw_i64(w, "bits", q->bits);
+	if (declared && q->group_size >= 0)
+		qa_jw_i64(w, "group_size", q->group_size);
+	if (declared && q->block[0] > 0) {
+		qa_jw_arr(w, "block_size", true);
+		qa_jw_i64(w, NULL, q->block[0]);
+		qa_jw_i64(w, NULL, q->block[1]);
+		qa_jw_close(w, ']');
+	}
+	if (inv->hp.file_type >= 0)
+		qa_jw_i64(w, "file_type", inv->hp.file_type);
+	if (inv->file_type_declared)
+		qa_jw_str(w, "file_type_declared", inv->file_type_declared);
+	if (inv->file_type_guessed)
+		qa_jw_str(w, "file_type_guessed", inv->file_type_guessed);
+	if (declared && q->file)
+		qa_jw_str(w, "config_file", q->file);
+	else if (inv->quant_config_file)
+		qa_jw_str(w, "config_file", inv->quant_config_file);
+	if (declared && q->kv_cache)
+		qa_jw_str(w, "kv_cache", q->kv_cache);
+	if (inv->kind == QA_KIND_GGUF)
+		write_imatrix(w, inv);
+	qa_jw_close(w, '}');
+}
+
+static void
+write_components(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	uint32_t i, k;
+
+	qa_jw_arr(w, "components", false);
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "role", c->name);
+		qa_jw_u64(w, "tensors", c->tensors);
+		qa_jw_u64(w, "params", c->params);
+		qa_jw_u64(w, "bytes", c->bytes);
+		qa_jw_obj(w, "dtypes");
+		for (k = 0; k < c->n_dtypes; k++)
+			qa_jw_u64(w, c->dtypes[k].dtype, c->dtypes[k].tensors);
+		qa_jw_close(w, '}');
+		/* By module, keys in order of first appearance; empty when
+		 * no tensor of the component belongs to a module (norms). */
+		qa_jw_obj(w, "precisions");
+		for (k = 0; k < c->n_precisions; k++) {
+			qa_jw_obj(w, c->precisions[k].precision);
+			qa_jw_u64(w, "modules", c->precisions[k].modules);
+			qa_jw_u64(w, "params", c->precisions[k].params);
+			qa_jw_u64(w, "bytes", c->precisions[k].bytes);
+			qa_jw_close(w, '}');
+		}
+		qa_jw_close(w, '}');
+		jw_bpw(w, c->bytes, c->params);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+}
+
+/* model.layers: the per-layer precision map, one entry per block that
+ * holds a weight matrix (src/report_text.c builds it). */
+static void
+write_layers(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	struct qa_layer_map m;
+	uint32_t r, c;
+
+	if (qa_layer_map_build(inv, &m) != 0) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	qa_jw_arr(w, "layers", false);
+	for (r = 0; r < m.n_rows; r++) {
+		qa_jw_obj(w, NULL);
+		qa_jw_i64(w, "layer", m.layer[r]);
+		qa_jw_obj(w, "roles");
+		for (c = 0; c < m.n_cols; c++) {
+			const char *cell = m.cells[(size_t)r * m.n_cols + c];
+
+			if (cell)
+				qa_jw_str(w, qa_role_name(m.roles[c]), cell);
+		}
+		qa_jw_close(w, '}');
+		qa_jw_bool(w, "mtp", m.mtp[r]);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_layer_map_free(&m);
+}
+
+static void
+jw_known_or_null(struct qa_jw *w, const char *key, int64_t v)
+{
+	if (v >= 0)
+		qa_jw_i64(w, key, v);
+	else
+		qa_jw_null(w, key);
+}
+
+/* A module is listed under `tensors --match` when one of its tensors
+ * is. */
+static bool
+module_selected(const struct qa_inventory *inv, const struct qa_module *m,
+		const bool *mask)
+{
+	uint32_t k;
+
+	if (!mask)
+		return true;
+	for (k = 0; k < m->n_tensors; k++)
+		if (m->tensors[k] < inv->n_tensors && mask[m->tensors[k]])
+			return true;
+	return false;
+}
+
+/* modules[]: every weight-bearing module with its measured precision
+ * (src/quant_modules.c); omitted with --summary, like tensors. */
+static void
+write_modules(struct qa_jw *w, const struct qa_inventory *inv,
+	      const bool *mask)
+{
+	uint32_t i;
+
+	qa_jw_arr(w, "modules", false);
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (!module_selected(inv, m, mask))
+			continue;
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "name", m->name);
+		qa_jw_str(w, "role", qa_role_name(m->role));
+		jw_known_or_null(w, "layer", m->layer);
+		if (m->mtp)
+			qa_jw_bool(w, "mtp", true);
+		qa_jw_str(w, "precision", m->precision);
+		qa_jw_str(w, "scheme", qa_scheme_name(m->scheme));
+		jw_known_or_null(w, "bits", m->bits);
+		jw_known_or_null(w, "group_size", m->group_size);
+		qa_jw_u64(w, "params", m->params);
+		qa_jw_u64(w, "bytes", m->bytes);
+		if (m->claimed < 0)
+			qa_jw_null(w, "claimed");
+		else
+			qa_jw_bool(w, "claimed", m->claimed != 0);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+}
+
+static void
+write_mtp(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	qa_jw_obj(w, "mtp");
+	qa_jw_i64(w, "declared", inv->mtp.declared);
+	qa_jw_i64(w, "present", inv->mtp.present);
+	qa_jw_u64(w, "tensors", inv->mtp.tensors);
+	qa_jw_u64(w, "bytes", inv->mtp.bytes);
+	qa_jw_str(w, "status", qa_mtp_status_name(inv->mtp.status));
+	if (inv->mtp.family)
+		qa_jw_str(w, "family", inv->mtp.family);
+	if (inv->mtp.draft_only)
+		qa_jw_bool(w, "draft_only", true);
+	qa_jw_close(w, '}');
+}
+
+static void write_value(struct qa_jw *w, const char *key,
+			const struct qa_value *v, int depth);
+
+static bool
+is_number_type(enum qa_value_type t)
+{
+	return t != QA_V_STRING && t != QA_V_ARRAY && t != QA_V_BOOL;
+}
+
+static void
+write_array_value(struct qa_jw *w, const char *key, const struct qa_value *v,
+		  int depth)
+{
+	uint64_t i;
+
+	qa_jw_obj(w, key);
+	qa_jw_str(w, "type", "array");
+	qa_jw_str(w, "elem_type", qa_value_type_name(v->v.arr.elem));
+	qa_jw_u64(w, "length", v->v.arr.count);
+	if ((v->v.arr.items || v->v.arr.count == 0) &&
+	    v->v.arr.kept == v->v.arr.count &&
+	    v->v.arr.count <= META_MAX_VALUES && depth < META_MAX_DEPTH) {
+		qa_jw_arr(w, "values", is_number_type(v->v.arr.elem) ||
+		       v->v.arr.elem == QA_V_BOOL);
+		for (i = 0; i < v->v.arr.count; i++)
+			write_value(w, NULL, &v->v.arr.items[i], depth + 1);
+		qa_jw_close(w, ']');
+	}
+	qa_jw_close(w, '}');
+}
+
+static void
+write_value(struct qa_jw *w, const char *key, const struct qa_value *v,
+	    int depth)
+{
+	switch (v->type) {
+	case QA_V_U8:
+	case QA_V_U16:
+	case QA_V_U32:
+	case QA_V_U64:
+		qa_jw_u64(w, key, v->v.u);
+		break;
+	case QA_V_I8:
+	case QA_V_I16:
+	case QA_V_I32:
+	case QA_V_I64:
+		qa_jw_i64(w, key, v->v.i);
+		break;
+	case QA_V_F32:
+		qa_jw_double(w, key, v->v.f, QA_JW_F32);
+		break;
+	case QA_V_F64:
+		qa_jw_double(w, key, v->v.f, QA_JW_F64);
+		break;
+	case QA_V_BOOL:
+		qa_jw_bool(w, key, v->v.u != 0);
+		break;
+	case QA_V_STRING:
+		qa_jw_str(w, key, v->v.str.s ? v->v.str.s : "");
+		break;
+	case QA_V_ARRAY:
+		write_array_value(w, key, v, depth);
+		break;
+	default:
+		qa_jw_null(w, key);
+		break;
+	}
+}
+
+/* Key order, then position in kvs[] (the pointers share one array), so
+ * the first occurrence of a key sorts first. */
+static int
+cmp_kv(const void *a, const void *b)
+{
+	const struct qa_kv *x = *(const struct qa_kv *const *)a;
+	const struct qa_kv *y = *(const struct qa_kv *const *)b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Marks KVs whose key already appeared earlier (a GGUF with duplicate
+ * keys, itself a finding): JSON object keys should be unique, and the
+ * first occurrence is the one qa_inv_kv() and most readers use. Returns
+ * NULL when there is nothing to mark or no memory (then all are written).
+ */
+static bool *
+duplicate_keys(const struct qa_inventory *inv)
+{
+	const struct qa_kv **order;
+	bool *dup;
+	uint32_t i;
+
+	if (inv->n_kvs < 2)
+		return NULL;
+	order = malloc(sizeof(*order) * inv->n_kvs);
+	dup = calloc(inv->n_kvs, sizeof(*dup));
+	if (!order || !dup) {
+		free(order);
+		free(dup);
+		return NULL;
+	}
+	for (i = 0; i < inv->n_kvs; i++)
+		order[i] = &inv->kvs[i];
+	qsort(order, inv->n_kvs, sizeof(*order), cmp_kv);
+	for (i = 1; i < inv->n_kvs; i++)
+		if (strcmp(order[i]->key, order[i - 1]->key) == 0)
+			dup[order[i] - inv->kvs] = true;
+	free(order);
+	return dup;
+}
+
+static void
+write_metadata(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	bool *dup = duplicate_keys(inv);
+	uint32_t i;
+
+	qa_jw_obj(w, "metadata");
+	for (i = 0; i < inv->n_kvs; i++) {
+		const struct qa_kv *kv = &inv->kvs[i];
+
+		if (dup && dup[i])
+			continue;
+		write_value(w, kv->key, &kv->value, 0);
+	}
+	qa_jw_close(w, '}');
+	free(dup);
+}
+
+static void
+write_model(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	qa_jw_obj(w, "model");
+	qa_jw_str(w, "architecture", inv->hp.arch);
+	qa_jw_str(w, "name", inv->hp.name);
+	write_hparams(w, &inv->hp);
+	qa_jw_u64(w, "params", inv->params);
+	qa_jw_u64(w, "bytes", inv->bytes);
+	jw_bpw(w, inv->bytes, inv->params);
+	write_quantization(w, inv);
+	write_components(w, inv);
+	write_layers(w, inv);
+	write_mtp(w, inv);
+	qa_jw_close(w, '}');
+}
+
+static void
+write_tensors(struct qa_jw *w, const struct qa_inventory *inv,
+	      const bool *mask)
+{
+	uint32_t i, d;
+
+	qa_jw_arr(w, "tensors", false);
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+
+		if (mask && !mask[i])
+			continue;
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "name", t->name);
+		qa_jw_str(w, "file", t->file < inv->n_files ?
+		       inv->files[t->file].path : NULL);
+		qa_jw_u64(w, "offset", t->offset);
+		qa_jw_u64(w, "bytes", t->bytes);
+		qa_jw_str(w, "dtype", t->dtype);
+		qa_jw_arr(w, "shape", true);
+		for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
+			qa_jw_u64(w, NULL, t->shape[d]);
+		qa_jw_close(w, ']');
+		qa_jw_str(w, "role", qa_role_name(t->role));
+		if (t->layer >= 0)
+			qa_jw_i64(w, "layer", t->layer);
+		else
+			qa_jw_null(w, "layer");
+		if (t->mtp)
+			qa_jw_bool(w, "mtp", true);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+}
+
+static void
+write_findings(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	char code[16];
+	uint32_t i;
+
+	qa_jw_arr(w, "findings", false);
+	for (i = 0; i < inv->n_findings; i++) {
+		const struct qa_finding *f = &inv->findings[i];
+		const char *detail = f->message ? f->message : "";
+
+		qa_jw_obj(w, NULL);
+		snprintf(code, sizeof(code), "QA%04u", (unsigned)f->rule->code);
+		qa_jw_str(w, "code", code);
+		qa_jw_str(w, "id", f->rule->id);
+		qa_jw_str(w, "category", qa_category_name(f->rule->category));
+		qa_jw_str(w, "severity", qa_severity_name(f->severity));
+		/* message = rule summary, then the detail when there is one:
+		 * readable on its own; "detail" keeps the bare part. */
+		qa_jw_key(w, "message");
+		if (*detail) {
+			size_t n = strlen(f->rule->summary) + strlen(detail) + 3;
+			char *m = malloc(n);
+
+			if (m) {
+				snprintf(m, n, "%s: %s", f->rule->summary,
+					 detail);
+				qa_jw_string(w->f, m);
+				free(m);
+			} else {
+				qa_jw_string(w->f, detail);
+			}
+		} else {
+			qa_jw_string(w->f, f->rule->summary);
+		}
+		qa_jw_str(w, "detail", detail);
+		if (f->tensor)
+			qa_jw_str(w, "tensor", f->tensor);
+		if (f->file)
+			qa_jw_str(w, "file", f->file);
+		if (f->offset >= 0)
+			qa_jw_i64(w, "offset", f->offset);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+}
+
+static void
+write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
+	    const struct qa_report_options *opt)
+{
+	qa_jw_obj(w, NULL);
+	qa_jw_str(w, "path", inv->path);
+	qa_jw_str(w, "kind", kind_name(inv->kind));
+	write_files(w, inv);
+	write_model(w, inv);
+	write_metadata(w, inv);
+	if (!opt->summary) {
+		write_tensors(w, inv, mask);
+		write_modules(w, inv, mask);
+	}
+	write_findings(w, inv);
+	qa_report_fit_json(w, inv);
+	qa_jw_str(w, "verdict", qa_verdict(inv, opt->fail_on));
+	qa_jw_close(w, '}');
+}
+
+int
+qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
+	       const struct qa_report_options *opt)
+{
+	struct qa_jw w = { .f = out };
+	size_t i;
+
+	qa_jw_obj(&w, NULL);
+	qa_jw_str(&w, "schema", "quantaudit/1");
+	qa_jw_obj(&w, "tool");
+	qa_jw_str(&w, "name", "quantaudit");
+	qa_jw_str(&w, "version", QA_VERSION);
+	qa_jw_close(&w, '}');
+	qa_jw_arr(&w, "inputs", false);
+	for (i = 0; i < n; i++)
+		write_input(&w, invs[i], opt->tensor_mask ?
+			    opt->tensor_mask[i] : NULL, opt);
+	qa_jw_close(&w, ']');
+	qa_jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
+	qa_jw_close(&w, '}');
+	putc('\n', out);
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}

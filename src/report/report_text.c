@@ -1,0 +1,1987 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Text reports for people: `inspect` (the model in a few lines, the
+ * quantization the files declare and, when component groups differ, a
+ * one-line precision summary; the component table with each component's
+ * precision; the per-layer precision map; findings by severity, the
+ * verdict) and `tensors` (one aligned line per tensor).
+ *
+ * The precision map (issue 4) is printed by default when merged runs of
+ * identical layers leave at most MAP_DEFAULT_ROWS rows and the cells are
+ * not all the same; otherwise one line says how long it is and
+ * `inspect --layers` (opt->layers) prints it whole.
+ *
+ * Everything `inspect` prints fits an 80-column terminal: lines are built
+ * in a buffer, made safe for a terminal (control characters and invalid
+ * UTF-8 from the file are replaced), measured in display columns (code
+ * points; our own text uses "·" and "…") and cut with "…" when a value is
+ * too long; paths lose their beginning rather than their file name;
+ * findings wrap with a hanging indent. Colour (opt->color) is added only around words whose
+ * width is known, so it never disturbs the alignment.
+ */
+#include "core/jsonw.h"
+#include "report/report.h"
+#include "core/units.h"
+#include "report/report_fit.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH 80
+#define LINE_MAX_BYTES 1024
+#define ELLIPSIS "\xe2\x80\xa6"	/* U+2026, one column */
+#define DOT " \xc2\xb7 "		/* " · ", three columns */
+
+#define C_BOLD "\033[1m"
+#define C_RED "\033[31m"
+#define C_YELLOW "\033[33m"
+#define C_CYAN "\033[36m"
+#define C_GREEN "\033[32m"
+#define C_RESET "\033[0m"
+
+/* ---- line buffers and widths ------------------------------------------ */
+
+struct lb {
+	char s[LINE_MAX_BYTES];
+	size_t len;
+};
+
+static void
+lb_reset(struct lb *b)
+{
+	b->s[0] = '\0';
+	b->len = 0;
+}
+
+/* Appends formatted text; output past the buffer is dropped (the line is
+ * cut to 80 columns anyway). */
+static void lb_add(struct lb *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+lb_add(struct lb *b, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (b->len + 1 >= sizeof(b->s))
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	b->len += (size_t)r;
+	if (b->len >= sizeof(b->s))
+		b->len = sizeof(b->s) - 1;
+}
+
+/*
+ * Copy of s safe for a terminal: names and metadata come from the file,
+ * and a hostile one could carry escape sequences. Control characters
+ * become '?', bytes outside valid UTF-8 become U+FFFD. NULL when out of
+ * memory.
+ */
+static char *
+clean_dup(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str), i = 0, o = 0;
+	char *d = malloc(3 * n + 1);
+
+	if (!d)
+		return NULL;
+	while (s[i]) {
+		size_t len = qa_utf8_seq_len((const char *)s + i);
+
+		if (s[i] < 0x20 || s[i] == 0x7f) {
+			d[o++] = '?';
+			i++;
+		} else if (len == 0) {
+			memcpy(d + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(d + o, s + i, len);
+			o += len;
+			i += len;
+		}
+	}
+	d[o] = '\0';
+	return d;
+}
+
+/* Display columns of s as clean_dup() would print it: one per code point
+ * or replaced byte (no wide-char table; model names are almost always
+ * ASCII). */
+static size_t
+width_of(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t w = 0, len;
+
+	while (*s) {
+		len = qa_utf8_seq_len((const char *)s);
+		s += len ? len : 1;
+		w++;
+	}
+	return w;
+}
+
+/* Byte length of the first `cols` columns of s. */
+static size_t
+bytes_for(const char *s, size_t cols)
+{
+	size_t i = 0, w = 0;
+
+	while (s[i]) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (w == cols)
+				break;
+			w++;
+		}
+		i++;
+	}
+	return i;
+}
+
+/* Writes s (cleaned) cut to `cols` columns, ending in "…" when cut. */
+static void
+put_fit(FILE *out, const char *raw, size_t cols)
+{
+	char *s = clean_dup(raw);
+
+	if (!s)
+		return;
+	if (width_of(s) <= cols) {
+		fputs(s, out);
+	} else {
+		fwrite(s, 1, bytes_for(s, cols - 1), out);
+		fputs(ELLIPSIS, out);
+	}
+	free(s);
+}
+
+static void
+put_line(FILE *out, const struct lb *b)
+{
+	put_fit(out, b->s, WIDTH);
+	putc('\n', out);
+}
+
+/* Writes s in at most `cols` columns, dropping its beginning ("…" then
+ * the tail) so a path keeps its file name. */
+static void
+put_fit_left(FILE *out, const char *raw, size_t cols)
+{
+	char *s = clean_dup(raw);
+	size_t w;
+
+	if (!s)
+		return;
+	w = width_of(s);
+	if (w <= cols) {
+		fputs(s, out);
+	} else {
+		fputs(ELLIPSIS, out);
+		fputs(s + bytes_for(s, w - (cols - 1)), out);
+	}
+	free(s);
+}
+
+/* Copies s into dst cut to `cols` columns (with "…"). */
+static void
+fit_copy(char *dst, size_t size, const char *s, size_t cols)
+{
+	if (width_of(s) <= cols) {
+		snprintf(dst, size, "%s", s);
+		return;
+	}
+	snprintf(dst, size, "%.*s" ELLIPSIS, (int)bytes_for(s, cols - 1), s);
+}
+
+/* Appends s left-aligned in a field of `cols` columns (printf's %-*s
+ * counts bytes, not columns). */
+static void
+lb_field(struct lb *b, const char *s, size_t cols)
+{
+	size_t w = width_of(s);
+
+	lb_add(b, "%s", s);
+	for (; w < cols; w++)
+		lb_add(b, " ");
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *
+kind_name(enum qa_input_kind k)
+{
+	switch (k) {
+	case QA_KIND_GGUF:
+		return "gguf";
+	case QA_KIND_SAFETENSORS:
+		return "safetensors";
+	case QA_KIND_HF_DIR:
+		return "hf-dir";
+	}
+	return "unknown";
+}
+
+/* ---- the model block -------------------------------------------------- */
+
+#define LABEL_COLS 12
+
+static void
+label(struct lb *b, const char *name)
+{
+	lb_reset(b);
+	lb_add(b, "  ");
+	lb_field(b, name, LABEL_COLS);
+}
+
+/* Separator between items of one line: nothing before the first. */
+static void
+sep(struct lb *b, bool *first)
+{
+	if (!*first)
+		lb_add(b, DOT);
+	*first = false;
+}
+
+static void
+model_line(FILE *out, const struct qa_inventory *inv)
+{
+	const struct qa_hparams *hp = &inv->hp;
+	const char *arch = hp->arch ? hp->arch :
+		hp->arch_raw ? hp->arch_raw : "unknown";
+	struct lb b;
+
+	label(&b, "model");
+	lb_add(&b, "%s", arch);
+	if (hp->arch && hp->arch_raw && strcmp(hp->arch, hp->arch_raw) != 0)
+		lb_add(&b, " (%s)", hp->arch_raw);
+	if (hp->name && *hp->name)
+		lb_add(&b, DOT "%s", hp->name);
+	put_line(out, &b);
+}
+
+static void
+shape_line(FILE *out, const struct qa_hparams *hp)
+{
+	int64_t layers = hp->n_layer >= 0 ? hp->n_layer : hp->n_layer_all;
+	bool first = true;
+	struct lb b;
+
+	label(&b, "layers");
+	if (layers >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "%" PRId64, layers);
+		if (hp->n_mtp > 0)
+			lb_add(&b, " + %" PRId64 " MTP", hp->n_mtp);
+	}
+	if (hp->n_embd >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "embd %" PRId64, hp->n_embd);
+	}
+	if (hp->n_ff >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "ff %" PRId64, hp->n_ff);
+	}
+	if (!first)
+		put_line(out, &b);
+
+	first = true;
+	label(&b, "heads");
+	if (hp->n_head >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "%" PRId64, hp->n_head);
+		if (hp->n_head_kv >= 0) {
+			bool varies = false;
+			int64_t i;
+
+			for (i = 1; hp->head_kv_per_layer &&
+			     i < hp->n_layer_all; i++)
+				if (hp->head_kv_per_layer[i] !=
+				    hp->head_kv_per_layer[0])
+					varies = true;
+			lb_add(&b, " / %" PRId64 " kv%s", hp->n_head_kv,
+			       varies ? " (max; varies by layer)" : "");
+		}
+	}
+	if (hp->head_dim_k >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "head dim %" PRId64, hp->head_dim_k);
+		if (hp->head_dim_v >= 0 && hp->head_dim_v != hp->head_dim_k)
+			lb_add(&b, "/%" PRId64, hp->head_dim_v);
+	}
+	if (!first)
+		put_line(out, &b);
+
+	first = true;
+	label(&b, "context");
+	if (hp->n_ctx_train >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "%" PRId64 " trained", hp->n_ctx_train);
+	}
+	if (hp->n_vocab >= 0) {
+		sep(&b, &first);
+		lb_add(&b, "vocab %" PRId64, hp->n_vocab);
+	}
+	if (hp->tie_embeddings) {
+		sep(&b, &first);
+		lb_add(&b, "tied embeddings");
+	}
+	if (!first)
+		put_line(out, &b);
+}
+
+static void
+experts_line(FILE *out, const struct qa_hparams *hp)
+{
+	struct lb b;
+
+	if (hp->n_expert <= 0)
+		return;
+	label(&b, "experts");
+	if (hp->n_expert_used >= 0)
+		lb_add(&b, "%" PRId64 " of %" PRId64 " used", hp->n_expert_used,
+		       hp->n_expert);
+	else
+		lb_add(&b, "%" PRId64, hp->n_expert);
+	if (hp->n_expert_shared > 0)
+		lb_add(&b, DOT "%" PRId64 " shared", hp->n_expert_shared);
+	if (hp->n_ff_expert >= 0)
+		lb_add(&b, DOT "ff %" PRId64, hp->n_ff_expert);
+	if (hp->n_leading_dense > 0)
+		lb_add(&b, DOT "%" PRId64 " dense first", hp->n_leading_dense);
+	put_line(out, &b);
+}
+
+static const char *
+layer_kind_text(uint8_t k)
+{
+	switch (k) {
+	case QA_LAYER_FULL_ATTENTION:
+		return "full attention";
+	case QA_LAYER_SLIDING_ATTENTION:
+		return "sliding window";
+	case QA_LAYER_LINEAR_ATTENTION:
+		return "linear (GDN)";
+	case QA_LAYER_MAMBA:
+		return "Mamba";
+	case QA_LAYER_MLP_ONLY:
+		return "MLP only";
+	case QA_LAYER_MTP:
+		return "MTP";
+	default:
+		return "unknown";
+	}
+}
+
+/* "48 layers: 36 linear (GDN) + 12 full attention", kinds in order of
+ * first appearance; then the sliding window and full-attention period. */
+static void
+attention_line(FILE *out, const struct qa_hparams *hp)
+{
+	uint32_t counts[256] = { 0 };
+	uint8_t order[256];
+	int n_kinds = 0, i;
+	bool first = true;
+	struct lb b;
+
+	label(&b, "attention");
+	if (hp->layer_kind && hp->n_layer_all > 0) {
+		int64_t l;
+
+		for (l = 0; l < hp->n_layer_all; l++) {
+			uint8_t k = hp->layer_kind[l];
+
+			if (counts[k]++ == 0)
+				order[n_kinds++] = k;
+		}
+		if (n_kinds > 1 || order[0] != QA_LAYER_UNKNOWN) {
+			sep(&b, &first);
+			lb_add(&b, "%" PRId64 " layer%s:", hp->n_layer_all,
+			       hp->n_layer_all == 1 ? "" : "s");
+			if (n_kinds == 1)
+				lb_add(&b, " %s%s", hp->n_layer_all == 1 ?
+				       "" : "all ", layer_kind_text(order[0]));
+			for (i = 0; n_kinds > 1 && i < n_kinds; i++)
+				lb_add(&b, "%s %" PRIu32 " %s",
+				       i ? " +" : "", counts[order[i]],
+				       layer_kind_text(order[i]));
+		}
+	}
+	if (hp->full_attention_interval > 0) {
+		sep(&b, &first);
+		lb_add(&b, "full every %" PRId64, hp->full_attention_interval);
+	}
+	if (!first)
+		put_line(out, &b);
+
+	/* The window gets its own line: the layout above can fill one. */
+	if (hp->sliding_window > 0) {
+		label(&b, "window");
+		lb_add(&b, "%" PRId64 " tokens", hp->sliding_window);
+		if (hp->swa_pattern > 0)
+			lb_add(&b, DOT "pattern %" PRId64, hp->swa_pattern);
+		put_line(out, &b);
+	}
+}
+
+static void
+mla_ssm_lines(FILE *out, const struct qa_hparams *hp)
+{
+	bool first = true;
+	struct lb b;
+
+	label(&b, "MLA");
+	if (hp->q_lora_rank > 0) {
+		sep(&b, &first);
+		lb_add(&b, "q rank %" PRId64, hp->q_lora_rank);
+	}
+	if (hp->kv_lora_rank > 0) {
+		sep(&b, &first);
+		lb_add(&b, "kv rank %" PRId64, hp->kv_lora_rank);
+	}
+	if (!first) {
+		if (hp->qk_rope_dim >= 0)
+			lb_add(&b, DOT "rope %" PRId64, hp->qk_rope_dim);
+		if (hp->qk_nope_dim >= 0)
+			lb_add(&b, DOT "nope %" PRId64, hp->qk_nope_dim);
+		if (hp->v_head_dim_mla >= 0)
+			lb_add(&b, DOT "v %" PRId64, hp->v_head_dim_mla);
+		put_line(out, &b);
+	}
+
+	first = true;
+	label(&b, "SSM");
+	if (hp->ssm_d_inner > 0) {
+		sep(&b, &first);
+		lb_add(&b, "inner %" PRId64, hp->ssm_d_inner);
+	}
+	if (hp->ssm_d_state > 0) {
+		sep(&b, &first);
+		lb_add(&b, "state %" PRId64, hp->ssm_d_state);
+	}
+	if (hp->ssm_d_conv > 0) {
+		sep(&b, &first);
+		lb_add(&b, "conv %" PRId64, hp->ssm_d_conv);
+	}
+	if (hp->ssm_n_group > 0) {
+		sep(&b, &first);
+		lb_add(&b, "groups %" PRId64, hp->ssm_n_group);
+	}
+	if (hp->ssm_dt_rank > 0) {
+		sep(&b, &first);
+		lb_add(&b, "dt rank %" PRId64, hp->ssm_dt_rank);
+	}
+	if (!first)
+		put_line(out, &b);
+}
+
+static void
+size_lines(FILE *out, const struct qa_inventory *inv)
+{
+	char p[32], sz[32], bpw[32];
+	struct lb b;
+
+	qa_fmt_params(p, sizeof(p), inv->params);
+	qa_fmt_bytes(sz, sizeof(sz), inv->bytes);
+	qa_fmt_bpw(bpw, sizeof(bpw), inv->bytes, inv->params);
+	label(&b, "size");
+	lb_add(&b, "%s params" DOT "%s (%" PRIu64 " bytes)" DOT "%s bpw",
+	       p, sz, inv->bytes, bpw);
+	put_line(out, &b);
+
+	if (inv->file_type_declared || inv->file_type_guessed ||
+	    inv->hp.file_type >= 0) {
+		bool first = true;
+
+		label(&b, "file type");
+		if (inv->file_type_declared) {
+			sep(&b, &first);
+			lb_add(&b, "%s (declared)", inv->file_type_declared);
+		} else if (inv->hp.file_type >= 0) {
+			sep(&b, &first);
+			lb_add(&b, "%" PRId64 " (declared, unknown)",
+			       inv->hp.file_type);
+		}
+		if (inv->file_type_guessed) {
+			sep(&b, &first);
+			lb_add(&b, "%s (guessed by tensor count)",
+			       inv->file_type_guessed);
+		}
+		put_line(out, &b);
+	}
+}
+
+static void
+files_line(FILE *out, const struct qa_inventory *inv)
+{
+	uint32_t i, shards = 0, parts = 0;
+	struct lb b;
+
+	for (i = 0; i < inv->n_files; i++) {
+		if (inv->files[i].role == QA_FILE_SHARD)
+			shards++;
+		if (inv->files[i].parts > parts)
+			parts = inv->files[i].parts;
+	}
+	label(&b, "files");
+	lb_add(&b, "%" PRIu32 " file%s", inv->n_files,
+	       inv->n_files == 1 ? "" : "s");
+	if (shards && parts && shards != parts)
+		lb_add(&b, DOT "%" PRIu32 " of %" PRIu32 " parts", shards,
+		       parts);
+	else if (shards)
+		lb_add(&b, DOT "%" PRIu32 " part%s", shards,
+		       shards == 1 ? "" : "s");
+	if (inv->n_files == 1) {
+		lb_add(&b, " (");
+		lb_add(&b, "%s", inv->files[0].name);
+		lb_add(&b, ")");
+	}
+	put_line(out, &b);
+}
+
+/*
+ * One line with the MTP verdict whenever MTP is declared, present or
+ * expected for the family: "MTP  ABSENT · DeepSeek-V3/R1 ships one; none
+ * here". Bad states are upper-case so they stand out.
+ */
+static void
+mtp_line(FILE *out, const struct qa_inventory *inv)
+{
+	char sz[32];
+	struct lb b;
+
+	if (inv->mtp.status == QA_MTP_NOT_APPLICABLE)
+		return;
+	label(&b, "MTP");
+	switch (inv->mtp.status) {
+	case QA_MTP_ABSENT:
+		lb_add(&b, "ABSENT" DOT "stripped: %s ships an MTP head",
+		       inv->mtp.family ? inv->mtp.family : "the family");
+		break;
+	case QA_MTP_MISSING:
+		lb_add(&b, "MISSING" DOT "%" PRId64 " declared, no MTP tensor",
+		       inv->mtp.declared);
+		break;
+	default:
+		qa_fmt_bytes(sz, sizeof(sz), inv->mtp.bytes);
+		lb_add(&b, "%s" DOT "%" PRId64 " declared, %" PRId64
+		       " present" DOT "%" PRIu32 " tensor%s" DOT "%s",
+		       inv->mtp.status == QA_MTP_PARTIAL ? "PARTIAL" :
+		       inv->mtp.draft_only ? "draft-only" : "present",
+		       inv->mtp.declared, inv->mtp.present, inv->mtp.tensors,
+		       inv->mtp.tensors == 1 ? "" : "s", sz);
+		break;
+	}
+	put_line(out, &b);
+}
+
+/* ---- quantization and precision lines --------------------------------- */
+
+#define ITEM_MAX 192
+#define MAX_ITEMS 8
+
+struct items {
+	char s[MAX_ITEMS][ITEM_MAX];
+	size_t n;
+};
+
+static void items_add(struct items *it, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+items_add(struct items *it, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (it->n == MAX_ITEMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(it->s[it->n], ITEM_MAX, fmt, ap);
+	va_end(ap);
+	it->n++;
+}
+
+/* Appends to the last item (e.g. "(from config.json)"). */
+static void
+items_append(struct items *it, const char *s)
+{
+	size_t len;
+
+	if (it->n == 0)
+		return;
+	len = strlen(it->s[it->n - 1]);
+	snprintf(it->s[it->n - 1] + len, ITEM_MAX - len, "%s", s);
+}
+
+/* "  label       item · item · item", wrapped at item boundaries with
+ * the value column as hanging indent so no item is cut in the middle. */
+static void
+put_items(FILE *out, const char *name, const struct items *it)
+{
+	struct lb b;
+	size_t i, k;
+
+	if (it->n == 0)
+		return;
+	label(&b, name);
+	for (i = 0; i < it->n; i++) {
+		char *c = clean_dup(it->s[i]);
+		size_t w = c ? width_of(c) : 0;
+
+		free(c);
+		if (i && width_of(b.s) + 3 + w > WIDTH) {
+			put_line(out, &b);
+			lb_reset(&b);
+			for (k = 0; k < 2 + LABEL_COLS; k++)
+				lb_add(&b, " ");
+		} else if (i) {
+			lb_add(&b, DOT);
+		}
+		lb_add(&b, "%s", it->s[i]);
+	}
+	put_line(out, &b);
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Parameters held by one precision label over every component:
+ * precisions (by module) when use_prec, dtypes otherwise. */
+static uint64_t
+label_params(const struct qa_inventory *inv, const char *label, bool use_prec)
+{
+	uint64_t sum = 0;
+	uint32_t a, b;
+
+	for (a = 0; a < inv->n_components; a++) {
+		const struct qa_component *c = &inv->components[a];
+
+		if (use_prec) {
+			for (b = 0; b < c->n_precisions; b++)
+				if (strcmp(c->precisions[b].precision,
+					   label) == 0)
+					sum += c->precisions[b].params;
+		} else {
+			for (b = 0; b < c->n_dtypes; b++)
+				if (strcmp(c->dtypes[b].dtype, label) == 0)
+					sum += c->dtypes[b].params;
+		}
+	}
+	return sum;
+}
+
+/* The precision (module labels when the components have them, dtypes
+ * otherwise) holding the most parameters over the whole model; sets
+ * *quantized when a module of that label has a quantized scheme. */
+static const char *
+dominant_precision(const struct qa_inventory *inv, bool *quantized)
+{
+	const char *best = NULL;
+	uint64_t best_params = 0;
+	bool use_prec = false;
+	uint32_t i, k;
+
+	*quantized = false;
+	for (i = 0; i < inv->n_components; i++)
+		if (inv->components[i].n_precisions)
+			use_prec = true;
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+		uint32_t n = use_prec ? c->n_precisions : c->n_dtypes;
+
+		for (k = 0; k < n; k++) {
+			const char *l = use_prec ? c->precisions[k].precision :
+				c->dtypes[k].dtype;
+			uint64_t sum = label_params(inv, l, use_prec);
+
+			if (!best || sum > best_params) {
+				best = l;
+				best_params = sum;
+			}
+		}
+	}
+	for (i = 0; best && use_prec && i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (m->precision && strcmp(m->precision, best) == 0 &&
+		    m->scheme != QA_SCHEME_DENSE &&
+		    m->scheme != QA_SCHEME_UNKNOWN) {
+			*quantized = true;
+			break;
+		}
+	}
+	return best;
+}
+
+/* A string or the first string of an array (llama-imatrix writes the
+ * dataset as either, depending on its version). */
+static const char *
+kv_string(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	if (!kv)
+		return NULL;
+	if (kv->value.type == QA_V_STRING)
+		return kv->value.v.str.s;
+	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
+	    kv->value.v.arr.items &&
+	    kv->value.v.arr.items[0].type == QA_V_STRING)
+		return kv->value.v.arr.items[0].v.str.s;
+	return NULL;
+}
+
+/*
+ * The "quant" line: the method the files declare. GGUF: the file type as
+ * a mix label, plus the importance matrix llama-quantize records as
+ * quantize.imatrix.{file,dataset,entries_count,chunks_count}
+ * (ggml-org/llama.cpp tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*).
+ * Others: the quantization config read by formats/quant_config.c.
+ */
+static void
+quant_line(FILE *out, const struct qa_inventory *inv)
+{
+	const struct qa_quant_config *q = &inv->quant;
+	struct items it = { .n = 0 };
+	struct lb b;
+
+	if (inv->kind == QA_KIND_GGUF) {
+		const char *ft = inv->file_type_declared ?
+			inv->file_type_declared : inv->file_type_guessed;
+		const char *file = kv_string(inv, "quantize.imatrix.file");
+		const char *data = kv_string(inv, "quantize.imatrix.dataset");
+		const struct qa_kv *ch = qa_inv_kv(inv,
+			"quantize.imatrix.chunks_count");
+		int64_t chunks = -1;
+
+		if (ft)
+			items_add(&it, "GGUF %s mix", ft);
+		else if (inv->dominant_type)
+			items_add(&it, "GGUF, mostly %s", inv->dominant_type);
+		else
+			items_add(&it, "GGUF");
+		if (ch && !qa_value_as_int(&ch->value, &chunks))
+			chunks = -1;
+		if (file || data || chunks >= 0) {
+			items_add(&it, "imatrix: %s", file ? base_name(file) :
+				  data ? base_name(data) : "yes");
+			if (chunks >= 0) {
+				char n[48];
+
+				snprintf(n, sizeof(n), " (%" PRId64 " chunk%s)",
+					 chunks, chunks == 1 ? "" : "s");
+				items_append(&it, n);
+			}
+		}
+		put_items(out, "quant", &it);
+		return;
+	}
+	if (q->method != QA_QM_NONE) {
+		char from[160];
+
+		if (q->format && *q->format)
+			items_add(&it, "%s %s", qa_quant_method_name(q->method),
+				  q->format);
+		else
+			items_add(&it, "%s", q->method == QA_QM_OTHER &&
+				  q->method_raw ? q->method_raw :
+				  qa_quant_method_name(q->method));
+		if (q->bits > 0 && q->group_size > 0)
+			items_add(&it, "%d-bit g%d", q->bits, q->group_size);
+		else if (q->bits > 0 && q->group_size == 0)
+			items_add(&it, "%d-bit per-channel", q->bits);
+		else if (q->bits > 0)
+			items_add(&it, "%d-bit", q->bits);
+		if (q->block[0] > 0)
+			items_add(&it, "block %dx%d", q->block[0],
+				  q->block[1]);
+		if (q->file) {
+			snprintf(from, sizeof(from), " (from %s)",
+				 base_name(q->file));
+			items_append(&it, from);
+		}
+		if (q->kv_cache && *q->kv_cache)
+			items_add(&it, "KV cache %s", q->kv_cache);
+		put_items(out, "quant", &it);
+		return;
+	}
+	{
+		bool quantized;
+		const char *dom = dominant_precision(inv, &quantized);
+
+		if (quantized)
+			items_add(&it, "no config" DOT "tensors hold %s", dom);
+		else if (dom)
+			items_add(&it, "none (dense %s)", dom);
+		else
+			items_add(&it, "none");
+		put_items(out, "quant", &it);
+	}
+	/* A config file was found but no method came out of it. */
+	if (inv->quant_config_file) {
+		label(&b, "quant config");
+		lb_add(&b, "%s", inv->quant_config_file);
+		put_line(out, &b);
+	}
+}
+
+/* Component groups of the precision summary line. */
+enum { G_ATTN, G_MLP, G_EXPERTS, G_SSM, G_EMBED, G_LM_HEAD, G_MTP, G_COUNT };
+
+static const char *const summary_group_names[G_COUNT] = {
+	"attention", "MLP", "experts", "SSM", "embed", "lm_head", "MTP",
+};
+
+static int
+summary_group(const char *name)
+{
+	if (strncmp(name, "attn_", 5) == 0 || strncmp(name, "mla_", 4) == 0 ||
+	    strncmp(name, "gdn_", 4) == 0 || strncmp(name, "dsa_", 4) == 0)
+		return G_ATTN;
+	if (strncmp(name, "ffn_", 4) == 0)
+		return G_MLP;
+	if (strncmp(name, "expert_", 7) == 0 ||
+	    strncmp(name, "shared_expert_", 14) == 0)
+		return G_EXPERTS;
+	if (strncmp(name, "ssm_", 4) == 0)
+		return G_SSM;
+	if (strcmp(name, "embed") == 0)
+		return G_EMBED;
+	if (strcmp(name, "lm_head") == 0)
+		return G_LM_HEAD;
+	if (strcmp(name, "mtp") == 0)
+		return G_MTP;
+	return -1;
+}
+
+#define GROUP_LABELS 16
+
+struct pgroup {
+	bool present;
+	uint64_t params, bytes;
+	struct {
+		const char *label;
+		uint64_t params;
+	} h[GROUP_LABELS];
+	uint32_t n;
+};
+
+static void
+pgroup_add(struct pgroup *g, const char *label, uint64_t params)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (strcmp(g->h[i].label, label) == 0)
+			break;
+	if (i == g->n) {
+		if (g->n == GROUP_LABELS)
+			return;
+		g->h[i].label = label;
+		g->h[i].params = 0;
+		g->n++;
+	}
+	g->h[i].params += params;
+}
+
+/*
+ * A group's precision label: its precisions by parameters, largest first,
+ * "+"-joined; labels under 1% of the group's parameters (norms and
+ * biases when only dtypes are known) are left out, at most three shown.
+ */
+static void
+pgroup_label(char *dst, size_t size, struct pgroup *g)
+{
+	uint64_t total = 0;
+	uint32_t i, k, shown = 0;
+	size_t len = 0;
+
+	/* Stable insertion sort by parameters, descending. */
+	for (i = 1; i < g->n; i++)
+		for (k = i; k > 0 && g->h[k].params > g->h[k - 1].params;
+		     k--) {
+			const char *l = g->h[k].label;
+			uint64_t p = g->h[k].params;
+
+			g->h[k] = g->h[k - 1];
+			g->h[k - 1].label = l;
+			g->h[k - 1].params = p;
+		}
+	for (i = 0; i < g->n; i++)
+		total += g->h[i].params;
+	dst[0] = '\0';
+	for (i = 0; i < g->n && len + 1 < size; i++) {
+		if (i && g->h[i].params < total / 100)
+			break;
+		if (shown == 3) {
+			snprintf(dst + len, size - len, "+" ELLIPSIS);
+			break;
+		}
+		len += (size_t)snprintf(dst + len, size - len, "%s%s",
+					 shown ? "+" : "", g->h[i].label);
+		shown++;
+	}
+	if (len >= size)
+		dst[size - 1] = '\0';
+}
+
+/*
+ * "precision   attention BF16 (16.00 bpw) · MLP NVFP4 (4.50) · …" when
+ * major component groups differ in precision: the issue-4 case of an
+ * NVFP4 checkpoint that keeps attention in BF16 must be one glance.
+ */
+static void
+precision_line(FILE *out, const struct qa_inventory *inv)
+{
+	struct pgroup g[G_COUNT];
+	char labels[G_COUNT][96];
+	struct items it = { .n = 0 };
+	int n_present = 0, first = -1, k;
+	bool differ = false;
+	uint32_t i, j;
+
+	memset(g, 0, sizeof(g));
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+		int gi = summary_group(c->name);
+
+		if (gi < 0 || c->params == 0)
+			continue;
+		g[gi].present = true;
+		g[gi].params += c->params;
+		g[gi].bytes += c->bytes;
+		if (c->n_precisions)
+			for (j = 0; j < c->n_precisions; j++)
+				pgroup_add(&g[gi], c->precisions[j].precision,
+					   c->precisions[j].params);
+		else
+			for (j = 0; j < c->n_dtypes; j++)
+				pgroup_add(&g[gi], c->dtypes[j].dtype,
+					   c->dtypes[j].params);
+	}
+	for (k = 0; k < G_COUNT; k++) {
+		if (!g[k].present)
+			continue;
+		pgroup_label(labels[k], sizeof(labels[k]), &g[k]);
+		if (first < 0)
+			first = k;
+		else if (strcmp(labels[k], labels[first]) != 0)
+			differ = true;
+		n_present++;
+	}
+	if (n_present < 2 || !differ)
+		return;
+	for (k = 0; k < G_COUNT; k++) {
+		char bpw[32];
+
+		if (!g[k].present)
+			continue;
+		qa_fmt_bpw(bpw, sizeof(bpw), g[k].bytes, g[k].params);
+		items_add(&it, "%s %s (%s%s)", summary_group_names[k],
+			  labels[k], bpw, k == first ? " bpw" : "");
+	}
+	put_items(out, "precision", &it);
+}
+
+/* ---- component table -------------------------------------------------- */
+
+static void
+component_row(FILE *out, size_t name_cols, const char *name, uint64_t tensors,
+	      uint64_t params, uint64_t bytes, const char *dtypes)
+{
+	char p[32], sz[32], bpw[32], tn[32];
+	struct lb b;
+	size_t used;
+
+	qa_fmt_params(p, sizeof(p), params);
+	qa_fmt_bytes(sz, sizeof(sz), bytes);
+	qa_fmt_bpw(bpw, sizeof(bpw), bytes, params);
+	snprintf(tn, sizeof(tn), "%" PRIu64, tensors);
+	lb_reset(&b);
+	lb_add(&b, "  ");
+	lb_field(&b, name, name_cols);
+	lb_add(&b, " %7s %9s %10s %5s", tn, p, sz, bpw);
+	used = width_of(b.s);
+	if (dtypes && *dtypes && used + 2 < WIDTH) {
+		char cut[LINE_MAX_BYTES];
+
+		fit_copy(cut, sizeof(cut), dtypes, WIDTH - used - 2);
+		lb_add(&b, "  %s", cut);
+	}
+	put_line(out, &b);
+}
+
+static void
+component_table(FILE *out, const struct qa_inventory *inv)
+{
+	size_t name_cols = strlen("component");
+	struct lb b;
+	uint32_t i, k;
+
+	if (inv->n_components == 0) {
+		fputs("  no tensors\n", out);
+		return;
+	}
+	for (i = 0; i < inv->n_components; i++)
+		if (width_of(inv->components[i].name) > name_cols)
+			name_cols = width_of(inv->components[i].name);
+	if (name_cols > 24)
+		name_cols = 24;
+	lb_reset(&b);
+	lb_add(&b, "  ");
+	lb_field(&b, "component", name_cols);
+	lb_add(&b, " %7s %9s %10s %5s  %s", "tensors", "params", "size",
+	       "bpw", "precision");
+	put_line(out, &b);
+	for (i = 0; i < inv->n_components; i++) {
+		const struct qa_component *c = &inv->components[i];
+		char name[128];
+		struct lb d;
+
+		/* Precision by module ("NVFP4 48": 48 modules) when the
+		 * classifier grouped the tensors, else the dtypes by tensor
+		 * ("Q6_K 8, Q4_K 8", norms "F32 33"); for GGUF the two are
+		 * the same ggml type names. */
+		lb_reset(&d);
+		for (k = 0; k < c->n_precisions; k++)
+			lb_add(&d, "%s%s %" PRIu32, k ? ", " : "",
+			       c->precisions[k].precision,
+			       c->precisions[k].modules);
+		for (k = 0; !c->n_precisions && k < c->n_dtypes; k++)
+			lb_add(&d, "%s%s %" PRIu32, k ? ", " : "",
+			       c->dtypes[k].dtype, c->dtypes[k].tensors);
+		fit_copy(name, sizeof(name), c->name, name_cols);
+		component_row(out, name_cols, name, c->tensors, c->params,
+			      c->bytes, d.s);
+	}
+	component_row(out, name_cols, "total", inv->n_tensors, inv->params,
+		      inv->bytes, NULL);
+}
+
+/* ---- per-layer precision map ------------------------------------------ */
+
+/* Blocks past this index are not mapped (a name like blk.4000000000 is a
+ * damaged file, reported elsewhere, not a table to draw). */
+#define LAYER_MAP_MAX 65536
+
+/* Roles that hold no weight matrix worth a column: norms, sinks, SSM
+ * scalars, the MTP norms, and what the classifier could not name. */
+static bool
+map_role(enum qa_role r)
+{
+	switch (r) {
+	case QA_ROLE_OTHER:
+	case QA_ROLE_NORM:
+	case QA_ROLE_ATTN_SINKS:
+	case QA_ROLE_SSM_PARAM:
+	case QA_ROLE_MTP_ENORM:
+	case QA_ROLE_MTP_HNORM:
+	case QA_ROLE_MTP_NORM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+const char *
+qa_layer_map_heading(enum qa_role r)
+{
+	switch (r) {
+	case QA_ROLE_ATTN_Q: return "q";
+	case QA_ROLE_ATTN_K: return "k";
+	case QA_ROLE_ATTN_V: return "v";
+	case QA_ROLE_ATTN_O: return "o";
+	case QA_ROLE_ATTN_QKV: return "qkv";
+	case QA_ROLE_ATTN_GATE: return "agate";
+	case QA_ROLE_MLA_Q_A: return "q_a";
+	case QA_ROLE_MLA_Q_B: return "q_b";
+	case QA_ROLE_MLA_KV_A: return "kv_a";
+	case QA_ROLE_MLA_KV_B: return "kv_b";
+	case QA_ROLE_MLA_K_B: return "k_b";
+	case QA_ROLE_MLA_V_B: return "v_b";
+	case QA_ROLE_DSA_INDEXER: return "idx";
+	case QA_ROLE_FFN_GATE: return "gate";
+	case QA_ROLE_FFN_UP: return "up";
+	case QA_ROLE_FFN_DOWN: return "down";
+	case QA_ROLE_FFN_GATE_UP: return "gu";
+	case QA_ROLE_EXPERT_GATE: return "xgate";
+	case QA_ROLE_EXPERT_UP: return "xup";
+	case QA_ROLE_EXPERT_DOWN: return "xdown";
+	case QA_ROLE_EXPERT_GATE_UP: return "xgu";
+	case QA_ROLE_SHARED_EXPERT_GATE: return "sgate";
+	case QA_ROLE_SHARED_EXPERT_UP: return "sup";
+	case QA_ROLE_SHARED_EXPERT_DOWN: return "sdown";
+	case QA_ROLE_ROUTER: return "rtr";
+	case QA_ROLE_SSM_IN: return "in";
+	case QA_ROLE_SSM_CONV: return "conv";
+	case QA_ROLE_SSM_OUT: return "out";
+	case QA_ROLE_GDN_QKV: return "gqkv";
+	case QA_ROLE_GDN_GATE: return "ggate";
+	case QA_ROLE_GDN_BA: return "gba";
+	case QA_ROLE_MTP_EH_PROJ: return "eh";
+	case QA_ROLE_MTP_SHARED_HEAD: return "head";
+	case QA_ROLE_MTP_EMBED: return "emb";
+	default: return qa_role_name(r);
+	}
+}
+
+/* Column groups, separated by "|" in the text map: attention (incl. MLA,
+ * GDN and the DSA indexer), SSM, MLP, router and experts, shared experts,
+ * MTP, the rest. */
+static int
+role_group(enum qa_role r)
+{
+	if (r >= QA_ROLE_ATTN_Q && r <= QA_ROLE_DSA_INDEXER)
+		return 0;
+	if (r >= QA_ROLE_GDN_QKV && r <= QA_ROLE_GDN_BA)
+		return 0;
+	if (r >= QA_ROLE_SSM_IN && r <= QA_ROLE_SSM_PARAM)
+		return 1;
+	if (r >= QA_ROLE_FFN_GATE && r <= QA_ROLE_FFN_GATE_UP)
+		return 2;
+	if ((r >= QA_ROLE_EXPERT_GATE && r <= QA_ROLE_EXPERT_GATE_UP) ||
+	    r == QA_ROLE_ROUTER)
+		return 3;
+	if (r >= QA_ROLE_SHARED_EXPERT_GATE && r <= QA_ROLE_SHARED_EXPERT_DOWN)
+		return 4;
+	if (r >= QA_ROLE_MTP_EH_PROJ && r <= QA_ROLE_MTP_NORM)
+		return 5;
+	return 6;
+}
+
+static const char *const group_names[7] = {
+	"attention", "SSM", "MLP", "experts", "shared experts", "MTP", "other",
+};
+
+/* Column order: by group, then role order within it. */
+static int
+col_rank(enum qa_role r)
+{
+	return role_group(r) * QA_ROLE_COUNT + (int)r;
+}
+
+static const char MIX[] = "mix";
+
+static void
+map_put(const char **cells, bool *has_layer, bool *mtp, bool *has_role,
+	int32_t layer, enum qa_role role, bool is_mtp, const char *label)
+{
+	const char **cell;
+
+	if (layer < 0 || layer >= LAYER_MAP_MAX || !map_role(role) || !label)
+		return;
+	cell = &cells[(size_t)layer * QA_ROLE_COUNT + role];
+	has_layer[layer] = true;
+	has_role[role] = true;
+	if (is_mtp)
+		mtp[layer] = true;
+	if (!*cell)
+		*cell = label;
+	else if (*cell != MIX && strcmp(*cell, label) != 0)
+		*cell = MIX;
+}
+
+int
+qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m)
+{
+	bool has_role[QA_ROLE_COUNT] = { false };
+	const char **cells = NULL;
+	bool *has_layer = NULL, *mtp = NULL;
+	int32_t max_layer = -1;
+	uint32_t i, r, row;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (inv->n_modules) {
+		for (i = 0; i < inv->n_modules; i++)
+			if (inv->modules[i].layer > max_layer &&
+			    inv->modules[i].layer < LAYER_MAP_MAX)
+				max_layer = inv->modules[i].layer;
+	} else {
+		for (i = 0; i < inv->n_tensors; i++)
+			if (inv->tensors[i].layer > max_layer &&
+			    inv->tensors[i].layer < LAYER_MAP_MAX)
+				max_layer = inv->tensors[i].layer;
+	}
+	if (max_layer < 0)
+		return 0;
+	cells = calloc((size_t)(max_layer + 1) * QA_ROLE_COUNT,
+		       sizeof(*cells));
+	has_layer = calloc((size_t)max_layer + 1, sizeof(*has_layer));
+	mtp = calloc((size_t)max_layer + 1, sizeof(*mtp));
+	if (!cells || !has_layer || !mtp)
+		goto out;
+	if (inv->n_modules) {
+		for (i = 0; i < inv->n_modules; i++) {
+			const struct qa_module *mod = &inv->modules[i];
+
+			map_put(cells, has_layer, mtp, has_role, mod->layer,
+				mod->role, mod->mtp, mod->precision ?
+				mod->precision : qa_scheme_name(mod->scheme));
+		}
+	} else {
+		/* No modules (the classifier did not run or found none):
+		 * every 2-D tensor is one weight matrix, its dtype the
+		 * precision; for GGUF that is exactly the ggml type. */
+		for (i = 0; i < inv->n_tensors; i++) {
+			const struct qa_tensor *t = &inv->tensors[i];
+
+			if (t->n_dims >= 2)
+				map_put(cells, has_layer, mtp, has_role,
+					t->layer, t->role, t->mtp, t->dtype);
+		}
+	}
+	for (r = 0; r < QA_ROLE_COUNT; r++)
+		if (has_role[r])
+			m->n_cols++;
+	for (i = 0; i <= (uint32_t)max_layer; i++)
+		if (has_layer[i])
+			m->n_rows++;
+	if (m->n_rows == 0 || m->n_cols == 0) {
+		m->n_rows = m->n_cols = 0;
+		rc = 0;
+		goto out;
+	}
+	m->roles = malloc(sizeof(*m->roles) * m->n_cols);
+	m->layer = malloc(sizeof(*m->layer) * m->n_rows);
+	m->mtp = malloc(sizeof(*m->mtp) * m->n_rows);
+	m->cells = calloc((size_t)m->n_rows * m->n_cols, sizeof(*m->cells));
+	if (!m->roles || !m->layer || !m->mtp || !m->cells) {
+		qa_layer_map_free(m);
+		goto out;
+	}
+	/* Columns by group, then role order (insertion sort: < 64). */
+	for (r = 0, i = 0; r < QA_ROLE_COUNT; r++) {
+		uint32_t k;
+
+		if (!has_role[r])
+			continue;
+		for (k = i; k > 0 && col_rank(m->roles[k - 1]) >
+		     col_rank((enum qa_role)r); k--)
+			m->roles[k] = m->roles[k - 1];
+		m->roles[k] = (enum qa_role)r;
+		i++;
+	}
+	for (i = 0, row = 0; i <= (uint32_t)max_layer; i++) {
+		if (!has_layer[i])
+			continue;
+		m->layer[row] = (int32_t)i;
+		m->mtp[row] = mtp[i];
+		for (r = 0; r < m->n_cols; r++)
+			m->cells[(size_t)row * m->n_cols + r] =
+				cells[(size_t)i * QA_ROLE_COUNT + m->roles[r]];
+		row++;
+	}
+	rc = 0;
+out:
+	free(cells);
+	free(has_layer);
+	free(mtp);
+	return rc;
+}
+
+void
+qa_layer_map_free(struct qa_layer_map *m)
+{
+	free(m->layer);
+	free(m->mtp);
+	free(m->roles);
+	free(m->cells);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool
+same_cell(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+uint32_t
+qa_layer_map_run(const struct qa_layer_map *m, uint32_t row)
+{
+	uint32_t n = 1, c;
+
+	while (row + n < m->n_rows) {
+		uint32_t next = row + n;
+
+		if (m->layer[next] != m->layer[next - 1] + 1 ||
+		    m->mtp[next] != m->mtp[row])
+			break;
+		for (c = 0; c < m->n_cols; c++)
+			if (!same_cell(m->cells[(size_t)row * m->n_cols + c],
+				       m->cells[(size_t)next * m->n_cols + c]))
+				break;
+		if (c < m->n_cols)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* Rows the map prints once runs are merged. */
+static uint32_t
+map_printed_rows(const struct qa_layer_map *m)
+{
+	uint32_t row = 0, rows = 0;
+
+	while (row < m->n_rows) {
+		row += qa_layer_map_run(m, row);
+		rows++;
+	}
+	return rows;
+}
+
+/* True when every cell holds the same label (a dense model): the map
+ * says nothing the component table does not. */
+static bool
+map_uniform(const struct qa_layer_map *m)
+{
+	size_t i, n = (size_t)m->n_rows * m->n_cols;
+
+	for (i = 1; i < n; i++)
+		if (!same_cell(m->cells[i], m->cells[0]))
+			return false;
+	return true;
+}
+
+/* The map is printed by default when merged runs leave at most this many
+ * rows; inspect --layers prints it whatever its length. */
+#define MAP_DEFAULT_ROWS 24
+/* Legend codes when full labels do not fit: A-Z then a-z. */
+#define MAP_CODES 52
+
+struct map_view {
+	const struct qa_layer_map *m;
+	const char *labels[MAP_CODES];	/* code k stands for labels[k] */
+	char codes[MAP_CODES][2];
+	size_t n_labels;
+	bool use_codes;
+	size_t layer_cols;
+	size_t *cols;			/* per column */
+};
+
+static const char *
+map_cell(const struct map_view *v, uint32_t row, uint32_t col)
+{
+	const char *s = v->m->cells[(size_t)row * v->m->n_cols + col];
+	size_t k;
+
+	if (!s)
+		return "-";
+	if (!v->use_codes)
+		return s;
+	for (k = 0; k < v->n_labels; k++)
+		if (strcmp(v->labels[k], s) == 0)
+			return v->codes[k];
+	return "?";
+}
+
+static void
+map_row_label(char *dst, size_t size, const struct qa_layer_map *m,
+	      uint32_t row, uint32_t run)
+{
+	if (run == 1)
+		snprintf(dst, size, "%" PRId32 "%s", m->layer[row],
+			 m->mtp[row] ? " MTP" : "");
+	else
+		snprintf(dst, size, "%" PRId32 "-%" PRId32 "%s", m->layer[row],
+			 m->layer[row + run - 1], m->mtp[row] ? " MTP" : "");
+}
+
+/* Sets column widths; returns the width of a row with every column. */
+static size_t
+map_widths(struct map_view *v)
+{
+	const struct qa_layer_map *m = v->m;
+	uint32_t row, c, run;
+	size_t total;
+	char lab[48];
+
+	v->layer_cols = strlen("layer");
+	for (row = 0; row < m->n_rows; row += run) {
+		run = qa_layer_map_run(m, row);
+		map_row_label(lab, sizeof(lab), m, row, run);
+		if (strlen(lab) > v->layer_cols)
+			v->layer_cols = strlen(lab);
+	}
+	total = 2 + v->layer_cols;
+	for (c = 0; c < m->n_cols; c++) {
+		v->cols[c] = width_of(qa_layer_map_heading(m->roles[c]));
+		for (row = 0; row < m->n_rows; row++) {
+			char *s = clean_dup(map_cell(v, row, c));
+			size_t w = s ? width_of(s) : 1;
+
+			free(s);
+			if (w > v->cols[c])
+				v->cols[c] = w;
+		}
+		total += 1 + v->cols[c];
+		if (c && role_group(m->roles[c]) != role_group(m->roles[c - 1]))
+			total += 2;
+	}
+	return total;
+}
+
+static void
+map_cells_line(FILE *out, const struct map_view *v, const char *first,
+	       uint32_t a, uint32_t b, const char *const *cells)
+{
+	struct lb line;
+	uint32_t c;
+
+	lb_reset(&line);
+	lb_add(&line, "  ");
+	lb_field(&line, first, v->layer_cols);
+	for (c = a; c < b; c++) {
+		char *s = clean_dup(cells[c - a]);
+
+		if (c > a && role_group(v->m->roles[c]) !=
+		    role_group(v->m->roles[c - 1]))
+			lb_add(&line, " |");
+		lb_add(&line, " ");
+		lb_field(&line, s ? s : "?", c + 1 < b ? v->cols[c] : 0);
+		free(s);
+	}
+	put_line(out, &line);
+}
+
+/* Columns [a, b) of the map, one line per run of identical layers. */
+static void
+map_block(FILE *out, const struct map_view *v, uint32_t a, uint32_t b)
+{
+	const struct qa_layer_map *m = v->m;
+	const char **cells = malloc(sizeof(*cells) * (b - a));
+	uint32_t row, run, c;
+	char lab[48];
+
+	if (!cells)
+		return;
+	for (c = a; c < b; c++)
+		cells[c - a] = qa_layer_map_heading(m->roles[c]);
+	map_cells_line(out, v, "layer", a, b, cells);
+	for (row = 0; row < m->n_rows; row += run) {
+		run = qa_layer_map_run(m, row);
+		map_row_label(lab, sizeof(lab), m, row, run);
+		for (c = a; c < b; c++)
+			cells[c - a] = map_cell(v, row, c);
+		map_cells_line(out, v, lab, a, b, cells);
+	}
+	free(cells);
+}
+
+/*
+ * The per-layer precision map: one row per run of layers whose roles hold
+ * the same types ("0-1", "2-3"...), a column per role, "|" between role
+ * groups. Full labels when they fit in 80 columns, else one-letter codes
+ * with a legend; columns that still do not fit go to a second block.
+ */
+static void
+layer_map_text(FILE *out, const struct qa_inventory *inv, bool force)
+{
+	struct qa_layer_map m;
+	struct map_view v;
+	struct lb b;
+	uint32_t rows, a, c, r;
+	int gi, last = -1;
+
+	if (qa_layer_map_build(inv, &m) != 0 || m.n_rows == 0) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	rows = map_printed_rows(&m);
+	if (!force && (map_uniform(&m) || rows > MAP_DEFAULT_ROWS)) {
+		if (!map_uniform(&m)) {
+			lb_reset(&b);
+			lb_add(&b, "  precision by layer: %" PRIu32 " rows over "
+			       "%" PRIu32 " layers; inspect --layers prints "
+			       "them", rows, m.n_rows);
+			putc('\n', out);
+			put_line(out, &b);
+		}
+		qa_layer_map_free(&m);
+		return;
+	}
+	memset(&v, 0, sizeof(v));
+	v.m = &m;
+	v.cols = calloc(m.n_cols, sizeof(*v.cols));
+	if (!v.cols) {
+		qa_layer_map_free(&m);
+		return;
+	}
+	if (map_widths(&v) > WIDTH) {
+		/* Codes in order of first appearance, row by row. */
+		v.use_codes = true;
+		for (r = 0; r < m.n_rows && v.use_codes; r++)
+			for (c = 0; c < m.n_cols; c++) {
+				const char *s = m.cells[(size_t)r * m.n_cols +
+							 c];
+				size_t k;
+
+				if (!s)
+					continue;
+				for (k = 0; k < v.n_labels; k++)
+					if (strcmp(v.labels[k], s) == 0)
+						break;
+				if (k < v.n_labels)
+					continue;
+				if (v.n_labels == MAP_CODES) {
+					v.use_codes = false;
+					break;
+				}
+				v.labels[k] = s;
+				v.codes[k][0] = (char)(k < 26 ? 'A' + k :
+						       'a' + (k - 26));
+				v.codes[k][1] = '\0';
+				v.n_labels++;
+			}
+		map_widths(&v);
+	}
+
+	putc('\n', out);
+	lb_reset(&b);
+	lb_add(&b, "  precision by layer (");
+	for (c = 0; c < m.n_cols; c++) {
+		gi = role_group(m.roles[c]);
+		if (gi != last)
+			lb_add(&b, "%s%s", last >= 0 ? " | " : "",
+			       group_names[gi]);
+		last = gi;
+	}
+	lb_add(&b, ")");
+	put_line(out, &b);
+	for (a = 0; a < m.n_cols; a = c) {
+		size_t w = 2 + v.layer_cols;
+
+		/* As many columns as fit, at least one. */
+		for (c = a; c < m.n_cols; c++) {
+			size_t add = 1 + v.cols[c] + (c > a &&
+				role_group(m.roles[c]) !=
+				role_group(m.roles[c - 1]) ? 2 : 0);
+
+			if (c > a && w + add > WIDTH)
+				break;
+			w += add;
+		}
+		if (a)
+			putc('\n', out);
+		map_block(out, &v, a, c);
+	}
+	if (v.use_codes) {
+		struct items it = { .n = 0 };
+		size_t k;
+
+		for (k = 0; k < v.n_labels; k += MAX_ITEMS) {
+			size_t j;
+
+			it.n = 0;
+			for (j = k; j < v.n_labels && j < k + MAX_ITEMS; j++)
+				items_add(&it, "%s = %s", v.codes[j],
+					  v.labels[j]);
+			put_items(out, "legend", &it);
+		}
+	}
+	free(v.cols);
+	qa_layer_map_free(&m);
+}
+
+/* ---- findings --------------------------------------------------------- */
+
+static const char *
+severity_color(enum qa_severity s)
+{
+	return s == QA_SEV_ERROR ? C_RED : s == QA_SEV_WARNING ? C_YELLOW :
+		C_CYAN;
+}
+
+/*
+ * Writes text wrapped at WIDTH columns: the first line after `indent`
+ * spaces, the others after `indent + hang`. Breaks at spaces, or inside a
+ * word (at a code point boundary) that is longer than a line. The first
+ * `color_bytes` bytes of text are wrapped in `color` when it is set.
+ */
+static void
+put_wrapped(FILE *out, const char *raw, size_t indent, size_t hang,
+	    const char *color, size_t color_bytes)
+{
+	char *text = clean_dup(raw);
+	const char *s = text;
+	bool first = true;
+
+	if (!text)
+		return;
+
+	while (*s) {
+		size_t lead = first ? indent : indent + hang;
+		size_t room = WIDTH - lead, n, i;
+
+		if (width_of(s) <= room) {
+			n = strlen(s);
+		} else {
+			n = bytes_for(s, room);
+			/* Prefer the last space within room (or right at
+			 * its end) as the break. */
+			for (i = n; i > 0 && s[i] != ' '; i--)
+				;
+			if (i > 0)
+				n = i;
+		}
+		for (i = 0; i < lead; i++)
+			putc(' ', out);
+		if (first && color && color_bytes <= n) {
+			fputs(color, out);
+			fwrite(s, 1, color_bytes, out);
+			fputs(C_RESET, out);
+			fwrite(s + color_bytes, 1, n - color_bytes, out);
+		} else {
+			fwrite(s, 1, n, out);
+		}
+		putc('\n', out);
+		s += n;
+		while (*s == ' ')
+			s++;
+		first = false;
+	}
+	free(text);
+}
+
+static void
+put_finding(FILE *out, const struct qa_finding *f, bool color)
+{
+	const char *sev = qa_severity_name(f->severity);
+	const char *detail = f->message ? f->message : "";
+	size_t n;
+	char *text;
+	int r;
+	char loc[64];
+
+	/* Location: [file:0xOFFSET, tensor 'x'] */
+	n = strlen(sev) + strlen(f->rule->id) + strlen(f->rule->summary) +
+		strlen(detail) + (f->file ? strlen(f->file) : 0) +
+		(f->tensor ? strlen(f->tensor) : 0) + 128;
+	text = malloc(n);
+	if (!text)
+		return;
+	r = snprintf(text, n, "%s QA%04u %s: %s%s%s", sev,
+		     (unsigned)f->rule->code, f->rule->id, f->rule->summary,
+		     *detail ? ": " : "", detail);
+	if (r < 0) {
+		free(text);
+		return;
+	}
+	if (f->file || f->offset >= 0 || f->tensor) {
+		size_t len = strlen(text);
+		const char *comma = "";
+
+		snprintf(text + len, n - len, " [");
+		if (f->file) {
+			len = strlen(text);
+			snprintf(text + len, n - len, "%s", f->file);
+			comma = ", ";
+		}
+		if (f->offset >= 0) {
+			snprintf(loc, sizeof(loc), "%s0x%" PRIx64,
+				 f->file ? ":" : "offset ",
+				 (uint64_t)f->offset);
+			len = strlen(text);
+			snprintf(text + len, n - len, "%s", loc);
+			comma = ", ";
+		}
+		if (f->tensor) {
+			len = strlen(text);
+			snprintf(text + len, n - len, "%stensor '%s'", comma,
+				 f->tensor);
+		}
+		len = strlen(text);
+		snprintf(text + len, n - len, "]");
+	}
+	put_wrapped(out, text, 2, 4, color ? severity_color(f->severity) :
+		    NULL, strlen(sev));
+	free(text);
+}
+
+static void
+findings_block(FILE *out, const struct qa_inventory *inv, bool color)
+{
+	int s;
+	uint32_t i;
+
+	if (inv->n_findings == 0)
+		return;
+	putc('\n', out);
+	/* Errors first; within a severity, in the order found. */
+	for (s = QA_SEV_NONE; s >= QA_SEV_INFO; s--)
+		for (i = 0; i < inv->n_findings; i++)
+			if ((int)inv->findings[i].severity == s)
+				put_finding(out, &inv->findings[i], color);
+}
+
+static const char *
+verdict_color(const char *v)
+{
+	return strcmp(v, "fail") == 0 ? C_RED :
+		strcmp(v, "warn") == 0 ? C_YELLOW : C_GREEN;
+}
+
+static void
+put_verdict_word(FILE *out, const char *v, bool color)
+{
+	if (color)
+		fputs(verdict_color(v), out);
+	fputs(strcmp(v, "fail") == 0 ? "FAIL" :
+	      strcmp(v, "warn") == 0 ? "WARN" : "PASS", out);
+	if (color)
+		fputs(C_RESET, out);
+}
+
+static void
+verdict_line(FILE *out, const struct qa_inventory *inv,
+	     const struct qa_report_options *opt)
+{
+	uint32_t counts[QA_SEV_NONE + 1] = { 0 };
+	struct lb b;
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++)
+		if ((unsigned)inv->findings[i].severity <= QA_SEV_NONE)
+			counts[inv->findings[i].severity]++;
+	lb_reset(&b);
+	if (inv->n_findings == 0)
+		lb_add(&b, "no findings");
+	if (counts[QA_SEV_ERROR])
+		lb_add(&b, "%" PRIu32 " error%s", counts[QA_SEV_ERROR],
+		       counts[QA_SEV_ERROR] == 1 ? "" : "s");
+	if (counts[QA_SEV_WARNING])
+		lb_add(&b, "%s%" PRIu32 " warning%s", b.len ? ", " : "",
+		       counts[QA_SEV_WARNING],
+		       counts[QA_SEV_WARNING] == 1 ? "" : "s");
+	if (counts[QA_SEV_INFO])
+		lb_add(&b, "%s%" PRIu32 " info", b.len ? ", " : "",
+		       counts[QA_SEV_INFO]);
+	putc('\n', out);
+	fputs("verdict: ", out);
+	put_verdict_word(out, qa_verdict(inv, opt->fail_on), opt->color);
+	fprintf(out, " (%s)\n", b.s);
+}
+
+static void
+title_line(FILE *out, const struct qa_inventory *inv, bool color)
+{
+	const char *kind = kind_name(inv->kind);
+	size_t room = WIDTH - width_of(kind) - 3;
+
+	if (color)
+		fputs(C_BOLD, out);
+	put_fit_left(out, inv->path, room);
+	if (color)
+		fputs(C_RESET, out);
+	fprintf(out, " (%s)\n", kind);
+}
+
+int
+qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
+	       const struct qa_report_options *opt)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct qa_inventory *inv = invs[i];
+
+		if (i)
+			fputs("\n\n", out);
+		title_line(out, inv, opt->color);
+		model_line(out, inv);
+		shape_line(out, &inv->hp);
+		experts_line(out, &inv->hp);
+		attention_line(out, &inv->hp);
+		mla_ssm_lines(out, &inv->hp);
+		size_lines(out, inv);
+		quant_line(out, inv);
+		precision_line(out, inv);
+		files_line(out, inv);
+		mtp_line(out, inv);
+		putc('\n', out);
+		component_table(out, inv);
+		layer_map_text(out, inv, opt->layers);
+		findings_block(out, inv, opt->color);
+		qa_report_fit_text(out, inv, opt->color);
+		verdict_line(out, inv, opt);
+	}
+	if (n > 1) {
+		fputs("\noverall verdict: ", out);
+		put_verdict_word(out, qa_verdict_all(invs, n, opt->fail_on),
+				 opt->color);
+		putc('\n', out);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+/* ---- tensors ---------------------------------------------------------- */
+
+struct tensor_cells {
+	char shape[QA_MAX_DIMS * 21 + 8];
+	char size[32];
+	char offset[24];
+	char role[64];
+	char layer[16];
+};
+
+static void
+tensor_cells(struct tensor_cells *c, const struct qa_tensor *t)
+{
+	const char *role = qa_role_name(t->role);
+	size_t len = 0;
+	uint32_t d;
+
+	c->shape[0] = '\0';
+	for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
+		len += (size_t)snprintf(c->shape + len, sizeof(c->shape) - len,
+					"%s%" PRIu64, d ? "x" : "",
+					t->shape[d]);
+	if (t->n_dims == 0)
+		snprintf(c->shape, sizeof(c->shape), "-");
+	qa_fmt_bytes(c->size, sizeof(c->size), t->bytes);
+	snprintf(c->offset, sizeof(c->offset), "0x%" PRIx64, t->offset);
+	/* MTP blocks reuse trunk roles (attn_q...); say so. */
+	if (t->mtp && strncmp(role, "mtp", 3) != 0)
+		snprintf(c->role, sizeof(c->role), "mtp:%s", role);
+	else
+		snprintf(c->role, sizeof(c->role), "%s", role);
+	if (t->layer >= 0)
+		snprintf(c->layer, sizeof(c->layer), "%" PRId32, t->layer);
+	else
+		snprintf(c->layer, sizeof(c->layer), "-");
+}
+
+enum { COL_NAME, COL_DTYPE, COL_SHAPE, COL_SIZE, COL_OFFSET, COL_ROLE,
+       COL_LAYER, N_COLS };
+
+static void
+put_cell(FILE *out, const char *s, size_t cols, bool right, bool last)
+{
+	size_t w = width_of(s);
+	char *c = clean_dup(s);
+
+	if (right)
+		for (; w < cols; w++)
+			putc(' ', out);
+	fputs(c ? c : "?", out);
+	if (!right && !last)
+		for (; w < cols; w++)
+			putc(' ', out);
+	free(c);
+}
+
+static void
+put_row(FILE *out, const char *const cells[N_COLS],
+	const size_t cols[N_COLS], const char *gap)
+{
+	/* Numbers right-aligned, words left-aligned. */
+	static const bool right[N_COLS] = {
+		false, false, true, true, true, false, true,
+	};
+	int k;
+
+	for (k = 0; k < N_COLS; k++) {
+		if (k)
+			fputs(gap, out);
+		put_cell(out, cells[k], cols[k], right[k], k == N_COLS - 1);
+	}
+	putc('\n', out);
+}
+
+int
+qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
+		       size_t n, const struct qa_report_options *opt)
+{
+	static const char *const heads[N_COLS] = {
+		"name", "dtype", "shape", "size", "offset", "role", "layer",
+	};
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct qa_inventory *inv = invs[i];
+		const bool *mask = opt->tensor_mask ? opt->tensor_mask[i] :
+			NULL;
+		size_t cols[N_COLS], total = 0;
+		uint32_t k, shown = 0;
+		const char *gap = "  ";
+		int c;
+
+		if (i)
+			putc('\n', out);
+		if (n > 1)
+			title_line(out, inv, opt->color);
+		for (c = 0; c < N_COLS; c++)
+			cols[c] = strlen(heads[c]);
+		for (k = 0; k < inv->n_tensors; k++) {
+			const struct qa_tensor *t = &inv->tensors[k];
+			struct tensor_cells tc;
+			const char *cells[N_COLS];
+
+			if (mask && !mask[k])
+				continue;
+			tensor_cells(&tc, t);
+			cells[COL_NAME] = t->name;
+			cells[COL_DTYPE] = t->dtype ? t->dtype : "?";
+			cells[COL_SHAPE] = tc.shape;
+			cells[COL_SIZE] = tc.size;
+			cells[COL_OFFSET] = tc.offset;
+			cells[COL_ROLE] = tc.role;
+			cells[COL_LAYER] = tc.layer;
+			for (c = 0; c < N_COLS; c++)
+				if (width_of(cells[c]) > cols[c])
+					cols[c] = width_of(cells[c]);
+			shown++;
+		}
+		for (c = 0; c < N_COLS; c++)
+			total += cols[c];
+		/* Two-space gaps read better; fall back to one space when
+		 * that keeps the table within 80 columns. */
+		if (total + 2 * (N_COLS - 1) > WIDTH)
+			gap = " ";
+		if (shown)
+			put_row(out, heads, cols, gap);
+		for (k = 0; k < inv->n_tensors; k++) {
+			const struct qa_tensor *t = &inv->tensors[k];
+			struct tensor_cells tc;
+			const char *cells[N_COLS];
+
+			if (mask && !mask[k])
+				continue;
+			tensor_cells(&tc, t);
+			cells[COL_NAME] = t->name;
+			cells[COL_DTYPE] = t->dtype ? t->dtype : "?";
+			cells[COL_SHAPE] = tc.shape;
+			cells[COL_SIZE] = tc.size;
+			cells[COL_OFFSET] = tc.offset;
+			cells[COL_ROLE] = tc.role;
+			cells[COL_LAYER] = tc.layer;
+			put_row(out, cells, cols, gap);
+		}
+		if (shown == inv->n_tensors)
+			fprintf(out, "%" PRIu32 " tensor%s\n", shown,
+				shown == 1 ? "" : "s");
+		else
+			fprintf(out, "%" PRIu32 " of %" PRIu32 " tensors\n",
+				shown, inv->n_tensors);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
