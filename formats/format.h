@@ -11,14 +11,22 @@
 #ifndef QA_FORMATS_FORMAT_H
 #define QA_FORMATS_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <cjson/cJSON.h>
 
 #include "core/inventory.h"
 #include "core/source.h"
 
 struct qa_format {
 	const char *name;	/* "gguf", "safetensors" */
+	/* A file whose name ends so is this format even when the probe
+	 * says no: a damaged file is still reported by its module. NULL:
+	 * only the probe decides. */
+	const char *extension;
+	enum qa_input_kind kind;	/* what an input of it is */
 	size_t probe_size;	/* bytes probe() wants */
 	/* 0 = not this format, 1..100 = confidence. */
 	int (*probe)(const uint8_t *buf, size_t len, uint64_t file_size);
@@ -29,10 +37,28 @@ struct qa_format {
 	 */
 	int (*load)(struct qa_inventory *inv, uint32_t file_index,
 		    struct qa_source *src);
+	/*
+	 * Loads the file at path and every file of the set it belongs to
+	 * (split parts, shards, an index), with the cross-file checks.
+	 * Same returns as load.
+	 */
+	int (*load_path)(struct qa_inventory *inv, const char *path);
 };
 
 extern const struct qa_format qa_format_gguf;
 extern const struct qa_format qa_format_safetensors;
+
+/* The file modules, each one file: GGUF (formats/gguf.c) and safetensors
+ * (formats/safetensors.c). probe and load as in struct qa_format. */
+int qa_gguf_probe(const uint8_t *buf, size_t len, uint64_t file_size);
+int qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
+		      struct qa_source *src);
+int qa_st_probe(const uint8_t *buf, size_t len, uint64_t file_size);
+int qa_st_load_file(struct qa_inventory *inv, uint32_t file_index,
+		    struct qa_source *src);
+
+/* Every file format, NULL-terminated, in probe order (formats/input.c). */
+extern const struct qa_format *const qa_formats[];
 
 /*
  * Set-level loaders. Each adds every file of the set to the inventory,
@@ -44,6 +70,11 @@ extern const struct qa_format qa_format_safetensors;
  * (name-0000k-of-0000n.gguf, any k), merged into one inventory. Fills
  * hparams from the (first part's) metadata. formats/gguf_split.c */
 int qa_gguf_load_path(struct qa_inventory *inv, const char *path);
+
+/* Parses a split-set part name <prefix>-0000k-of-0000n.gguf; false when
+ * base does not follow the pattern. formats/gguf_split.c */
+bool qa_gguf_split_name(const char *base, size_t *prefix_len, uint32_t *part,
+			uint32_t *count);
 
 /* A safetensors file; a numbered shard loads its whole set; a
  * *.safetensors.index.json loads the set it indexes, with the index
@@ -58,17 +89,47 @@ int qa_st_load_path(struct qa_inventory *inv, const char *path);
 int qa_st_load_set_in_dir(struct qa_inventory *inv, const char *dir,
 			  const char *index_name);
 
-/* A Hugging Face model folder: config.json (hparams), quantization and
- * tokenizer side files, the safetensors set (index, shards, extra
- * shards), or the GGUF files when the folder holds GGUF. formats/hf_dir.c */
+/* A Hugging Face checkpoint folder: the side files and the safetensors
+ * set (index, shards, extra shards). formats/hf_dir.c */
 int qa_hf_load_dir(struct qa_inventory *inv, const char *dir);
+
+/*
+ * The side files among the entries of dir (config.json, quantization
+ * side files, generation config, tokenizer files, chat_template.jinja):
+ * each added to the inventory, each JSON parsed once, and the facts kept
+ * (hparams, quantization claim, chat templates, added tokens). Returns
+ * QA_OK or QA_E_NOMEM. formats/hf_side.c
+ */
+int qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
+			  const struct qa_dirent *ents, size_t n);
 
 /* Normalizes GGUF metadata (inv->kvs) into inv->hp. formats/gguf_hparams.c */
 void qa_gguf_fill_hparams(struct qa_inventory *inv);
 
-/* Normalizes a parsed config.json into inv->hp; `json` is the file text.
- * Returns QA_OK or records QA1401 and returns QA_OK. formats/hf_config.c */
-int qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
-		       const char *json, size_t len);
+/* Normalizes a parsed config.json (root, read from file) into inv->hp
+ * and sets inv->have_config. formats/hf_config.c */
+void qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
+			const cJSON *root);
+
+/* A JSON side file parsed once by the folder loader. */
+struct qa_side_doc {
+	const char *name;	/* basename, e.g. "quantize_config.json" */
+	const char *path;	/* display path */
+	const cJSON *root;	/* the parsed object */
+};
+
+/* The method-specific quantization side files, in vLLM's lookup order
+ * (formats/quant_config.c), NULL-terminated. */
+extern const char *const qa_quant_side_files[];
+
+/*
+ * The quantization claim of a Hugging Face checkpoint into inv->quant:
+ * config.json's quantization_config (or text_config's, or
+ * compression_config) first, then the side files among docs, as vLLM
+ * looks them up (quant-formats.md §1.2). formats/quant_config.c
+ */
+void qa_quant_config_parse(struct qa_inventory *inv, const cJSON *config,
+			   const char *config_path,
+			   const struct qa_side_doc *docs, size_t n_docs);
 
 #endif /* QA_FORMATS_FORMAT_H */

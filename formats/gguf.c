@@ -867,8 +867,8 @@ check_key_types(struct gg *g, uint32_t first_kv)
 	}
 }
 
-static int
-gguf_probe(const uint8_t *buf, size_t len, uint64_t file_size)
+int
+qa_gguf_probe(const uint8_t *buf, size_t len, uint64_t file_size)
 {
 	(void)file_size;
 	if (len >= 4 && memcmp(buf, "GGUF", 4) == 0)
@@ -876,8 +876,8 @@ gguf_probe(const uint8_t *buf, size_t len, uint64_t file_size)
 	return 0;
 }
 
-static int
-gguf_load(struct qa_inventory *inv, uint32_t file_index,
+int
+qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 	  struct qa_source *src)
 {
 	struct qa_reader *r;
@@ -1005,10 +1005,3 @@ out:
 	f->tensor_count = inv->n_tensors - first_tensor;
 	return g.rc;
 }
-
-const struct qa_format qa_format_gguf = {
-	.name = "gguf",
-	.probe_size = 4,
-	.probe = gguf_probe,
-	.load = gguf_load,
-};

@@ -250,6 +250,41 @@ fill_head_kv(struct hp_ctx *c)
 	hp->head_kv_per_layer = arr;
 }
 
+/* Chat templates of the metadata: tokenizer.chat_template (the one
+ * llama.cpp uses) and the named tokenizer.chat_template.<name>. */
+static void
+gguf_templates(struct qa_inventory *inv)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_kvs; i++) {
+		const struct qa_kv *kv = &inv->kvs[i];
+		const struct qa_value *v = &kv->value;
+		struct qa_template *t;
+		bool primary = strcmp(kv->key, "tokenizer.chat_template") == 0;
+
+		if (!primary &&
+		    strncmp(kv->key, "tokenizer.chat_template.", 24) != 0)
+			continue;
+		if (v->type != QA_V_STRING || !v->v.str.s)
+			continue;
+		t = qa_inv_add_template(inv);
+		if (!t)
+			return;
+		t->label = kv->key;
+		t->text = v->v.str.s;
+		t->len = v->v.str.len < QA_KV_KEEP_STRING ? v->v.str.len :
+			 QA_KV_KEEP_STRING;
+		t->full_len = v->v.str.len;
+		t->file = kv->file < inv->n_files ? inv->files[kv->file].path :
+			  NULL;
+		t->offset = (int64_t)kv->offset;
+		t->primary = primary;
+		if (primary)
+			inv->chat_template = t->text;
+	}
+}
+
 void
 qa_gguf_fill_hparams(struct qa_inventory *inv)
 {
@@ -258,6 +293,7 @@ qa_gguf_fill_hparams(struct qa_inventory *inv)
 	struct hp_ctx c = { inv, NULL };
 	int64_t rope;
 
+	gguf_templates(inv);
 	kv = qa_inv_kv(inv, "general.architecture");
 	if (kv && kv->value.type == QA_V_STRING) {
 		c.arch = kv->value.v.str.s;

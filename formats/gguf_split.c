@@ -14,12 +14,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SPLIT_DIGITS 5
 /* "-" 5 digits "-of-" 5 digits ".gguf" */
@@ -66,6 +64,20 @@ parse_split_name(const char *base, struct split_name *sn)
 	return true;
 }
 
+bool
+qa_gguf_split_name(const char *base, size_t *prefix_len, uint32_t *part,
+		   uint32_t *count)
+{
+	struct split_name sn;
+
+	if (!parse_split_name(base, &sn))
+		return false;
+	*prefix_len = sn.prefix_len;
+	*part = sn.part;
+	*count = sn.count;
+	return true;
+}
+
 /* Opens, probes and parses one file already added as files[fi]. */
 static int
 load_one(struct qa_inventory *inv, uint32_t fi)
@@ -73,11 +85,11 @@ load_one(struct qa_inventory *inv, uint32_t fi)
 	struct qa_source src;
 	int rc;
 
-	rc = qa_source_open(&src, inv->files[fi].path);
+	rc = qa_inv_open(inv, inv->files[fi].path, &src);
 	if (rc != QA_OK)
 		return rc;
 	inv->files[fi].bytes = src.size;
-	rc = qa_format_gguf.load(inv, fi, &src);
+	rc = qa_gguf_load_file(inv, fi, &src);
 	qa_source_close(&src);
 	return rc;
 }
@@ -129,10 +141,14 @@ load_single(struct qa_inventory *inv, const char *path)
 	return QA_OK;
 }
 
-static int
-cmp_str(const void *a, const void *b)
+static bool
+part_exists(const struct qa_inventory *inv, const char *path)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	enum qa_node_kind kind;
+	uint64_t size;
+
+	return qa_inv_stat(inv, path, &kind, &size) == QA_OK &&
+	       kind != QA_NODE_MISSING;
 }
 
 /* Files beside the set with the same prefix but another part count, or a
@@ -143,27 +159,23 @@ find_extra_parts(struct qa_inventory *inv, const char *dir, size_t dir_len,
 {
 	const char *dpath;
 	const char **names = NULL;
-	size_t n = 0, cap = 0, i;
-	struct dirent *de;
-	DIR *d;
+	size_t n = 0, cap = 0, i, n_ents = 0, e;
+	struct qa_dirent *ents = NULL;
 
 	dpath = dir_len ? qa_arena_strndup(&inv->arena, dir, dir_len) : ".";
-	if (!dpath)
+	if (!dpath || qa_inv_list(inv, dpath, &ents, &n_ents) != QA_OK)
 		return;
-	d = opendir(dpath);
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL) {
+	for (e = 0; e < n_ents; e++) {
 		struct split_name sn;
 		const char *copy;
 
-		if (!parse_split_name(de->d_name, &sn) ||
+		if (!parse_split_name(ents[e].name, &sn) ||
 		    sn.prefix_len != prefix_len ||
-		    memcmp(de->d_name, prefix, prefix_len) != 0)
+		    memcmp(ents[e].name, prefix, prefix_len) != 0)
 			continue;
 		if (sn.count == count && sn.part >= 1 && sn.part <= count)
 			continue;
-		copy = qa_arena_strdup(&inv->arena, de->d_name);
+		copy = qa_arena_strdup(&inv->arena, ents[e].name);
 		if (!copy)
 			break;
 		if (n == cap) {
@@ -178,10 +190,7 @@ find_extra_parts(struct qa_inventory *inv, const char *dir, size_t dir_len,
 		}
 		names[n++] = copy;
 	}
-	closedir(d);
-	/* Directory order is arbitrary; reports must be deterministic. */
-	if (n > 1)
-		qsort((void *)names, n, sizeof(*names), cmp_str);
+	qa_dirents_free(ents, n_ents);
 	for (i = 0; i < n; i++) {
 		struct split_name sn;
 
@@ -336,7 +345,7 @@ qa_gguf_load_path(struct qa_inventory *inv, const char *path)
 				    (int)sn.prefix_len, base, i, sn.count);
 		if (!p)
 			return QA_E_NOMEM;
-		if (i != sn.part && access(p, F_OK) != 0) {
+		if (i != sn.part && !part_exists(inv, p)) {
 			missing = true;
 			qa_inv_finding(inv, QA1101, p, -1, NULL,
 				       "part %" PRIu32 " of %" PRIu32 " is "
@@ -387,3 +396,15 @@ qa_gguf_load_path(struct qa_inventory *inv, const char *path)
 	qa_gguf_fill_hparams(inv);
 	return QA_OK;
 }
+
+/* The format table row (formats/format.h): the file module's probe and
+ * reader, and this set loader. */
+const struct qa_format qa_format_gguf = {
+	.name = "gguf",
+	.extension = NULL,
+	.kind = QA_KIND_GGUF,
+	.probe_size = 4,
+	.probe = qa_gguf_probe,
+	.load = qa_gguf_load_file,
+	.load_path = qa_gguf_load_path,
+};

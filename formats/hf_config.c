@@ -258,25 +258,19 @@ fill_layer_kinds(struct qa_inventory *inv, const cJSON *text,
 	hp->layer_kind = k;
 }
 
-int
+void
 qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
-		   const char *json, size_t len)
+		   const cJSON *root)
 {
 	struct qa_hparams *hp = &inv->hp;
 	const cJSON *text, *v;
-	cJSON *root;
 	int64_t x, y;
 	size_t i;
 
-	root = cJSON_ParseWithLength(json, len);
-	if (!root || !cJSON_IsObject(root)) {
-		qa_inv_finding(inv, QA1401, file, -1, NULL,
-			       "%s is not a JSON object", file ? file :
-			       "config.json");
-		cJSON_Delete(root);
-		return QA_OK;
-	}
+	if (!cJSON_IsObject(root))
+		return;
 	inv->have_config = true;
+	inv->config_file = file;
 	text = qa_json_child(root, "text_config");
 	if (!cJSON_IsObject(text))
 		text = NULL;
@@ -343,7 +337,13 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 	v = lookup(text, root, "tie_word_embeddings");
 	hp->tie_embeddings = cJSON_IsTrue(v);
 
+	/* As written, for the consistency checks (QA2107, QA2108). */
+	v = lookup(text, root, "layer_types");
+	if (cJSON_IsArray(v))
+		hp->n_layer_types = cJSON_GetArraySize(v);
+	v = lookup(text, root, "full_attention_interval");
+	if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < 1e9)
+		hp->full_attention_interval_declared = (int64_t)v->valuedouble;
+
 	fill_layer_kinds(inv, text, root);
-	cJSON_Delete(root);
-	return QA_OK;
 }

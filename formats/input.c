@@ -1,21 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The input driver: decides what a path is (a Hugging Face folder, a GGUF
- * file or split part, a safetensors file, shard or index) and hands it to
- * the format module; then derives the summaries and the findings that
- * need the whole inventory (file type versus tensor types).
+ * The input driver (formats/input.h): what a path holds, and loading one
+ * model through the format table.
+ *
+ * Files are recognized by their first bytes (each format's probe, over
+ * the largest probe_size of the table); a name ending says the format
+ * only when the probe does not (a damaged .safetensors file is still
+ * reported by its module). Before that, the things people save in place
+ * of a model are named: an empty file, a Git LFS pointer
+ * (git-lfs docs/spec.md: "version https://git-lfs.github.com/spec/v1"),
+ * an HTML page, a FIFO or device, standard input.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/input.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <strings.h>
 
-#include "core/dtypes.h"
 #include "formats/format.h"
-#include "core/source.h"
+
+const struct qa_format *const qa_formats[] = {
+	&qa_format_gguf,
+	&qa_format_safetensors,
+	NULL,
+};
+
+/* Bytes read to recognize a file: the largest probe_size, and enough
+ * for a Git LFS pointer's first line and size. */
+#define HEAD_BYTES 512
 
 static bool
 ends_with(const char *s, const char *suffix)
@@ -33,147 +50,499 @@ base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* Reads the first bytes of a file and asks each format module. */
+/* ---- refs --------------------------------------------------------------- */
+
+void
+qa_model_refs_free(struct qa_model_refs *refs)
+{
+	size_t i;
+
+	for (i = 0; refs && i < refs->n; i++) {
+		free(refs->v[i].path);
+		free(refs->v[i].display);
+		free(refs->v[i].mmproj);
+		free(refs->v[i].note);
+	}
+	if (refs) {
+		free(refs->v);
+		refs->v = NULL;
+		refs->n = 0;
+	}
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p = malloc(n + strlen(name) + 2);
+
+	if (p)
+		sprintf(p, "%s%s%s", dir, n && dir[n - 1] != '/' ? "/" : "",
+			name);
+	return p;
+}
+
+static struct qa_model_ref *
+add_ref(struct qa_model_refs *refs, enum qa_ref_kind kind, char *path,
+	const char *display)
+{
+	struct qa_model_ref *v = realloc(refs->v,
+					 (refs->n + 1) * sizeof(*refs->v));
+	struct qa_model_ref *r;
+
+	if (!v) {
+		free(path);
+		return NULL;
+	}
+	refs->v = v;
+	r = &v[refs->n];
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	r->path = path;
+	r->display = strdup(display ? display : path ? path : "");
+	if (!path || !r->display) {
+		free(r->path);
+		free(r->display);
+		return NULL;
+	}
+	refs->n++;
+	return r;
+}
+
+/* ---- what a file is ------------------------------------------------------ */
+
+/* Reads up to HEAD_BYTES of path. */
+static int
+read_head(const struct qa_fs *fs, const char *path, uint8_t *head,
+	  size_t *n, uint64_t *size, int *err)
+{
+	struct qa_source src;
+	int rc;
+
+	rc = fs->open(fs, path, &src);
+	if (rc != QA_OK) {
+		*err = src.err ? src.err : EIO;
+		return QA_E_IO;
+	}
+	*size = src.size;
+	*n = src.size < HEAD_BYTES ? (size_t)src.size : HEAD_BYTES;
+	rc = qa_source_read(&src, 0, head, *n);
+	*err = src.err ? src.err : EIO;
+	qa_source_close(&src);
+	return rc == QA_OK ? QA_OK : QA_E_IO;
+}
+
+/*
+ * Names what people save in place of a model; false when the bytes are
+ * none of those. A Git LFS pointer is at most 1024 bytes and starts with
+ * its version line (git-lfs docs/spec.md).
+ */
+static bool
+not_a_model(const char *path, const uint8_t *head, size_t n, uint64_t size,
+	    char *err, size_t errlen)
+{
+	static const char lfs[] = "version https://git-lfs.github.com/spec/v1";
+	size_t i = 0;
+
+	if (size == 0) {
+		snprintf(err, errlen, "'%s' is an empty file, not a model "
+			 "(an interrupted download?)", path);
+		return true;
+	}
+	if (size < 1024 && n >= sizeof(lfs) - 1 &&
+	    memcmp(head, lfs, sizeof(lfs) - 1) == 0) {
+		unsigned long long bytes = 0;
+		size_t k;
+
+		/* "size <n>\n" is the third line of a canonical pointer */
+		for (k = 0; k + 6 < n; k++)
+			if (memcmp(head + k, "\nsize ", 6) == 0 &&
+			    isdigit(head[k + 6])) {
+				bytes = strtoull((const char *)head + k + 6,
+						 NULL, 10);
+				break;
+			}
+		if (bytes)
+			snprintf(err, errlen, "'%s' is a Git LFS pointer to a "
+				 "%llu-byte file, not the file itself: run "
+				 "`git lfs pull` in the clone (or download "
+				 "the file)", path, bytes);
+		else
+			snprintf(err, errlen, "'%s' is a Git LFS pointer, not "
+				 "the file itself: run `git lfs pull` in the "
+				 "clone (or download the file)", path);
+		return true;
+	}
+	while (i < n && isspace(head[i]))
+		i++;
+	if (n - i >= 5 && (strncasecmp((const char *)head + i, "<!doc", 5) == 0 ||
+			   strncasecmp((const char *)head + i, "<html", 5) == 0)) {
+		snprintf(err, errlen, "'%s' is an HTML page, not a model file "
+			 "(a web page saved in place of the download? On the "
+			 "Hugging Face hub, use the \"resolve\" link, not "
+			 "\"blob\")", path);
+		return true;
+	}
+	return false;
+}
+
+/* The format of a file by its first bytes, then by its name. */
+static const struct qa_format *
+which_format(const char *path, const uint8_t *head, size_t n, uint64_t size)
+{
+	const struct qa_format *best = NULL;
+	int best_score = 0;
+	size_t i;
+
+	for (i = 0; qa_formats[i]; i++) {
+		size_t want = qa_formats[i]->probe_size < n ?
+			      qa_formats[i]->probe_size : n;
+		int score = qa_formats[i]->probe(head, want, size);
+
+		if (score > best_score) {
+			best = qa_formats[i];
+			best_score = score;
+		}
+	}
+	for (i = 0; !best && qa_formats[i]; i++)
+		if (qa_formats[i]->extension &&
+		    ends_with(path, qa_formats[i]->extension))
+			best = qa_formats[i];
+	return best;
+}
+
+static int
+resolve_file(const struct qa_fs *fs, const char *path,
+	     struct qa_model_refs *out, char *err, size_t errlen)
+{
+	uint8_t head[HEAD_BYTES];
+	uint64_t size = 0;
+	size_t n = 0;
+	int e = 0, rc;
+
+	if (ends_with(path, ".safetensors.index.json"))
+		return add_ref(out, QA_REF_FILE, strdup(path), path) ?
+		       QA_OK : QA_E_NOMEM;
+	rc = read_head(fs, path, head, &n, &size, &e);
+	if (rc != QA_OK) {
+		snprintf(err, errlen, "cannot read '%s': %s", path,
+			 strerror(e));
+		return QA_E_IO;
+	}
+	if (not_a_model(path, head, n, size, err, errlen))
+		return QA_E_UNRECOGNIZED;
+	if (!which_format(path, head, n, size)) {
+		snprintf(err, errlen, "'%s' is not a GGUF or safetensors file "
+			 "(first bytes %02x %02x %02x %02x)", path,
+			 n > 0 ? head[0] : 0, n > 1 ? head[1] : 0,
+			 n > 2 ? head[2] : 0, n > 3 ? head[3] : 0);
+		return QA_E_UNRECOGNIZED;
+	}
+	return add_ref(out, QA_REF_FILE, strdup(path), path) ? QA_OK :
+	       QA_E_NOMEM;
+}
+
+/* ---- what a folder holds --------------------------------------------------- */
+
+static bool
+is_mmproj(const char *name)
+{
+	return strncasecmp(name, "mmproj", 6) == 0 ||
+	       strstr(name, "mmproj") != NULL ||
+	       strstr(name, "MMPROJ") != NULL;
+}
+
+/*
+ * The projector counted with the models of a folder: the only one, else
+ * the F16 one (the precision llama.cpp's converter writes by default and
+ * model cards point to), else the first by name. *note says which when
+ * there is a choice.
+ */
+static const char *
+pick_mmproj(const struct qa_dirent *e, size_t n, char **note)
+{
+	const char *first = NULL, *f16 = NULL;
+	size_t count = 0, i;
+
+	*note = NULL;
+	for (i = 0; i < n; i++) {
+		if (e[i].kind != QA_NODE_FILE || !ends_with(e[i].name, ".gguf") ||
+		    !is_mmproj(e[i].name))
+			continue;
+		count++;
+		if (!first)
+			first = e[i].name;
+		if (!f16 && (strstr(e[i].name, "F16") || strstr(e[i].name, "f16")) &&
+		    !strstr(e[i].name, "BF16") && !strstr(e[i].name, "bf16"))
+			f16 = e[i].name;
+	}
+	if (count > 1) {
+		char buf[256];
+
+		snprintf(buf, sizeof(buf), "%zu projectors beside it; the fit "
+			 "counts %s", count, f16 ? f16 : first);
+		*note = strdup(buf);
+	}
+	return f16 ? f16 : first;
+}
+
+/* Is e[i] a part of a split set of which an earlier entry is a part
+ * too? (Entries are sorted, so the set's first present part comes
+ * first and stands for the set.) */
+static bool
+later_part(const struct qa_dirent *e, size_t i)
+{
+	size_t plen, pl2, j;
+	uint32_t part, count, p2, c2;
+
+	if (!qa_gguf_split_name(e[i].name, &plen, &part, &count))
+		return false;
+	for (j = 0; j < i; j++)
+		if (e[j].kind == QA_NODE_FILE &&
+		    qa_gguf_split_name(e[j].name, &pl2, &p2, &c2) &&
+		    pl2 == plen && c2 == count &&
+		    strncmp(e[j].name, e[i].name, plen) == 0)
+			return true;
+	return false;
+}
+
+/* A GGUF model file of a folder: not a projector. */
+static bool
+model_gguf(const struct qa_dirent *e)
+{
+	return e->kind == QA_NODE_FILE && ends_with(e->name, ".gguf") &&
+	       !is_mmproj(e->name);
+}
+
+static int
+resolve_dir(const struct qa_fs *fs, const char *dir,
+	    struct qa_model_refs *out, char *err, size_t errlen)
+{
+	struct qa_dirent *e = NULL;
+	size_t n = 0, i, n_gguf_models = 0;
+	bool have_config = false, have_st = false;
+	const char *mmproj;
+	char *note = NULL;
+	int rc;
+
+	rc = fs->list(fs, dir, &e, &n);
+	if (rc != QA_OK) {
+		snprintf(err, errlen, "cannot list '%s'", dir);
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		if (e[i].kind != QA_NODE_FILE)
+			continue;
+		if (strcmp(e[i].name, "config.json") == 0)
+			have_config = true;
+		if (ends_with(e[i].name, ".safetensors") ||
+		    ends_with(e[i].name, ".safetensors.index.json"))
+			have_st = true;
+	}
+	for (i = 0; i < n; i++)
+		if (model_gguf(&e[i]) && !later_part(e, i))
+			n_gguf_models++;
+	/* A checkpoint folder: safetensors weights, or a config.json with
+	 * no GGUF beside it (the weights missing is the audit's finding).
+	 * Each GGUF model beside it is an input of its own. */
+	if (have_st || (have_config && n_gguf_models == 0)) {
+		if (!add_ref(out, QA_REF_HF_DIR, strdup(dir), dir)) {
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+	}
+	mmproj = pick_mmproj(e, n, &note);
+	for (i = 0; i < n; i++) {
+		struct qa_model_ref *r;
+		char *p;
+
+		if (!model_gguf(&e[i]) || later_part(e, i))
+			continue;
+		p = join(dir, e[i].name);
+		r = add_ref(out, QA_REF_FILE, p, p);
+		if (!r) {
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+		if (mmproj) {
+			r->mmproj = join(dir, mmproj);
+			r->note = note ? strdup(note) : NULL;
+			if (!r->mmproj || (note && !r->note)) {
+				rc = QA_E_NOMEM;
+				goto out;
+			}
+		}
+	}
+	if (out->n == 0) {
+		/* A projector alone is still a GGUF to audit. */
+		if (mmproj) {
+			char *p = join(dir, mmproj);
+
+			if (!add_ref(out, QA_REF_FILE, p, p))
+				rc = QA_E_NOMEM;
+			goto out;
+		}
+		snprintf(err, errlen, "'%s' is not a model folder (no "
+			 "config.json, safetensors or GGUF files)", dir);
+		rc = QA_E_UNRECOGNIZED;
+	}
+out:
+	free(note);
+	qa_dirents_free(e, n);
+	return rc;
+}
+
+int
+qa_input_resolve(const struct qa_fs *fs, const char *path,
+		 struct qa_model_refs *out, char *err, size_t errlen)
+{
+	enum qa_node_kind kind;
+	uint64_t size;
+	int e = 0, rc;
+
+	memset(out, 0, sizeof(*out));
+	err[0] = '\0';
+	if (strcmp(path, "-") == 0) {
+		snprintf(err, errlen, "'-': quantaudit reads models by path, "
+			 "not from standard input (it reads headers at their "
+			 "offsets)");
+		return QA_E_USAGE;
+	}
+	if (fs->stat(fs, path, &kind, &size, &e) != QA_OK ||
+	    kind == QA_NODE_MISSING) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 strerror(e ? e : ENOENT));
+		return QA_E_IO;
+	}
+	if (kind == QA_NODE_OTHER) {
+		snprintf(err, errlen, "'%s' is not a regular file or folder "
+			 "(a FIFO, device or socket): quantaudit reads model "
+			 "files by offset", path);
+		return QA_E_UNRECOGNIZED;
+	}
+	if (kind == QA_NODE_DIR)
+		rc = resolve_dir(fs, path, out, err, errlen);
+	else if (strcmp(base_name(path), "config.json") == 0) {
+		/* config.json stands for its folder. */
+		size_t k = (size_t)(base_name(path) - path);
+		char *dir = k == 0 ? strdup(".") : k == 1 ? strdup("/") :
+			    strndup(path, k - 1);
+
+		if (!dir)
+			return QA_E_NOMEM;
+		rc = resolve_dir(fs, dir, out, err, errlen);
+		free(dir);
+	} else {
+		rc = resolve_file(fs, path, out, err, errlen);
+	}
+	if (rc != QA_OK)
+		qa_model_refs_free(out);
+	if (rc == QA_E_NOMEM)
+		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+/* The projector of a GGUF model: its own small inventory, of which the
+ * model keeps the totals (for the fit) and any findings. */
+static int
+load_mmproj(struct qa_inventory *inv, const char *path)
+{
+	struct qa_inventory *p = qa_inventory_create(path);
+	struct qa_file *f;
+	uint32_t i;
+	int rc;
+
+	if (!p)
+		return QA_E_NOMEM;
+	p->fs = inv->fs;
+	rc = qa_gguf_load_path(p, path);
+	f = qa_inv_add_file(inv, path);
+	if (!f) {
+		qa_inventory_destroy(p);
+		return QA_E_NOMEM;
+	}
+	f->role = QA_FILE_MMPROJ;
+	f->format = "gguf";
+	if (rc == QA_OK && p->n_files > 0) {
+		f->bytes = p->files[0].bytes;
+		f->header_bytes = p->files[0].header_bytes;
+		f->data_offset = p->files[0].data_offset;
+		f->tensor_count = p->n_tensors;
+		f->gguf_version = p->files[0].gguf_version;
+		for (i = 0; i < p->n_tensors; i++) {
+			inv->mmproj.bytes += p->tensors[i].bytes;
+			inv->mmproj.params += p->tensors[i].elements;
+		}
+		inv->mmproj.tensors = p->n_tensors;
+		inv->mmproj.file = f->path;
+	}
+	for (i = 0; i < p->n_findings; i++) {
+		const struct qa_finding *x = &p->findings[i];
+
+		qa_inv_finding_rule(inv, x->rule, x->file, x->offset,
+				    x->tensor, "%s", x->message);
+	}
+	if (rc == QA_E_UNRECOGNIZED)
+		qa_inv_finding(inv, QA1403, path, -1, NULL,
+			       "the projector %s is not a GGUF file, so it is "
+			       "not counted", base_name(path));
+	qa_inventory_destroy(p);
+	return rc == QA_E_NOMEM ? rc : QA_OK;
+}
+
 static int
 load_file(struct qa_inventory *inv, const char *path, char *err,
 	  size_t errlen)
 {
-	struct qa_source src;
-	uint8_t head[64];
-	size_t n;
-	int rc, gguf, st;
+	uint8_t head[HEAD_BYTES];
+	uint64_t size = 0;
+	size_t n = 0;
+	const struct qa_format *fmt;
+	int e = 0, rc;
 
-	rc = qa_source_open(&src, path);
-	if (rc != QA_OK) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(src.err));
-		return rc;
+	if (ends_with(path, ".safetensors.index.json")) {
+		inv->kind = QA_KIND_SAFETENSORS;
+		return qa_st_load_path(inv, path);
 	}
-	n = src.size < sizeof(head) ? (size_t)src.size : sizeof(head);
-	rc = qa_source_read(&src, 0, head, n);
-	qa_source_close(&src);
+	rc = read_head(inv->fs, path, head, &n, &size, &e);
 	if (rc != QA_OK) {
 		snprintf(err, errlen, "cannot read '%s': %s", path,
-			 strerror(src.err ? src.err : EIO));
+			 strerror(e));
 		return QA_E_IO;
 	}
-	gguf = qa_format_gguf.probe(head, n, src.size);
-	st = qa_format_safetensors.probe(head, n, src.size);
-	if (gguf > 0 && gguf >= st)
-		rc = qa_gguf_load_path(inv, path);
-	else if (st > 0)
-		rc = qa_st_load_path(inv, path);
-	else if (ends_with(path, ".safetensors"))
-		/* A damaged safetensors file is still a safetensors file:
-		 * let the module report what is wrong with it. */
-		rc = qa_st_load_path(inv, path);
-	else
-		rc = QA_E_UNRECOGNIZED;
-	if (rc == QA_E_UNRECOGNIZED)
-		snprintf(err, errlen,
-			 "'%s' is not a GGUF or safetensors file "
-			 "(first bytes %02x %02x %02x %02x)", path,
-			 n > 0 ? head[0] : 0, n > 1 ? head[1] : 0,
-			 n > 2 ? head[2] : 0, n > 3 ? head[3] : 0);
-	return rc;
-}
-
-/* Findings that need the summaries. */
-static void
-check_file_type(struct qa_inventory *inv)
-{
-	const char *main_type;
-	const struct qa_kv *kv;
-
-	if (inv->kind != QA_KIND_GGUF && !(inv->kind == QA_KIND_HF_DIR &&
-					   inv->hp.file_type >= 0))
-		return;
-	if (inv->hp.file_type < 0)
-		return;
-	kv = qa_inv_kv(inv, "general.file_type");
-	main_type = qa_llama_ftype_main_type(inv->hp.file_type);
-	if (!main_type) {
-		qa_inv_finding(inv, QA7002,
-			       kv ? inv->files[kv->file].path : NULL,
-			       kv ? (int64_t)kv->offset : -1, NULL,
-			       "general.file_type is %lld",
-			       (long long)inv->hp.file_type);
-		return;
+	fmt = which_format(path, head, n, size);
+	if (!fmt) {
+		snprintf(err, errlen, "'%s' is not a GGUF or safetensors file",
+			 path);
+		return QA_E_UNRECOGNIZED;
 	}
-	if (inv->dominant_type && strcmp(main_type, inv->dominant_type) != 0)
-		qa_inv_finding(inv, QA7001,
-			       kv ? inv->files[kv->file].path : NULL,
-			       kv ? (int64_t)kv->offset : -1, NULL,
-			       "general.file_type says %s (mostly %s) but "
-			       "most tensors are %s",
-			       inv->file_type_declared, main_type,
-			       inv->dominant_type);
+	inv->kind = fmt->kind;
+	return fmt->load_path(inv, path);
 }
 
 int
-qa_input_inspect(const char *path, struct qa_inventory **out, char *err,
-		 size_t errlen)
+qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
+	      char *err, size_t errlen)
 {
-	struct qa_inventory *inv;
-	struct stat st;
 	int rc;
 
-	*out = NULL;
 	err[0] = '\0';
-	if (stat(path, &st) != 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(errno));
-		return QA_E_IO;
-	}
-	inv = qa_inventory_create(path);
-	if (!inv) {
-		snprintf(err, errlen, "out of memory");
-		return QA_E_NOMEM;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rc = qa_hf_load_dir(inv, path);
-		if (rc == QA_E_UNRECOGNIZED)
-			snprintf(err, errlen,
-				 "'%s' is not a model folder (no config.json, "
-				 "safetensors or GGUF files)", path);
-	} else if (ends_with(path, ".safetensors.index.json")) {
-		rc = qa_st_load_path(inv, path);
-	} else if (strcmp(base_name(path), "config.json") == 0) {
-		/* config.json stands for its folder. */
-		char dir[4096];
-		size_t k = (size_t)(base_name(path) - path);
-
-		if (k == 0) {
-			rc = qa_hf_load_dir(inv, ".");
-		} else if (k < sizeof(dir)) {
-			memcpy(dir, path, k - 1);
-			dir[k - 1] = '\0';
-			rc = qa_hf_load_dir(inv, k == 1 ? "/" : dir);
-		} else {
-			rc = QA_E_IO;
-			snprintf(err, errlen, "path too long: '%s'", path);
-		}
-	} else {
-		rc = load_file(inv, path, err, errlen);
-	}
+	if (ref->kind == QA_REF_HF_DIR)
+		rc = qa_hf_load_dir(inv, ref->path);
+	else
+		rc = load_file(inv, ref->path, err, errlen);
+	if (rc == QA_OK && ref->mmproj)
+		rc = load_mmproj(inv, ref->mmproj);
+	if (rc == QA_OK && ref->note)
+		inv->input_note = qa_arena_strdup(&inv->arena, ref->note);
 	if (rc == QA_OK && inv->out_of_memory)
 		rc = QA_E_NOMEM;
-	if (rc != QA_OK) {
-		if (!err[0])
-			snprintf(err, errlen, "%s: %s", path,
-				 rc == QA_E_NOMEM ? "out of memory" :
-				 rc == QA_E_IO ? "read error" :
-				 "not a recognized model file");
-		qa_inventory_destroy(inv);
-		return rc;
-	}
-	qa_inventory_summarize(inv);
-	check_file_type(inv);
-	if (inv->out_of_memory) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		qa_inventory_destroy(inv);
-		return QA_E_NOMEM;
-	}
-	*out = inv;
-	return QA_OK;
+	if (rc != QA_OK && !err[0])
+		snprintf(err, errlen, "%s: %s", ref->display,
+			 rc == QA_E_NOMEM ? "out of memory" :
+			 rc == QA_E_IO ? "read error" :
+			 "not a recognized model file");
+	return rc;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The quantization claim: reads what a Hugging Face folder's config files
- * say about quantization (struct qa_quant_config) and answers, for one
- * module name, whether the method's own loader would treat it as
- * quantized (qa_quant_claim). The tensors are the truth
- * (src/quant_modules.c); this is only what the config claims, read with
- * each method's consumer semantics so the two can be compared.
+ * say about quantization (struct qa_quant_config). The tensors are the
+ * truth (src/analysis/quant_modules.c); this is only what the config
+ * claims, read with each method's consumer semantics so the analysis
+ * (src/analysis/claims.c) can compare the two per module.
  *
  * Where the config lives (../shared/knowledge/quant-formats.md §1.2,
  * vllm-project/vllm vllm/model_executor/model_loader/weight_utils.py
@@ -14,22 +13,17 @@
  * the method side files. Every method's keys and matching rules: §A1-A8,
  * the summary table §A10. docs/quantization.md explains the result.
  *
- * Python regexes (GPTQ dynamic, compressed-tensors "re:", AutoRound
- * extra_config) are translated to POSIX ERE and compiled once at load;
- * the compiled regex_t lives in the arena and its internal allocations are
- * released by qa_quant_config_finish() from qa_inventory_destroy(). A
- * pattern POSIX cannot express makes the claim "unknown", never a crash.
+ * Patterns are kept as written, with the kind that says how the method's
+ * consumer matches them; the analysis (src/analysis/claims.c) matches
+ * them against the modules.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
 #include "core/json_file.h"
 
-#include <fnmatch.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -37,26 +31,7 @@
 
 /* Config files are kilobytes; the cap matches formats/hf_dir.c. */
 #define QC_MAX_BYTES ((uint64_t)16 << 20)
-/* Longest regex source translated (Python patterns in configs are short). */
-#define RE_MAX 4096
 
-const char *
-qa_quant_method_name(enum qa_quant_method m)
-{
-	switch (m) {
-	case QA_QM_NONE: return "none";
-	case QA_QM_GPTQ: return "gptq";
-	case QA_QM_AWQ: return "awq";
-	case QA_QM_AUTOROUND: return "auto-round";
-	case QA_QM_COMPRESSED_TENSORS: return "compressed-tensors";
-	case QA_QM_MODELOPT: return "modelopt";
-	case QA_QM_FP8: return "fp8";
-	case QA_QM_MXFP4: return "mxfp4";
-	case QA_QM_BITSANDBYTES: return "bitsandbytes";
-	case QA_QM_OTHER: return "other";
-	}
-	return "other";
-}
 
 /* ---- small JSON helpers ------------------------------------------------ */
 
@@ -155,171 +130,6 @@ push(struct ctx *c, void **arr, uint32_t *n, uint32_t *cap, size_t sz)
 	return (char *)*arr + (size_t)(*n)++ * sz;
 }
 
-/* Python re → POSIX ERE, anchored at the start as re.match is. Returns
- * false for what ERE cannot express: lookarounds, named groups, inline
- * flags, lazy or possessive quantifiers, \b, backreferences. */
-bool
-qa_py_regex_to_ere(const char *py, char *out, size_t cap)
-{
-	size_t n = 0;
-	const char *p = py;
-
-#define PUT(str) do { size_t l_ = strlen(str); \
-	if (n + l_ >= cap) return false; \
-	memcpy(out + n, (str), l_); n += l_; } while (0)
-#define PUTC(ch) do { char b_[2] = { (ch), '\0' }; PUT(b_); } while (0)
-	PUT("^(");
-	while (*p) {
-		char ch = *p;
-
-		if (ch == '\\') {
-			char e = p[1];
-
-			if (!e)
-				return false;
-			p += 2;
-			switch (e) {
-			case 'd': PUT("[0-9]"); break;
-			case 'D': PUT("[^0-9]"); break;
-			case 'w': PUT("[A-Za-z0-9_]"); break;
-			case 'W': PUT("[^A-Za-z0-9_]"); break;
-			case 's': PUT("[[:space:]]"); break;
-			case 'S': PUT("[^[:space:]]"); break;
-			case 't': PUTC('\t'); break;
-			case 'n': PUTC('\n'); break;
-			default:
-				if (strchr(".^$*+?()[]{}|\\", e)) {
-					PUTC('\\');
-					PUTC(e);
-				} else if (strchr("/-_:\"'<>=!,#&~@% ;`", e)) {
-					PUTC(e);
-				} else {
-					return false;
-				}
-			}
-			continue;
-		}
-		if (ch == '(') {
-			if (p[1] == '?') {
-				if (p[2] != ':')
-					return false;
-				p += 3;
-			} else {
-				p++;
-			}
-			PUTC('(');
-			continue;
-		}
-		if (ch == '*' || ch == '+' || ch == '?') {
-			if (p[1] == '?' || p[1] == '+')
-				return false;
-			PUTC(ch);
-			p++;
-			continue;
-		}
-		if (ch == '{') {
-			/* {m} {m,} {m,n} {,n} are quantifiers; Python reads
-			 * any other '{' literally. */
-			const char *q = p + 1;
-			bool lo = false, comma = false;
-
-			while (*q >= '0' && *q <= '9') {
-				q++;
-				lo = true;
-			}
-			if (*q == ',') {
-				comma = true;
-				q++;
-				while (*q >= '0' && *q <= '9')
-					q++;
-			}
-			if (*q == '}' && (lo || (comma && q[-1] != ','))) {
-				if (q[1] == '?' || q[1] == '+')
-					return false;
-				PUTC('{');
-				if (!lo)
-					PUTC('0');
-				p++;
-				while (p <= q)
-					PUTC(*p++);
-			} else {
-				PUT("\\{");
-				p++;
-			}
-			continue;
-		}
-		if (ch == '[') {
-			p++;
-			PUTC('[');
-			if (*p == '^')
-				PUTC(*p++);
-			if (*p == ']')
-				PUTC(*p++);
-			while (*p && *p != ']') {
-				if (*p == '\\') {
-					char e = p[1];
-
-					if (e == 'd')
-						PUT("0-9");
-					else if (e == 'w')
-						PUT("A-Za-z0-9_");
-					else if (e == 's')
-						PUT("[:space:]");
-					else if (e && !strchr("]\\^-", e) &&
-						 !((e >= 'a' && e <= 'z') ||
-						   (e >= 'A' && e <= 'Z') ||
-						   (e >= '0' && e <= '9')))
-						PUTC(e);
-					else
-						return false;
-					p += 2;
-					continue;
-				}
-				if (*p == '[')
-					return false;
-				PUTC(*p++);
-			}
-			if (*p != ']')
-				return false;
-			PUTC(*p++);
-			continue;
-		}
-		PUTC(ch);
-		p++;
-	}
-	PUT(")");
-#undef PUTC
-#undef PUT
-	out[n] = '\0';
-	return true;
-}
-
-/* Compiles a regex pattern once; on failure marks it untranslatable. */
-static void
-compile_pattern(struct ctx *c, struct qa_quant_pattern *pt)
-{
-	char src[RE_MAX];
-	regex_t *re;
-
-	if (pt->kind != QA_PAT_REGEX)
-		return;
-	if (!qa_py_regex_to_ere(pt->text, src, sizeof(src))) {
-		pt->untranslatable = true;
-		return;
-	}
-	re = qa_arena_alloc(&c->inv->arena, sizeof(*re));
-	if (!re) {
-		c->inv->out_of_memory = true;
-		pt->untranslatable = true;
-		return;
-	}
-	if (regcomp(re, src, REG_EXTENDED | REG_NOSUB) != 0) {
-		pt->untranslatable = true;
-		return;
-	}
-	pt->compiled = re;
-}
-
 static struct qa_quant_pattern *
 add_exclude(struct ctx *c, const char *text, enum qa_pattern_kind kind,
 	    const char *source)
@@ -338,7 +148,6 @@ add_exclude(struct ctx *c, const char *text, enum qa_pattern_kind kind,
 		qc->n_exclude--;
 		return NULL;
 	}
-	compile_pattern(c, p);
 	return p;
 }
 
@@ -362,7 +171,6 @@ add_override(struct ctx *c, const char *text, enum qa_pattern_kind kind,
 		qc->n_overrides--;
 		return NULL;
 	}
-	compile_pattern(c, &o->pattern);
 	return o;
 }
 
@@ -384,7 +192,6 @@ add_target(struct ctx *c, const char *text, enum qa_pattern_kind kind,
 		qc->n_targets--;
 		return;
 	}
-	compile_pattern(c, p);
 }
 
 static void
@@ -1061,144 +868,34 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 	}
 }
 
-/* ---- reading the files -------------------------------------------------- */
-
-/* The display path of dir/name, reusing the inventory's string when the
- * folder loader already recorded the file (formats/hf_dir.c join_path). */
-static const char *
-file_path(struct qa_inventory *inv, const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *p;
-	uint32_t i;
-
-	p = qa_arena_printf(&inv->arena, "%s%s%s", n ? dir : "",
-			    n && dir[n - 1] != '/' ? "/" : "", name);
-	if (!p) {
-		inv->out_of_memory = true;
-		return NULL;
-	}
-	for (i = 0; i < inv->n_files; i++)
-		if (inv->files[i].path && strcmp(inv->files[i].path, p) == 0)
-			return inv->files[i].path;
-	return p;
-}
-
-/*
- * Reads and parses a JSON file. Returns NULL when the file is absent;
- * when it exists but is too large or does not parse and report is set,
- * records the finding (QA1901 / QA1401) and returns NULL.
- */
-static cJSON *
-read_json(struct qa_inventory *inv, const char *path, const char *name,
-	  bool report)
-{
-	struct qa_source src;
-	struct stat st;
-	cJSON *root;
-	char *text;
-
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	if (qa_source_open(&src, path) != QA_OK)
-		return NULL;
-	if (src.size > QC_MAX_BYTES) {
-		if (report)
-			qa_inv_finding(inv, QA1901, path, -1, NULL,
-				       "%s is %llu bytes, more than the %llu "
-				       "quantaudit reads", name,
-				       (unsigned long long)src.size,
-				       (unsigned long long)QC_MAX_BYTES);
-		qa_source_close(&src);
-		return NULL;
-	}
-	text = malloc((size_t)src.size + 1);
-	if (!text) {
-		inv->out_of_memory = true;
-		qa_source_close(&src);
-		return NULL;
-	}
-	if (qa_source_read(&src, 0, text, (size_t)src.size) != QA_OK) {
-		qa_source_close(&src);
-		free(text);
-		return NULL;
-	}
-	qa_source_close(&src);
-	text[src.size] = '\0';
-	root = cJSON_ParseWithLength(text, (size_t)src.size);
-	if (report && !root) {
-		const char *at = cJSON_GetErrorPtr();
-		long long off = at && at >= text && at <= text + src.size ?
-				(long long)(at - text) : -1;
-
-		qa_inv_finding(inv, QA1401, path, off, NULL,
-			       "%s is not valid JSON%s: it is ignored", name,
-			       off >= 0 ? " (parse error at the offset)" : "");
-	} else if (report && !cJSON_IsObject(root)) {
-		qa_inv_finding(inv, QA1401, path, -1, NULL,
-			       "%s is not a JSON object: it is ignored", name);
-		cJSON_Delete(root);
-		root = NULL;
-	}
-	free(text);
-	return root;
-}
-
 /* Side files in the order they are tried when config.json holds no
  * config (§1.2): AutoRound's quantization_config.json first because it
  * is written for every AutoRound export, beside the quantize_config.json
  * of its GPTQ export, and AutoRound's loader prefers it
  * (intel/auto-round auto_round/export/utils.py save_model); then GPTQ,
  * AWQ / GPTQModel compat, ModelOpt. */
-static const char *const side_files[] = {
+const char *const qa_quant_side_files[] = {
 	"quantization_config.json",
 	"quantize_config.json",
 	"quant_config.json",
 	"hf_quant_config.json",
+	NULL,
 };
-#define N_SIDE (sizeof(side_files) / sizeof(side_files[0]))
+#define side_files qa_quant_side_files
+#define N_SIDE (sizeof(qa_quant_side_files) / sizeof(qa_quant_side_files[0]) - 1)
 
 void
-qa_quant_config_finish(struct qa_inventory *inv)
-{
-	struct qa_quant_config *qc;
-	uint32_t i;
-
-	if (!inv)
-		return;
-	qc = &inv->quant;
-	for (i = 0; i < qc->n_exclude; i++)
-		if (qc->exclude[i].compiled) {
-			regfree((regex_t *)qc->exclude[i].compiled);
-			qc->exclude[i].compiled = NULL;
-		}
-	for (i = 0; i < qc->n_overrides; i++)
-		if (qc->overrides[i].pattern.compiled) {
-			regfree((regex_t *)qc->overrides[i].pattern.compiled);
-			qc->overrides[i].pattern.compiled = NULL;
-		}
-	for (i = 0; i < qc->n_targets; i++)
-		if (qc->targets[i].compiled) {
-			regfree((regex_t *)qc->targets[i].compiled);
-			qc->targets[i].compiled = NULL;
-		}
-}
-
-int
-qa_quant_config_load(struct qa_inventory *inv, const char *dir)
+qa_quant_config_parse(struct qa_inventory *inv, const cJSON *cfg,
+		      const char *cfg_path, const struct qa_side_doc *docs,
+		      size_t n_docs)
 {
 	struct qa_quant_config *qc = &inv->quant;
-	cJSON *cfg, *side[N_SIDE];
-	const cJSON *q = NULL;
-	const char *path, *key = NULL, *spath[N_SIDE];
-	size_t i, win = N_SIDE;
+	const cJSON *q = NULL, *side[N_SIDE];
+	const char *key = NULL, *spath[N_SIDE];
+	size_t i, j, win = N_SIDE;
 	const char *raw;
 
-	qa_quant_config_finish(inv);
 	qc_init(qc);
-	/* config.json: hf_config.c already reported it if it is broken. */
-	path = file_path(inv, dir, "config.json");
-	cfg = path ? read_json(inv, path, "config.json", false) : NULL;
 	if (cJSON_IsObject(cfg)) {
 		static const char *const keys[] = {
 			"quantization_config",
@@ -1219,14 +916,19 @@ qa_quant_config_load(struct qa_inventory *inv, const char *dir)
 		}
 	}
 	for (i = 0; i < N_SIDE; i++) {
-		spath[i] = file_path(inv, dir, side_files[i]);
-		side[i] = spath[i] ? read_json(inv, spath[i], side_files[i],
-					       true) : NULL;
+		side[i] = NULL;
+		spath[i] = NULL;
+		for (j = 0; j < n_docs; j++)
+			if (strcmp(docs[j].name, side_files[i]) == 0 &&
+			    cJSON_IsObject(docs[j].root)) {
+				side[i] = docs[j].root;
+				spath[i] = docs[j].path;
+			}
 		if (side[i] && !q && win == N_SIDE)
 			win = i;
 	}
 	if (q)
-		parse_config(inv, q, path, "config.json", key);
+		parse_config(inv, q, cfg_path, "config.json", key);
 	else if (win < N_SIDE)
 		parse_config(inv, side[win], spath[win], side_files[win],
 			     side_files[win]);
@@ -1245,540 +947,4 @@ qa_quant_config_load(struct qa_inventory *inv, const char *dir)
 	}
 	if (qc->file)
 		inv->quant_config_file = qc->file;
-	for (i = 0; i < N_SIDE; i++)
-		cJSON_Delete(side[i]);
-	cJSON_Delete(cfg);
-	return QA_OK;
-}
-
-int
-qa_quant_config_load_beside(struct qa_inventory *inv, const char *dir)
-{
-	struct stat st;
-	char *p;
-	bool have;
-
-	p = qa_arena_printf(&inv->arena, "%s%sconfig.json", dir,
-			    dir[0] && dir[strlen(dir) - 1] != '/' ? "/" : "");
-	if (!p) {
-		inv->out_of_memory = true;
-		return QA_OK;
-	}
-	have = stat(p, &st) == 0 && S_ISREG(st.st_mode);
-	if (!have)
-		return QA_OK;
-	return qa_quant_config_load(inv, dir[0] ? dir : ".");
-}
-
-/* ---- the claim ---------------------------------------------------------- */
-
-enum role_class {
-	RC_NEVER,	/* norms, sinks, conv, SSM parameters: no method
-			 * quantizes them (none is a Linear) */
-	RC_EMBED,
-	RC_LM_HEAD,
-	RC_ROUTER,
-	RC_LINEAR,
-	RC_EXPERT,	/* a Linear inside routed experts */
-	RC_UNSURE,	/* vision, projector, audio, other: a Linear or not */
-};
-
-static enum role_class
-role_class(enum qa_role r)
-{
-	switch (r) {
-	case QA_ROLE_NORM: case QA_ROLE_MTP_ENORM: case QA_ROLE_MTP_HNORM:
-	case QA_ROLE_MTP_NORM: case QA_ROLE_ATTN_SINKS: case QA_ROLE_SSM_CONV:
-	case QA_ROLE_SSM_PARAM: case QA_ROLE_POS_EMBED:
-		return RC_NEVER;
-	case QA_ROLE_EMBED: case QA_ROLE_MTP_EMBED:
-		return RC_EMBED;
-	case QA_ROLE_LM_HEAD: case QA_ROLE_MTP_SHARED_HEAD:
-		return RC_LM_HEAD;
-	case QA_ROLE_ROUTER:
-		return RC_ROUTER;
-	case QA_ROLE_EXPERT_GATE: case QA_ROLE_EXPERT_UP:
-	case QA_ROLE_EXPERT_DOWN: case QA_ROLE_EXPERT_GATE_UP:
-		return RC_EXPERT;
-	case QA_ROLE_ATTN_Q: case QA_ROLE_ATTN_K: case QA_ROLE_ATTN_V:
-	case QA_ROLE_ATTN_O: case QA_ROLE_ATTN_QKV: case QA_ROLE_ATTN_GATE:
-	case QA_ROLE_MLA_Q_A: case QA_ROLE_MLA_Q_B: case QA_ROLE_MLA_KV_A:
-	case QA_ROLE_MLA_KV_B: case QA_ROLE_MLA_K_B: case QA_ROLE_MLA_V_B:
-	case QA_ROLE_DSA_INDEXER:
-	case QA_ROLE_FFN_GATE: case QA_ROLE_FFN_UP: case QA_ROLE_FFN_DOWN:
-	case QA_ROLE_FFN_GATE_UP:
-	case QA_ROLE_SHARED_EXPERT_GATE: case QA_ROLE_SHARED_EXPERT_UP:
-	case QA_ROLE_SHARED_EXPERT_DOWN:
-	case QA_ROLE_SSM_IN: case QA_ROLE_SSM_OUT:
-	case QA_ROLE_GDN_QKV: case QA_ROLE_GDN_GATE: case QA_ROLE_GDN_BA:
-	case QA_ROLE_MTP_EH_PROJ:
-		return RC_LINEAR;
-	case QA_ROLE_OTHER: case QA_ROLE_VISION: case QA_ROLE_PROJECTOR:
-	case QA_ROLE_AUDIO: case QA_ROLE_COUNT:
-		return RC_UNSURE;
-	}
-	return RC_UNSURE;
-}
-
-static bool
-is_linear(enum role_class rc)
-{
-	return rc == RC_LINEAR || rc == RC_EXPERT || rc == RC_ROUTER ||
-	       rc == RC_LM_HEAD;
-}
-
-/* A class-name target ("Linear", "Embedding"): no dot, upper-case first. */
-static bool
-is_class_name(const char *s)
-{
-	return s[0] >= 'A' && s[0] <= 'Z' && !strchr(s, '.');
-}
-
-/* 1 match, 0 no match, -1 cannot tell. */
-static int
-class_match(const char *cls, enum qa_role role)
-{
-	enum role_class rc = role_class(role);
-
-	/* compressed-tensors utils/match.py _match_class; vLLM's LinearBase
-	 * counts as Linear. */
-	if (strcmp(cls, "Linear") == 0 || strcmp(cls, "LinearBase") == 0) {
-		if (rc == RC_UNSURE)
-			return -1;
-		return is_linear(rc) ? 1 : 0;
-	}
-	if (strcmp(cls, "Embedding") == 0) {
-		if (rc == RC_UNSURE)
-			return -1;
-		return rc == RC_EMBED ? 1 : 0;
-	}
-	return rc == RC_NEVER ? 0 : -1;
-}
-
-static int
-regex_match(const struct qa_quant_pattern *p, const char *name)
-{
-	char src[RE_MAX];
-	regex_t re;
-	int hit;
-
-	if (p->untranslatable)
-		return -1;
-	if (p->compiled)
-		return regexec((const regex_t *)p->compiled, name, 0, NULL,
-			       0) == 0;
-	/* A config built by hand (not loaded): compile for this call. */
-	if (!qa_py_regex_to_ere(p->text, src, sizeof(src)) ||
-	    regcomp(&re, src, REG_EXTENDED | REG_NOSUB) != 0)
-		return -1;
-	hit = regexec(&re, name, 0, NULL, 0) == 0;
-	regfree(&re);
-	return hit;
-}
-
-/* fnmatch the module or one of its ancestors: "model.layers.*.self_attn"
- * (gpt-oss modules_to_not_convert) names the attention module whose
- * Linears are its children. Python fnmatch's '*' crosses dots. */
-static int
-glob_match(const char *pat, const char *name)
-{
-	char buf[1024];
-	size_t n = strlen(name), i;
-
-	if (fnmatch(pat, name, 0) == 0)
-		return 1;
-	if (n >= sizeof(buf))
-		return 0;
-	memcpy(buf, name, n + 1);
-	for (i = n; i > 0; i--) {
-		if (buf[i - 1] != '.')
-			continue;
-		buf[i - 1] = '\0';
-		if (fnmatch(pat, buf, 0) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-static int
-pat_match(const struct qa_quant_pattern *p, const char *name,
-	  enum qa_role role)
-{
-	size_t n;
-
-	if (!p->text)
-		return 0;
-	switch (p->kind) {
-	case QA_PAT_EXACT:
-		if (is_class_name(p->text))
-			return class_match(p->text, role);
-		return strcmp(p->text, name) == 0;
-	case QA_PAT_REGEX:
-		return regex_match(p, name);
-	case QA_PAT_GLOB:
-		return glob_match(p->text, name);
-	case QA_PAT_SUBSTRING:
-		return strstr(name, p->text) != NULL;
-	case QA_PAT_PREFIX:
-		n = strlen(p->text);
-		return strncmp(name, p->text, n) == 0;
-	}
-	return -1;
-}
-
-/* Any exclusion matches: 1; none: 0; none but one could not be
- * evaluated: -1. */
-static int
-excluded(const struct qa_quant_config *qc, const char *name,
-	 enum qa_role role)
-{
-	int unsure = 0;
-	uint32_t i;
-
-	for (i = 0; i < qc->n_exclude; i++) {
-		int m = pat_match(&qc->exclude[i], name, role);
-
-		if (m == 1)
-			return 1;
-		if (m < 0)
-			unsure = 1;
-	}
-	return unsure ? -1 : 0;
-}
-
-/* First override matching, in order (kind_only: only that kind, for
- * AutoRound's exact-then-regex). *unsure is set when a pattern before the
- * hit could not be evaluated. */
-static const struct qa_quant_override *
-first_override(const struct qa_quant_config *qc, const char *name,
-	       enum qa_role role, bool *unsure)
-{
-	uint32_t i;
-
-	*unsure = false;
-	for (i = 0; i < qc->n_overrides; i++) {
-		int m = pat_match(&qc->overrides[i].pattern, name, role);
-
-		if (m == 1)
-			return &qc->overrides[i];
-		if (m < 0)
-			*unsure = true;
-	}
-	return NULL;
-}
-
-/* Does name start with a segment "<x>.<digits>." for a block list x? */
-static bool
-has_block_segment(const char *name)
-{
-	static const char *const lists[] = { "layers", "h", "blocks",
-					     "block", "layer" };
-	const char *p = name;
-	size_t i;
-
-	while (p) {
-		for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-			size_t n = strlen(lists[i]);
-
-			if (strncmp(p, lists[i], n) == 0 && p[n] == '.' &&
-			    p[n + 1] >= '0' && p[n + 1] <= '9')
-				return true;
-		}
-		p = strchr(p, '.');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
-/*
- * Inside the decoder blocks the quantizer walks: block_name_to_quantize
- * when given (AutoRound, optimum GPTQ: prefix match), else the trunk's
- * numbered block list. MTP heads ("mtp.*") and vision / audio towers are
- * outside: GPTQModel, AutoAWQ and optimum only walk the text model's
- * layers (quant-formats.md §B4, §A2, §A3).
- */
-static bool
-in_blocks(const struct qa_quant_config *qc, const char *name,
-	  enum qa_role role)
-{
-	uint32_t i;
-
-	if (qc->n_blocks) {
-		for (i = 0; i < qc->n_blocks; i++) {
-			size_t n = strlen(qc->blocks[i]);
-
-			if (strncmp(name, qc->blocks[i], n) == 0 &&
-			    (name[n] == '.' || name[n] == '\0'))
-				return true;
-		}
-		return false;
-	}
-	if (role == QA_ROLE_VISION || role == QA_ROLE_PROJECTOR ||
-	    role == QA_ROLE_AUDIO)
-		return false;
-	if (strncmp(name, "mtp", 3) == 0 || strstr(name, ".mtp.") ||
-	    strstr(name, "visual") || strstr(name, "vision") ||
-	    strstr(name, "audio"))
-		return false;
-	return has_block_segment(name);
-}
-
-static int
-claim_bits(int v, int *bits, int b)
-{
-	*bits = v == 1 ? b : -1;
-	return v;
-}
-
-static int
-claim_gptq(const struct qa_quant_config *qc, const char *name,
-	   enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	const struct qa_quant_override *o;
-	bool unsure, scope = false;
-	int b = qc->bits;
-	uint32_t i;
-
-	/* Embeddings never (transformers GPTQConfig, vLLM
-	 * VocabParallelEmbedding); lm_head only with "lm_head": true. */
-	if (rc == RC_EMBED)
-		return 0;
-	if (rc == RC_LM_HEAD && qc->lm_head != 1)
-		return 0;
-	/* dynamic: first match in order, re.match (gptq_utils.py
-	 * get_dynamic_override). */
-	o = first_override(qc, name, role, &unsure);
-	if (unsure)
-		return -1;
-	if (o && o->skip)
-		return 0;
-	if (o && o->bits >= 0)
-		b = o->bits;
-	if (rc == RC_LM_HEAD)
-		return claim_bits(1, bits, b);
-	/* MoE routers: GPTQModel module trees mark them "gate:!" and vLLM
-	 * builds them with quant_config=None. */
-	if (rc == RC_ROUTER)
-		return 0;
-	if (qc->n_targets) {
-		for (i = 0; i < qc->n_targets && !scope; i++)
-			scope = pat_match(&qc->targets[i], name, role) == 1;
-	} else {
-		scope = in_blocks(qc, name, role);
-	}
-	if (!scope)
-		return 0;
-	if (rc == RC_UNSURE)
-		return -1;
-	return claim_bits(1, bits, b);
-}
-
-static int
-claim_awq(const struct qa_quant_config *qc, const char *name,
-	  enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	int ex;
-
-	/* Only Linears inside the decoder blocks (AutoAWQ get_model_layers);
-	 * modules_to_not_convert by substring (awq/utils/module.py
-	 * exclude_layers_to_not_quantize). */
-	if (rc == RC_EMBED || rc == RC_LM_HEAD || rc == RC_ROUTER)
-		return 0;
-	ex = excluded(qc, name, role);
-	if (ex == 1)
-		return 0;
-	if (!in_blocks(qc, name, role))
-		return 0;
-	if (ex < 0 || rc == RC_UNSURE)
-		return -1;
-	return claim_bits(1, bits, qc->bits);
-}
-
-static int
-claim_autoround(const struct qa_quant_config *qc, const char *name,
-		enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	const struct qa_quant_override *o;
-	bool unsure;
-
-	/* extra_config: exact names are stored before regexes, so the first
-	 * match in order is vLLM's exact-then-regex rule. */
-	o = first_override(qc, name, role, &unsure);
-	if (o && o->pattern.kind == QA_PAT_EXACT)
-		unsure = false;
-	if (unsure)
-		return -1;
-	if (o && o->skip)
-		return 0;
-	if (o)
-		return claim_bits(1, bits, o->bits >= 0 ? o->bits : qc->bits);
-	/* Otherwise quantized iff under block_name_to_quantize and not the
-	 * LM head (vllm quantization/auto_round.py@04aa528e); embeddings are
-	 * outside the blocks; routers are kept 16-bit by the AutoRound MTP
-	 * heuristic (".mlp.gate.", ".shared_expert_gate.") and built with
-	 * quant_config=None by vLLM. */
-	if (rc == RC_EMBED || rc == RC_LM_HEAD || rc == RC_ROUTER)
-		return 0;
-	if (!in_blocks(qc, name, role))
-		return 0;
-	if (rc == RC_UNSURE)
-		return -1;
-	return claim_bits(1, bits, qc->bits);
-}
-
-static int
-claim_ct(const struct qa_quant_config *qc, const char *name,
-	 enum qa_role role, int *bits)
-{
-	const struct qa_quant_override *o;
-	bool unsure;
-	int ex;
-
-	/* Quantized iff some group's targets match and no ignore entry does
-	 * (compressed-tensors utils/match.py; quant-formats.md §A4). */
-	ex = excluded(qc, name, role);
-	if (ex == 1)
-		return 0;
-	o = first_override(qc, name, role, &unsure);
-	if (!o)
-		return unsure ? -1 : 0;
-	if (ex < 0 || unsure)
-		return -1;
-	return claim_bits(1, bits, o->bits >= 0 ? o->bits : qc->bits);
-}
-
-static int
-claim_modelopt(const struct qa_quant_config *qc, const char *name,
-	       enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	const struct qa_quant_override *o;
-	bool unsure;
-	int ex;
-
-	/* exclude_modules / ignore are fnmatch wildcards; vision modules are
-	 * always unquantized (vllm modelopt.py@00155cde is_layer_excluded). */
-	ex = excluded(qc, name, role);
-	if (ex == 1 || role == QA_ROLE_VISION || role == QA_ROLE_PROJECTOR ||
-	    role == QA_ROLE_AUDIO)
-		return 0;
-	/* MIXED_PRECISION: a layer absent from quantized_layers is
-	 * unquantized (ModelOptMixedPrecisionConfig.get_quant_method). */
-	if (qc->mixed) {
-		o = first_override(qc, name, role, &unsure);
-		if (o)
-			return claim_bits(1, bits, o->bits);
-		return unsure ? -1 : 0;
-	}
-	/* Embeddings only with the opt-in nvfp4_embed, which the config
-	 * does not record per module. Every other Linear, routers and the
-	 * LM head included, is quantized unless excluded: ModelOpt writes
-	 * every disabled quantizer into exclude_modules (get_quant_config,
-	 * _get_unquantized_moe_router_names). */
-	if (rc == RC_EMBED)
-		return 0;
-	if (rc == RC_UNSURE || ex < 0)
-		return -1;
-	return claim_bits(1, bits, qc->bits);
-}
-
-static int
-claim_fp8(const struct qa_quant_config *qc, const char *name,
-	  enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	int ex;
-
-	/* Every Linear of the blocks except modules_to_not_convert /
-	 * ignored_layers (substring); embeddings, lm_head and the router
-	 * stay BF16 (DeepSeek-V3 README_WEIGHTS.md; vLLM fp8.py). */
-	if (rc == RC_EMBED || rc == RC_LM_HEAD || rc == RC_ROUTER)
-		return 0;
-	ex = excluded(qc, name, role);
-	if (ex == 1 || !in_blocks(qc, name, role))
-		return 0;
-	if (ex < 0 || rc == RC_UNSURE)
-		return -1;
-	return claim_bits(1, bits, qc->bits);
-}
-
-static int
-claim_mxfp4(const struct qa_quant_config *qc, const char *name,
-	    enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	int ex = excluded(qc, name, role);
-
-	/* gpt-oss: only the experts are Mxfp4GptOssExperts; attention,
-	 * router, embeddings, lm_head are in modules_to_not_convert
-	 * (transformers convert_gpt_oss_weights_to_hf.py). */
-	if (ex == 1)
-		return 0;
-	if (rc == RC_EXPERT)
-		return claim_bits(ex < 0 ? -1 : 1, bits, qc->bits);
-	if (rc == RC_UNSURE && strstr(name, ".experts"))
-		return -1;
-	return 0;
-}
-
-static int
-claim_bnb(const struct qa_quant_config *qc, const char *name,
-	  enum qa_role role, int *bits)
-{
-	enum role_class rc = role_class(role);
-	int ex;
-
-	/* Every nn.Linear is replaced except llm_int8_skip_modules
-	 * (substring) and the output embedding, which transformers keeps
-	 * (get_keys_to_not_convert); embeddings are not Linears. */
-	if (rc == RC_EMBED || rc == RC_LM_HEAD)
-		return 0;
-	ex = excluded(qc, name, role);
-	if (ex == 1)
-		return 0;
-	if (ex < 0 || rc == RC_UNSURE)
-		return -1;
-	return claim_bits(1, bits, qc->bits);
-}
-
-int
-qa_quant_claim(const struct qa_quant_config *qc, const char *module,
-	       enum qa_role role, int *bits)
-{
-	int dummy;
-
-	if (!bits)
-		bits = &dummy;
-	*bits = -1;
-	if (!qc || !module || qc->method == QA_QM_NONE ||
-	    qc->method == QA_QM_OTHER)
-		return -1;
-	if (role_class(role) == RC_NEVER)
-		return 0;
-	switch (qc->method) {
-	case QA_QM_GPTQ:
-		return claim_gptq(qc, module, role, bits);
-	case QA_QM_AWQ:
-		return claim_awq(qc, module, role, bits);
-	case QA_QM_AUTOROUND:
-		return claim_autoround(qc, module, role, bits);
-	case QA_QM_COMPRESSED_TENSORS:
-		return claim_ct(qc, module, role, bits);
-	case QA_QM_MODELOPT:
-		return claim_modelopt(qc, module, role, bits);
-	case QA_QM_FP8:
-		return claim_fp8(qc, module, role, bits);
-	case QA_QM_MXFP4:
-		return claim_mxfp4(qc, module, role, bits);
-	case QA_QM_BITSANDBYTES:
-		return claim_bnb(qc, module, role, bits);
-	case QA_QM_NONE:
-	case QA_QM_OTHER:
-		break;
-	}
-	return -1;
 }

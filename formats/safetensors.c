@@ -740,8 +740,8 @@ out:
 	return rc;
 }
 
-static int
-st_load(struct qa_inventory *inv, uint32_t file_index, struct qa_source *src)
+int
+qa_st_load_file(struct qa_inventory *inv, uint32_t file_index, struct qa_source *src)
 {
 	struct qa_file *f = &inv->files[file_index];
 	const char *path = f->path;
@@ -811,8 +811,8 @@ st_load(struct qa_inventory *inv, uint32_t file_index, struct qa_source *src)
  * (possibly after whitespace). A length that does not fit the file still
  * means safetensors (truncated); only the '{' decides.
  */
-static int
-st_probe(const uint8_t *buf, size_t len, uint64_t file_size)
+int
+qa_st_probe(const uint8_t *buf, size_t len, uint64_t file_size)
 {
 	uint64_t n = 0;
 	size_t i;
@@ -832,10 +832,3 @@ st_probe(const uint8_t *buf, size_t len, uint64_t file_size)
 		return 90;
 	return 50;
 }
-
-const struct qa_format qa_format_safetensors = {
-	.name = "safetensors",
-	.probe_size = 256,
-	.probe = st_probe,
-	.load = st_load,
-};

@@ -18,9 +18,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
+#include "core/json_file.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -156,46 +155,31 @@ listing_free(struct listing *l)
 	l->n = 0;
 }
 
+/* The regular, non-hidden files of dir, sorted. */
 static int
-list_dir(const char *dir, struct listing *l)
+list_dir(struct qa_inventory *inv, const char *dir, struct listing *l)
 {
-	DIR *d = opendir(*dir ? dir : ".");
-	struct dirent *de;
-	size_t cap = 0;
+	struct qa_dirent *ents = NULL;
+	size_t n = 0, i;
+	int rc;
 
 	l->names = NULL;
 	l->n = 0;
-	if (!d)
-		return QA_E_IO;
-	while ((de = readdir(d)) != NULL) {
-		struct stat st;
-
-		if (de->d_name[0] == '.')
-			continue;	/* hidden files and . / .. */
-		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		if (l->n == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			char **nn = realloc(l->names, ncap * sizeof(*nn));
-
-			if (!nn)
-				goto nomem;
-			l->names = nn;
-			cap = ncap;
-		}
-		l->names[l->n] = strdup(de->d_name);
-		if (!l->names[l->n])
-			goto nomem;
-		l->n++;
+	rc = qa_inv_list(inv, *dir ? dir : ".", &ents, &n);
+	if (rc != QA_OK)
+		return rc;
+	l->names = calloc(n ? n : 1, sizeof(*l->names));
+	if (!l->names) {
+		qa_dirents_free(ents, n);
+		return QA_E_NOMEM;
 	}
-	closedir(d);
-	qsort(l->names, l->n, sizeof(*l->names), cmp_str);
+	for (i = 0; i < n; i++)
+		if (ents[i].kind == QA_NODE_FILE) {
+			l->names[l->n++] = ents[i].name;
+			ents[i].name = NULL;
+		}
+	qa_dirents_free(ents, n);
 	return QA_OK;
-nomem:
-	closedir(d);
-	listing_free(l);
-	return QA_E_NOMEM;
 }
 
 static bool
@@ -296,7 +280,7 @@ parse_index(struct qa_inventory *inv, struct qa_source *src,
 	if (nul >= 0)
 		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
 			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
-	root = cJSON_ParseWithLength(buf, (size_t)src->size);
+	root = qa_json_parse_python(buf, (size_t)src->size, NULL);
 	free(buf);
 	if (!root || !cJSON_IsObject(root)) {
 		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
@@ -394,7 +378,7 @@ load_one(struct qa_inventory *inv, const char *path, enum qa_file_role role,
 	uint32_t fi;
 	int rc;
 
-	if (qa_source_open(&src, path) != QA_OK)
+	if (qa_inv_open(inv, path, &src) != QA_OK)
 		return QA_E_IO;
 	f = qa_inv_add_file(inv, path);
 	if (!f) {
@@ -407,7 +391,7 @@ load_one(struct qa_inventory *inv, const char *path, enum qa_file_role role,
 	f->parts = parts;
 	f->bytes = src.size;
 	f->format = "safetensors";
-	rc = qa_format_safetensors.load(inv, fi, &src);
+	rc = qa_st_load_file(inv, fi, &src);
 	qa_source_close(&src);
 	return rc;
 }
@@ -637,7 +621,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	memset(&sf, 0, sizeof(sf));
 	if (filter_name && !parse_shard_name(filter_name, &filter))
 		filter_name = NULL;
-	rc = list_dir(dir, &l);
+	rc = list_dir(inv, dir, &l);
 	if (rc != QA_OK)
 		return rc;
 	if (index_name) {
@@ -649,7 +633,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 			rc = QA_E_NOMEM;
 			goto out;
 		}
-		if (qa_source_open(&src, path) != QA_OK) {
+		if (qa_inv_open(inv, path, &src) != QA_OK) {
 			rc = QA_E_IO;
 			goto out;
 		}
@@ -725,6 +709,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 			goto out;
 		if (ix.valid && !index_names_shard(&ix, l.names[i])) {
 			sf.extra[inv->n_files - 1 - sf.first_file] = true;
+			inv->files[inv->n_files - 1].unlisted = true;
 			qa_inv_finding(inv, QA1305, path, -1, NULL,
 				       "%s is not named by the index; its %u tensors are included here but index-following loaders skip them",
 				       l.names[i],
@@ -752,6 +737,30 @@ qa_st_load_set_in_dir(struct qa_inventory *inv, const char *dir,
 	return load_set(inv, dir, index_name, NULL);
 }
 
+/*
+ * A file, shard or index named directly inside a checkpoint folder: the
+ * folder's config.json and other side files describe it, so they are
+ * read as for the folder (without config.json nothing is).
+ */
+static int
+load_side_beside(struct qa_inventory *inv, const char *dir)
+{
+	struct qa_dirent *e = NULL;
+	size_t n = 0, i;
+	bool have_config = false;
+	int rc;
+
+	if (qa_inv_list(inv, *dir ? dir : ".", &e, &n) != QA_OK)
+		return QA_OK;
+	for (i = 0; i < n; i++)
+		if (e[i].kind == QA_NODE_FILE &&
+		    strcmp(e[i].name, "config.json") == 0)
+			have_config = true;
+	rc = have_config ? qa_hf_load_side_files(inv, dir, e, n) : QA_OK;
+	qa_dirents_free(e, n);
+	return rc;
+}
+
 int
 qa_st_load_path(struct qa_inventory *inv, const char *path)
 {
@@ -768,7 +777,9 @@ qa_st_load_path(struct qa_inventory *inv, const char *path)
 		inv->out_of_memory = true;
 		return QA_E_NOMEM;
 	}
-	qa_quant_config_load_beside(inv, dir);	/* formats/quant_config.c */
+	rc = load_side_beside(inv, dir);
+	if (rc != QA_OK)
+		return rc;
 	if (ends_with(base, IDX_EXT))
 		return load_set(inv, dir, base, NULL);
 	if (parse_shard_name(base, &sn)) {
@@ -780,7 +791,7 @@ qa_st_load_path(struct qa_inventory *inv, const char *path)
 			inv->out_of_memory = true;
 			return QA_E_NOMEM;
 		}
-		rc = list_dir(dir, &l);
+		rc = list_dir(inv, dir, &l);
 		if (rc != QA_OK)
 			return rc;
 		if (!listing_has(&l, idx))
@@ -788,5 +799,34 @@ qa_st_load_path(struct qa_inventory *inv, const char *path)
 		listing_free(&l);
 		return load_set(inv, dir, idx, base);
 	}
+	/* An unnumbered file of an indexed checkpoint (transformers names
+	 * the index model.safetensors.index.json; DeepSeek-style extra
+	 * files such as model-mtp.safetensors sit beside it): the set the
+	 * index describes, as the folder would be read. */
+	{
+		struct listing l;
+		bool indexed;
+
+		rc = list_dir(inv, dir, &l);
+		if (rc != QA_OK)
+			return rc;
+		indexed = listing_has(&l, "model.safetensors.index.json");
+		listing_free(&l);
+		if (indexed)
+			return load_set(inv, dir, "model.safetensors.index.json",
+					NULL);
+	}
 	return load_one(inv, path, QA_FILE_MODEL, 0, 0);
 }
+
+/* The format table row (formats/format.h): the file module's probe and
+ * reader, and this set loader. */
+const struct qa_format qa_format_safetensors = {
+	.name = "safetensors",
+	.extension = ".safetensors",
+	.kind = QA_KIND_SAFETENSORS,
+	.probe_size = 256,
+	.probe = qa_st_probe,
+	.load = qa_st_load_file,
+	.load_path = qa_st_load_path,
+};

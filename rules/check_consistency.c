@@ -17,19 +17,14 @@
  * readable report.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <fnmatch.h>
-#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
-#include "engine/check.h"
-#include "core/json_file.h"
-#include "core/source.h"
+#include "core/dtypes.h"
+#include "rules/check.h"
 
 /* Block indices past this are not a model (llama.cpp: 512 layers). */
 #define MAX_BLOCKS 65536
@@ -42,7 +37,6 @@
 
 struct ctx {
 	struct qa_inventory *inv;
-	const char *cfg_file;		/* config.json path, HF folders */
 	const struct qa_kv *block_kv;	/* {arch}.block_count, GGUF */
 	unsigned reports[10];		/* per rule 2101..2109 */
 };
@@ -58,6 +52,39 @@ static const char *
 tensor_file(const struct qa_inventory *inv, const struct qa_tensor *t)
 {
 	return t->file < inv->n_files ? inv->files[t->file].path : NULL;
+}
+
+/* ---- GGUF file type versus tensor types (QA7001, QA7002) -------------- */
+
+static void
+check_file_type(struct qa_inventory *inv)
+{
+	const char *main_type;
+	const struct qa_kv *kv;
+
+	if (inv->kind != QA_KIND_GGUF && !(inv->kind == QA_KIND_HF_DIR &&
+					   inv->hp.file_type >= 0))
+		return;
+	if (inv->hp.file_type < 0)
+		return;
+	kv = qa_inv_kv(inv, "general.file_type");
+	main_type = qa_llama_ftype_main_type(inv->hp.file_type);
+	if (!main_type) {
+		qa_inv_finding(inv, QA7002,
+			       kv ? inv->files[kv->file].path : NULL,
+			       kv ? (int64_t)kv->offset : -1, NULL,
+			       "general.file_type is %lld",
+			       (long long)inv->hp.file_type);
+		return;
+	}
+	if (inv->dominant_type && strcmp(main_type, inv->dominant_type) != 0)
+		qa_inv_finding(inv, QA7001,
+			       kv ? inv->files[kv->file].path : NULL,
+			       kv ? (int64_t)kv->offset : -1, NULL,
+			       "general.file_type says %s (mostly %s) but "
+			       "most tensors are %s",
+			       inv->file_type_declared, main_type,
+			       inv->dominant_type);
 }
 
 /* Counts a finding of rule code; false once the cap is reached. */
@@ -83,7 +110,7 @@ report_overflow(struct ctx *c, unsigned code, const char *what)
 static const char *
 decl_file(const struct ctx *c, const struct qa_kv *kv)
 {
-	return kv ? kv_file(c->inv, kv) : c->cfg_file;
+	return kv ? kv_file(c->inv, kv) : c->inv->config_file;
 }
 
 static bool
@@ -627,318 +654,88 @@ check_gguf_layout(struct ctx *c)
 
 /* QA2107 / QA2108 for config.json. */
 static void
-check_config_layout(struct ctx *c, const cJSON *root)
+check_config_layout(struct ctx *c)
 {
 	struct qa_inventory *inv = c->inv;
-	const cJSON *text = qa_json_child(root, "text_config");
-	const cJSON *lt, *fai;
-	int64_t n = inv->hp.n_layer;
+	const struct qa_hparams *hp = &inv->hp;
+	int64_t n = hp->n_layer;
 
-	if (!cJSON_IsObject(text))
-		text = NULL;
-	lt = text && qa_json_child(text, "layer_types") ? qa_json_child(text, "layer_types") :
-	     qa_json_child(root, "layer_types");
-	fai = text && qa_json_child(text, "full_attention_interval") ?
-	      qa_json_child(text, "full_attention_interval") :
-	      qa_json_child(root, "full_attention_interval");
 	if (n <= 0)
 		return;
-	if (cJSON_IsArray(lt) && cJSON_GetArraySize(lt) != n)
-		qa_inv_finding(inv, QA2108, c->cfg_file, -1, NULL,
-			       "layer_types has %d entries but num_hidden_layers "
+	if (hp->n_layer_types >= 0 && hp->n_layer_types != n)
+		qa_inv_finding(inv, QA2108, inv->config_file, -1, NULL,
+			       "layer_types has %lld entries but num_hidden_layers "
 			       "is %lld: transformers refuses the config",
-			       cJSON_GetArraySize(lt), (long long)n);
-	if (cJSON_IsNumber(fai) && fai->valuedouble >= 1 &&
-	    fai->valuedouble < 1e9 &&
-	    n % (int64_t)fai->valuedouble != 0)
-		qa_inv_finding(inv, QA2107, c->cfg_file, -1, NULL,
+			       (long long)hp->n_layer_types, (long long)n);
+	if (hp->full_attention_interval_declared >= 1 &&
+	    n % hp->full_attention_interval_declared != 0)
+		qa_inv_finding(inv, QA2107, inv->config_file, -1, NULL,
 			       "num_hidden_layers %lld is not a multiple of "
 			       "full_attention_interval %lld", (long long)n,
-			       (long long)fai->valuedouble);
+			       (long long)hp->full_attention_interval_declared);
 }
 
 /* ---- quantization ignore lists (QA2109) ------------------------------ */
 
-enum match_kind {
-	M_EXACT_OR_RE,	/* compressed-tensors ignore: "re:" regex or name */
-	M_GLOB,		/* ModelOpt exclude_modules / ignore: fnmatch */
-	M_SUBSTRING,	/* AWQ modules_to_not_convert, bnb skip modules */
-};
-
-struct module {
-	const char *s;	/* points into a tensor name */
-	size_t n;
-};
-
-static int
-cmp_module(const void *pa, const void *pb)
-{
-	const struct module *a = pa, *b = pb;
-
-	return cmp_span(a->s, a->n, b->s, b->n);
-}
-
-/* Sorted distinct modules: tensor names minus their last component. */
-static struct module *
-module_list(struct qa_inventory *inv, size_t *out_n)
-{
-	struct module *m;
-	size_t n = 0, i, k = 0;
-	uint32_t j;
-
-	*out_n = 0;
-	if (inv->n_tensors == 0)
-		return NULL;
-	m = malloc(sizeof(*m) * inv->n_tensors);
-	if (!m) {
-		inv->out_of_memory = true;
-		return NULL;
-	}
-	for (j = 0; j < inv->n_tensors; j++) {
-		const char *nm = inv->tensors[j].name;
-		const char *dot = strrchr(nm, '.');
-
-		if (!dot)
-			continue;
-		m[n].s = nm;
-		m[n].n = (size_t)(dot - nm);
-		n++;
-	}
-	qsort(m, n, sizeof(*m), cmp_module);
-	for (i = 0; i < n; i++)
-		if (k == 0 || cmp_module(&m[k - 1], &m[i]) != 0)
-			m[k++] = m[i];
-	*out_n = k;
-	return m;
-}
-
-/* Is name a parent of some module ("model.layers.0.mlp" of
- * "model.layers.0.mlp.gate_proj")? Modules sort bytewise, so every name
- * starting with "name." follows the lower bound of "name." directly. */
-static bool
-has_child(const struct module *m, size_t n, const char *name, size_t len)
-{
-	char key[MAX_NAME];
-	size_t lo = 0, hi = n;
-
-	if (len + 1 >= sizeof(key))
-		return false;
-	memcpy(key, name, len);
-	key[len] = '.';
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_span(m[mid].s, m[mid].n, key, len + 1) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && m[lo].n > len && memcmp(m[lo].s, key, len + 1) == 0;
-}
-
-static bool
-has_module(const struct module *m, size_t n, const char *name)
-{
-	struct module key = { name, strlen(name) };
-
-	if (bsearch(&key, m, n, sizeof(*m), cmp_module))
-		return true;
-	return has_child(m, n, name, key.n);
-}
-
-/* Does the ignore entry match a module of the checkpoint? -1 when it
- * cannot be evaluated (a regex POSIX cannot express). */
-static int
-entry_matches(struct qa_inventory *inv, const struct module *m, size_t n,
-	      const char *e, enum match_kind kind)
-{
-	char buf[MAX_NAME], re_src[2 * MAX_NAME];
-	regex_t re;
-	size_t i;
-	uint32_t k;
-	int hit = 0;
-
-	switch (kind) {
-	case M_SUBSTRING:
-		for (k = 0; k < inv->n_tensors; k++)
-			if (strstr(inv->tensors[k].name, e))
-				return 1;
-		return 0;
-	case M_GLOB:
-		if (!strpbrk(e, "*?["))
-			return has_module(m, n, e);
-		/* Engines match patterns against every module, parents
-		 * included ("model.layers.*.self_attn" names the parent of
-		 * q_proj), so try each module and each of its ancestors. */
-		for (i = 0; i < n; i++) {
-			if (m[i].n >= sizeof(buf))
-				continue;
-			memcpy(buf, m[i].s, m[i].n);
-			buf[m[i].n] = '\0';
-			for (;;) {
-				char *dot;
-
-				if (fnmatch(e, buf, 0) == 0)
-					return 1;
-				dot = strrchr(buf, '.');
-				if (!dot)
-					break;
-				*dot = '\0';
-			}
-		}
-		return 0;
-	case M_EXACT_OR_RE:
-		if (strncmp(e, "re:", 3) != 0)
-			return has_module(m, n, e);
-		if (!qa_py_regex_to_ere(e + 3, re_src, sizeof(re_src)) ||
-		    regcomp(&re, re_src, REG_EXTENDED | REG_NOSUB) != 0)
-			return -1;
-		for (i = 0; i < n && !hit; i++) {
-			if (m[i].n >= sizeof(buf))
-				continue;
-			memcpy(buf, m[i].s, m[i].n);
-			buf[m[i].n] = '\0';
-			/* the module and its ancestors, as for globs */
-			for (;;) {
-				char *dot;
-
-				hit = regexec(&re, buf, 0, NULL, 0) == 0;
-				dot = strrchr(buf, '.');
-				if (hit || !dot)
-					break;
-				*dot = '\0';
-			}
-		}
-		regfree(&re);
-		return hit;
-	}
-	return -1;
-}
-
+/*
+ * Exclude entries of the quantization config (ignore, exclude_modules,
+ * modules_to_not_convert, llm_int8_skip_modules, ...) that match no
+ * module of the checkpoint, as the analysis counted them with the one
+ * pattern matcher (src/analysis/claims.c): the module itself or one of
+ * its parents, with the method's matching rule.
+ */
 static void
-check_list(struct ctx *c, const struct module *m, size_t n,
-	   const cJSON *list, const char *key, enum match_kind kind,
-	   const char *file)
+check_ignore_lists(struct ctx *c)
 {
-	const cJSON *e;
+	struct qa_inventory *inv = c->inv;
+	const struct qa_quant_config *qc = &inv->quant;
+	const char *file = qc->file ? qc->file : inv->quant_config_file;
+	uint32_t i;
 
-	if (!cJSON_IsArray(list))
+	if (inv->n_tensors == 0)
 		return;
-	for (e = list->child; e; e = e->next) {
-		const char *s = cJSON_IsString(e) ? e->valuestring : NULL;
+	for (i = 0; i < qc->n_exclude; i++) {
+		const struct qa_quant_pattern *p = &qc->exclude[i];
+		const char *s = p->text;
 
+		/* -1: a regex POSIX cannot express, cannot tell */
+		if (!s || !*s || p->matches != 0)
+			continue;
 		/* compressed-tensors targets may be class names ("Linear") */
-		if (!s || !*s || (kind == M_EXACT_OR_RE && !strchr(s, '.') &&
-				  s[0] >= 'A' && s[0] <= 'Z'))
+		if (p->kind == QA_PAT_EXACT && !strchr(s, '.') &&
+		    s[0] >= 'A' && s[0] <= 'Z')
 			continue;
 		/* With tied embeddings lm_head is a module of the model
 		 * even though no tensor stores it, and llm-compressor
 		 * ignores it by default. */
-		if (c->inv->hp.tie_embeddings && strcmp(s, "lm_head") == 0)
-			continue;
-		/* gpt-oss's mxfp4 modules_to_not_convert uses '*' globs in
-		 * a key AWQ and bitsandbytes match as substrings. */
-		if (entry_matches(c->inv, m, n, s, kind == M_SUBSTRING &&
-				  strchr(s, '*') ? M_GLOB : kind) != 0)
+		if (inv->hp.tie_embeddings && strcmp(s, "lm_head") == 0)
 			continue;
 		if (!may_report(c, QA2109))
 			continue;
-		qa_inv_finding(c->inv, QA2109, file, -1, NULL,
+		qa_inv_finding(inv, QA2109, file, -1, NULL,
 			       "%s entry '%.200s' matches no module of the "
 			       "checkpoint: often harmless (a pattern written "
 			       "for another model size or a vision tower), but "
 			       "a misspelt entry leaves the module it meant "
-			       "quantized", key, s);
+			       "quantized", p->source ? p->source : "exclude",
+			       s);
 	}
-}
-
-static bool
-is_modelopt(const cJSON *q)
-{
-	const cJSON *qm = qa_json_child(q, "quant_method");
-	const cJSON *pr = qa_json_child(qa_json_child(q, "producer"), "name");
-
-	return (cJSON_IsString(qm) && strcmp(qm->valuestring, "modelopt") == 0) ||
-	       (cJSON_IsString(pr) && strcmp(pr->valuestring, "modelopt") == 0);
-}
-
-/* The lists of one quantization config object (and its "quantization"
- * sub-object, the hf_quant_config.json layout). */
-static void
-check_quant_object(struct ctx *c, const struct module *m, size_t n,
-		   const cJSON *q, const char *file)
-{
-	const cJSON *sub = qa_json_child(q, "quantization");
-	bool mo = is_modelopt(q);
-
-	if (!cJSON_IsObject(q))
-		return;
-	check_list(c, m, n, qa_json_child(q, "ignore"), "ignore",
-		   mo ? M_GLOB : M_EXACT_OR_RE, file);
-	check_list(c, m, n, qa_json_child(q, "exclude_modules"), "exclude_modules",
-		   M_GLOB, file);
-	check_list(c, m, n, qa_json_child(q, "modules_to_not_convert"),
-		   "modules_to_not_convert", M_SUBSTRING, file);
-	check_list(c, m, n, qa_json_child(q, "llm_int8_skip_modules"),
-		   "llm_int8_skip_modules", M_SUBSTRING, file);
-	if (cJSON_IsObject(sub))
-		check_list(c, m, n, qa_json_child(sub, "exclude_modules"),
-			   "quantization.exclude_modules", M_GLOB, file);
-}
-
-static void
-check_ignore_lists(struct ctx *c, const cJSON *config)
-{
-	struct qa_inventory *inv = c->inv;
-	const char *qf = inv->quant_config_file;
-	struct module *m;
-	cJSON *side = NULL;
-	const cJSON *q = NULL;
-	size_t n;
-
-	if (!qf || inv->n_tensors == 0)
-		return;
-	if (c->cfg_file && strcmp(qf, c->cfg_file) == 0) {
-		const cJSON *text = qa_json_child(config, "text_config");
-
-		q = qa_json_child(config, "quantization_config");
-		if (!q)
-			q = qa_json_child(config, "compression_config");
-		if (!q)
-			q = qa_json_child(text, "quantization_config");
-	} else {
-		side = qa_json_read_file(qf, QA_JSON_SIDE_MAX);
-		q = side;
-	}
-	if (!cJSON_IsObject(q)) {
-		cJSON_Delete(side);
-		return;
-	}
-	m = module_list(inv, &n);
-	if (m)
-		check_quant_object(c, m, n, q, qf);
 	report_overflow(c, QA2109, "unmatched ignore-list entries");
-	free(m);
-	cJSON_Delete(side);
 }
 
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	struct ctx c;
-	cJSON *config = NULL;
 	char key[160];
-	uint32_t i;
 
 	(void)opt;
 	memset(&c, 0, sizeof(c));
 	c.inv = inv;
+	check_file_type(inv);
 	/* Vocabulary-only GGUFs declare a model they do not contain. */
 	if (inv->n_tensors == 0)
 		return;
-	for (i = 0; i < inv->n_files; i++)
-		if (inv->files[i].role == QA_FILE_CONFIG)
-			c.cfg_file = inv->files[i].path;
 	if (inv->hp.arch_raw) {
 		snprintf(key, sizeof(key), "%s.block_count", inv->hp.arch_raw);
 		c.block_kv = qa_inv_kv(inv, key);
@@ -948,13 +745,9 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_expert_names(&c);
 	check_fused_experts(&c);
 	check_gguf_layout(&c);
-	if (c.cfg_file && inv->have_config) {
-		config = qa_json_read_file(c.cfg_file, QA_JSON_SIDE_MAX);
-		if (cJSON_IsObject(config))
-			check_config_layout(&c, config);
-	}
-	check_ignore_lists(&c, config);
-	cJSON_Delete(config);
+	if (inv->have_config)
+		check_config_layout(&c);
+	check_ignore_lists(&c);
 }
 
 const struct qa_check qa_check_consistency = { "consistency", run };

@@ -2,8 +2,8 @@
 /*
  * VRAM fit findings (QA4001-QA4099, rules/registry_fit.def).
  *
- * Runs only when a fit was computed (inv->fit, set by src/cli_fit.c for
- * `quantaudit fit` and `check --gpus`) and turns the result into
+ * Runs only when a fit was computed (inv->fit, set by the pipeline's fit
+ * step for `quantaudit fit` and `check --gpus`) and turns the result into
  * findings: the verdict (does not fit, tight), a context that had to be
  * reduced below the trained one or below llama.cpp's own floor of 4096
  * (common/common.h fit_params_min_ctx), and configurations the engine
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/dtypes.h"
-#include "engine/check.h"
+#include "rules/check.h"
 #include "fit/fit.h"
 
 #define MIB ((double)(1u << 20))
@@ -126,12 +126,13 @@ static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	const struct qa_fit_result *f = inv->fit;
-	const struct qa_fit_options *fo = opt ? opt->fit : NULL;
+	const struct qa_fit_options *fo = f ? &f->options : NULL;
 	const char *verdict;
 	char a[24], b[24], c[24];
 	int64_t requested, chosen, floor_ctx;
 	int refused;
 
+	(void)opt;
 	if (!f)
 		return;
 	verdict = f->verdict ? f->verdict : "does-not-fit";

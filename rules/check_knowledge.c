@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/check.h"
+#include "rules/check.h"
 #include "fit/gpuspec.h"
 
 enum { QA_ARCH_NATIVE, QA_ARCH_TRANSFORMERS };

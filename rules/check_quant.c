@@ -30,7 +30,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "engine/check.h"
+#include "rules/check.h"
 #include "core/ckd.h"
 
 /* Distinct lines per rule before the rest is summarised. */
@@ -57,8 +57,6 @@ struct agg {
 	size_t n, cap;
 };
 
-struct cpat;
-
 /* A span of a tensor or module name: a module or one of its parents. */
 struct span {
 	const char *s;
@@ -70,13 +68,8 @@ struct ctx {
 	const struct qa_quant_config *qc;
 	const char *qfile;		/* config file for config findings */
 	unsigned reports[CODE_LAST - CODE_FIRST + 1];
-	struct span *names;		/* sorted distinct module names and
-					 * their parents, for pattern checks */
-	size_t n_names;
 	uint8_t *reported_3007;		/* per module: already in QA3007 */
 	uint8_t *reported_3009;		/* per module: packed shape error */
-	struct cpat *ov;		/* qc->overrides compiled once, or
-					 * NULL (then compiled per use) */
 };
 
 /* ---- small helpers -------------------------------------------------- */
@@ -330,126 +323,6 @@ agg_emit(struct ctx *c, struct agg *a, unsigned code, const char *file,
 
 /* ---- pattern matching (§A10: each method's own matching rule) ------- */
 
-/* A compiled pattern: regex when the kind is REGEX, translated with
- * qa_py_regex_to_ere and anchored as re.match is (GPTQModel
- * gptqmodel/quantization/config.py _resolve_dynamic_override; vllm
- * quantization/utils/gptq_utils.py get_dynamic_override). */
-struct cpat {
-	const struct qa_quant_pattern *p;
-	regex_t re;
-	bool have_re;
-	bool bad;		/* regex POSIX cannot express */
-};
-
-static void
-cpat_init(struct cpat *cp, const struct qa_quant_pattern *p)
-{
-	char src[2 * MAX_NAME];
-
-	memset(cp, 0, sizeof(*cp));
-	cp->p = p;
-	if (!p->text || p->kind != QA_PAT_REGEX)
-		return;
-	if (!qa_py_regex_to_ere(p->text, src, sizeof(src)) ||
-	    regcomp(&cp->re, src, REG_EXTENDED | REG_NOSUB) != 0) {
-		cp->bad = true;
-		return;
-	}
-	cp->have_re = true;
-}
-
-static void
-cpat_free(struct cpat *cp)
-{
-	if (cp->have_re)
-		regfree(&cp->re);
-	cp->have_re = false;
-}
-
-/* Does the pattern name module `name` or one of its parents? -1 when it
- * cannot be evaluated. Exact names cover their children (an ignored
- * "mtp" covers "mtp.fc"). */
-static int
-cpat_match(const struct cpat *cp, const char *name)
-{
-	const char *t = cp->p->text;
-	size_t n;
-
-	if (!t || !*t)
-		return 0;
-	switch (cp->p->kind) {
-	case QA_PAT_EXACT:
-		n = strlen(t);
-		return strncmp(name, t, n) == 0 &&
-		       (name[n] == '\0' || name[n] == '.');
-	case QA_PAT_PREFIX:
-		return strncmp(name, t, strlen(t)) == 0;
-	case QA_PAT_SUBSTRING:
-		return strstr(name, t) != NULL;
-	case QA_PAT_GLOB:
-		/* ModelOpt exclude_modules: fnmatch, '*' crosses dots */
-		return fnmatch(t, name, 0) == 0;
-	case QA_PAT_REGEX:
-		if (cp->bad || !cp->have_re)
-			return -1;
-		return regexec(&cp->re, name, 0, NULL, 0) == 0;
-	}
-	return -1;
-}
-
-/* One-shot match of a pattern against a module name. */
-static int
-pattern_match(const struct qa_quant_pattern *p, const char *name)
-{
-	struct cpat cp;
-	int r;
-
-	cpat_init(&cp, p);
-	r = cpat_match(&cp, name);
-	cpat_free(&cp);
-	return r;
-}
-
-/* Which config entry says module `name` stays in high precision: an
- * exclude entry, or an override that skips it or gives it 16+ bits
- * (AutoRound extra_config {"bits": 16, "data_type": "fp"}, §A1). */
-static const struct qa_quant_pattern *
-covered_unquantized(const struct qa_quant_config *qc, const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < qc->n_exclude; i++)
-		if (pattern_match(&qc->exclude[i], name) == 1)
-			return &qc->exclude[i];
-	for (i = 0; i < qc->n_overrides; i++) {
-		const struct qa_quant_override *o = &qc->overrides[i];
-
-		if ((o->skip || o->bits >= 16) &&
-		    pattern_match(&o->pattern, name) == 1)
-			return &o->pattern;
-	}
-	return NULL;
-}
-
-/* Which override or target names module `name` as quantized. */
-static const struct qa_quant_pattern *
-covered_quantized(const struct qa_quant_config *qc, const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < qc->n_overrides; i++) {
-		const struct qa_quant_override *o = &qc->overrides[i];
-
-		if (!o->skip && o->bits > 0 && o->bits < 16 &&
-		    pattern_match(&o->pattern, name) == 1)
-			return &o->pattern;
-	}
-	for (i = 0; i < qc->n_targets; i++)
-		if (pattern_match(&qc->targets[i], name) == 1)
-			return &qc->targets[i];
-	return NULL;
-}
-
 /* ---- QA3001 / QA3002 / QA3011: claim versus tensors ------------------ */
 
 static bool
@@ -478,7 +351,7 @@ check_nothing_quantized(struct ctx *c, unsigned *n_quant)
 
 	for (i = 0; i < inv->n_modules; i++) {
 		const struct qa_module *m = &inv->modules[i];
-		int bits, cl;
+		int cl;
 
 		if (quantized(m->scheme))
 			nq++;
@@ -490,7 +363,7 @@ check_nothing_quantized(struct ctx *c, unsigned *n_quant)
 		nd++;
 		if (!first)
 			first = m;
-		cl = qa_quant_claim(qc, m->name, m->role, &bits);
+		cl = m->claimed;
 		claimed_q += cl == 1;
 		claimed_any += cl >= 0;
 	}
@@ -531,7 +404,8 @@ check_claims(struct ctx *c)
 			continue;
 		if (m->scheme != QA_SCHEME_DENSE && !quantized(m->scheme))
 			continue;
-		cl = qa_quant_claim(qc, m->name, m->role, &bits);
+		cl = m->claimed;
+		bits = m->claimed_bits;
 		module_label(inv, m, label, sizeof(label));
 		if (cl == 1 && m->scheme == QA_SCHEME_DENSE &&
 		    !config_dense_ok(qc)) {
@@ -739,7 +613,6 @@ static void
 check_mtp(struct ctx *c)
 {
 	struct qa_inventory *inv = c->inv;
-	const struct qa_quant_config *qc = c->qc;
 	const struct qa_module *tq = NULL, *td = NULL, *und = NULL, *doc = NULL;
 	const struct qa_quant_pattern *why = NULL;
 	unsigned n_und = 0, n_doc = 0;
@@ -764,7 +637,7 @@ check_mtp(struct ctx *c)
 	for (i = 0; i < inv->n_modules; i++) {
 		const struct qa_module *m = &inv->modules[i];
 		const struct qa_quant_pattern *p;
-		int bits, cl;
+		int cl;
 
 		if (!m->mtp || !linear_role(m->role))
 			continue;
@@ -774,9 +647,8 @@ check_mtp(struct ctx *c)
 		/* §B4: quantizers document the MTP exception in the
 		 * exclude list or a dynamic/extra_config entry, or leave it
 		 * outside what the config targets (the claim says so). */
-		p = trunk_quant ? covered_unquantized(qc, m->name) :
-		    covered_quantized(qc, m->name);
-		cl = qa_quant_claim(qc, m->name, m->role, &bits);
+		p = trunk_quant ? m->kept_by : m->named_by;
+		cl = m->claimed;
 		if (p || cl == (trunk_quant ? 0 : 1)) {
 			if (!doc) {
 				doc = m;
@@ -820,94 +692,6 @@ check_mtp(struct ctx *c)
 
 /* ---- QA3006: per-module rules that match nothing ---------------------- */
 
-static int
-cmp_span(const void *pa, const void *pb)
-{
-	const struct span *a = pa, *b = pb;
-	size_t n = a->n < b->n ? a->n : b->n;
-	int r = memcmp(a->s, b->s, n);
-
-	if (r)
-		return r;
-	return a->n < b->n ? -1 : a->n > b->n;
-}
-
-/* Every module name (tensor name minus its last component, and the
- * classifier's module names) and all their parents, sorted, distinct. */
-static void
-build_names(struct ctx *c)
-{
-	struct qa_inventory *inv = c->inv;
-	size_t cap = 0, n = 0, i, k = 0;
-	uint32_t j;
-	struct span *v;
-
-	for (j = 0; j < inv->n_tensors; j++) {
-		const char *p;
-
-		for (p = inv->tensors[j].name; *p; p++)
-			cap += *p == '.';
-	}
-	cap += inv->n_modules;
-	if (cap == 0)
-		return;
-	v = malloc(cap * sizeof(*v));
-	if (!v) {
-		inv->out_of_memory = true;
-		return;
-	}
-	for (j = 0; j < inv->n_tensors; j++) {
-		const char *s = inv->tensors[j].name, *p;
-
-		for (p = s; *p; p++)
-			if (*p == '.' && n < cap) {
-				v[n].s = s;
-				v[n].n = (size_t)(p - s);
-				n++;
-			}
-	}
-	for (j = 0; j < inv->n_modules && n < cap; j++)
-		if (inv->modules[j].name) {
-			v[n].s = inv->modules[j].name;
-			v[n].n = strlen(inv->modules[j].name);
-			n++;
-		}
-	qsort(v, n, sizeof(*v), cmp_span);
-	for (i = 0; i < n; i++)
-		if (k == 0 || cmp_span(&v[k - 1], &v[i]) != 0)
-			v[k++] = v[i];
-	c->names = v;
-	c->n_names = k;
-}
-
-/* 1 when the pattern matches some module (or parent), 0 when none, -1
- * when it cannot be evaluated. */
-static int
-matches_any(const struct ctx *c, const struct qa_quant_pattern *p)
-{
-	struct cpat cp;
-	char buf[MAX_NAME];
-	size_t i;
-	int r = 0, hit = 0;
-
-	cpat_init(&cp, p);
-	if (cp.bad)
-		r = -1;
-	for (i = 0; i < c->n_names && r == 0 && !hit; i++) {
-		int m;
-
-		if (c->names[i].n >= sizeof(buf))
-			continue;
-		copy_span(buf, sizeof(buf), c->names[i].s, c->names[i].n);
-		m = cpat_match(&cp, buf);
-		if (m < 0)
-			r = -1;
-		hit = m == 1;
-	}
-	cpat_free(&cp);
-	return r < 0 ? -1 : hit;
-}
-
 /* Sources QA2109 (rules/check_consistency.c) already checks. */
 static bool
 qa2109_source(const char *src)
@@ -936,8 +720,10 @@ static void
 unmatched_one(struct ctx *c, const struct qa_quant_pattern *p,
 	      const char *what)
 {
+	/* p->matches: counted by the analysis with the one matcher
+	 * (src/analysis/claims.c); -1 cannot tell */
 	if (!p->text || !*p->text || qa2109_source(p->source) ||
-	    class_name(p) || matches_any(c, p) != 0)
+	    class_name(p) || p->matches != 0)
 		return;
 	if (!may_report(c, QA3006))
 		return;
@@ -998,20 +784,11 @@ check_blocks(struct ctx *c)
 		return;
 	for (i = 0; i < inv->n_modules; i++) {
 		const struct qa_module *m = &inv->modules[i];
-		uint32_t k;
-		bool named = false;
-
 		if (!quantized(m->scheme) || under_block(qc, m->name))
 			continue;
 		/* an extra_config entry with bits <= 8 records a quantized
 		 * module outside the blocks (lm_head), §A1 */
-		for (k = 0; k < qc->n_overrides && !named; k++)
-			named = !qc->overrides[k].skip &&
-				qc->overrides[k].bits < 16 &&
-				(c->ov ? cpat_match(&c->ov[k], m->name) :
-				 pattern_match(&qc->overrides[k].pattern,
-					       m->name)) == 1;
-		if (named)
+		if (m->named_by)
 			continue;
 		if (c->reported_3007)
 			c->reported_3007[i] = 1;
@@ -1030,30 +807,16 @@ check_blocks(struct ctx *c)
 
 /* ---- QA3008 / QA3009: scale and packed shapes ------------------------- */
 
-/* The bits and group size the config declares for module m: the global
- * values, replaced by the first matching override (GPTQ dynamic is
- * first-match, §A2); -1 when unknown. */
+/* The bits and group size the config declares for module m (resolved
+ * by the analysis: the first matching override's, else the global
+ * values), else what the tensors say; -1 when unknown. */
 static void
 declared(const struct ctx *c, const struct qa_module *m, int *bits,
 	 int *group)
 {
-	const struct qa_quant_config *qc = c->qc;
-	uint32_t i;
-
-	*bits = qc->bits;
-	*group = qc->group_size;
-	for (i = 0; i < qc->n_overrides; i++) {
-		const struct qa_quant_override *o = &qc->overrides[i];
-
-		if (o->skip || (c->ov ? cpat_match(&c->ov[i], m->name) :
-				pattern_match(&o->pattern, m->name)) != 1)
-			continue;
-		if (o->bits > 0)
-			*bits = o->bits;
-		if (o->group_size >= 0)
-			*group = o->group_size;
-		break;
-	}
+	(void)c;
+	*bits = m->decl_bits;
+	*group = m->decl_group;
 	if (*bits <= 0)
 		*bits = m->bits;
 	if (*group < 0)
@@ -1731,7 +1494,6 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	struct ctx c;
 	unsigned nq = 0;
-	uint32_t i;
 
 	(void)opt;
 	memset(&c, 0, sizeof(c));
@@ -1749,12 +1511,6 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		free(c.reported_3009);
 		return;
 	}
-	/* per-module lookups of the overrides compile each regex once */
-	if (inv->quant.n_overrides) {
-		c.ov = calloc(inv->quant.n_overrides, sizeof(*c.ov));
-		for (i = 0; c.ov && i < inv->quant.n_overrides; i++)
-			cpat_init(&c.ov[i], &inv->quant.overrides[i].pattern);
-	}
 	check_nothing_quantized(&c, &nq);
 	check_method(&c);
 	if (nq > 0) {
@@ -1765,12 +1521,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	/* also when every module is "unknown": bad shapes are why */
 	check_shapes(&c);
 	check_mtp(&c);
-	build_names(&c);
 	check_unmatched(&c);
-	free(c.names);
-	for (i = 0; c.ov && i < inv->quant.n_overrides; i++)
-		cpat_free(&c.ov[i]);
-	free(c.ov);
 	free(c.reported_3007);
 	free(c.reported_3009);
 }

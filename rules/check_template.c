@@ -28,11 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
-#include "engine/check.h"
-#include "core/json_file.h"
-#include "core/source.h"
+#include "rules/check.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are
@@ -775,100 +771,51 @@ check_one(struct qa_inventory *inv, const char *text, size_t len,
 	free(sc);
 }
 
-static const struct qa_file *
-find_file(const struct qa_inventory *inv, const char *name)
+/* Is the text of template i the same as an earlier one's? (A
+ * tokenizer_config.json entry that repeats chat_template.jinja is
+ * scanned once.) */
+static bool
+seen_before(const struct qa_inventory *inv, uint32_t i)
 {
-	uint32_t i;
+	const struct qa_template *t = &inv->templates[i];
+	uint32_t j;
 
-	for (i = 0; i < inv->n_files; i++)
-		if (strcmp(inv->files[i].name, name) == 0)
-			return &inv->files[i];
-	return NULL;
-}
-
-/* Every template of tokenizer_config.json (a string, or each entry of a
- * named list such as "default", "tool_use", "rag"), read whole rather than
- * from inv->chat_template, which holds one and at most 1 MiB of it.
- * done, when not NULL, was already scanned (chat_template.jinja). */
-static void
-check_tokenizer_config(struct qa_inventory *inv, const struct qa_file *f,
-		       const char *done)
-{
-	cJSON *root = qa_json_read_file(f->path, QA_JSON_SIDE_MAX);
-	const cJSON *ct, *e;
-	char what[160];
-
-	ct = qa_json_child(root, "chat_template");
-	if (cJSON_IsString(ct)) {
-		if (!done || strcmp(done, ct->valuestring) != 0)
-			check_one(inv, ct->valuestring,
-				  strlen(ct->valuestring),
-				  strlen(ct->valuestring),
-				  "tokenizer_config.json chat_template",
-				  f->path, -1);
-	} else if (cJSON_IsArray(ct)) {
-		for (e = ct->child; e; e = e->next) {
-			const cJSON *nm = qa_json_child(e, "name");
-			const cJSON *tp = qa_json_child(e, "template");
-
-			if (!cJSON_IsString(tp) ||
-			    (done && strcmp(done, tp->valuestring) == 0))
-				continue;
-			snprintf(what, sizeof(what),
-				 "tokenizer_config.json chat_template '%.64s'",
-				 cJSON_IsString(nm) ? nm->valuestring : "?");
-			check_one(inv, tp->valuestring, strlen(tp->valuestring),
-				  strlen(tp->valuestring), what, f->path, -1);
-		}
-	}
-	cJSON_Delete(root);
+	for (j = 0; j < i; j++)
+		if (inv->templates[j].text && inv->templates[j].len == t->len &&
+		    memcmp(inv->templates[j].text, t->text, t->len) == 0)
+			return true;
+	return false;
 }
 
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
-	const struct qa_file *jinja, *tc;
 	uint32_t i;
 
 	(void)opt;
-	for (i = 0; i < inv->n_kvs; i++) {
-		const struct qa_kv *kv = &inv->kvs[i];
-		const struct qa_value *v = &kv->value;
-		uint64_t kept;
+	for (i = 0; i < inv->n_templates; i++) {
+		const struct qa_template *t = &inv->templates[i];
 
-		if (strcmp(kv->key, "tokenizer.chat_template") != 0 &&
-		    strncmp(kv->key, "tokenizer.chat_template.", 24) != 0)
+		if (!t->text) {
+			/* Too large to have been read (QA1901); still a
+			 * DoS risk. */
+			if (t->full_len > TEMPLATE_WARN_BYTES)
+				qa_inv_finding(inv, QA6003, t->file, t->offset,
+					       NULL, "%s is %llu bytes (more "
+					       "than 1 MiB)", t->label,
+					       (unsigned long long)t->full_len);
 			continue;
-		if (v->type != QA_V_STRING || !v->v.str.s)
+		}
+		if (seen_before(inv, i))
 			continue;
-		kept = v->v.str.len < QA_KV_KEEP_STRING ? v->v.str.len :
-		       QA_KV_KEEP_STRING;
-		check_one(inv, v->v.str.s, (size_t)kept, v->v.str.len, kv->key,
-			  kv->file < inv->n_files ? inv->files[kv->file].path :
-			  NULL, (int64_t)kv->offset);
+		check_one(inv, t->text, (size_t)t->len, t->full_len, t->label,
+			  t->file, t->offset);
 	}
-	if (inv->kind != QA_KIND_HF_DIR)
-		return;
-	jinja = find_file(inv, "chat_template.jinja");
-	tc = find_file(inv, "tokenizer_config.json");
-	/* chat_template.jinja wins over tokenizer_config.json (formats/
-	 * hf_dir.c); without it the tokenizer_config templates are read
-	 * whole below. A hand-built inventory may have neither file. */
-	if (inv->chat_template && (jinja || !tc)) {
-		size_t n = strlen(inv->chat_template);
-
-		check_one(inv, inv->chat_template, n, jinja ? jinja->bytes : n,
-			  jinja ? "chat_template.jinja" : "chat_template",
-			  jinja ? jinja->path : NULL, -1);
-	} else if (jinja && jinja->bytes > TEMPLATE_WARN_BYTES) {
-		/* Too large to have been read (QA1901); still a DoS risk. */
-		qa_inv_finding(inv, QA6003, jinja->path, -1, NULL,
-			       "chat_template.jinja is %llu bytes (more than 1 MiB)",
-			       (unsigned long long)jinja->bytes);
-	}
-	if (tc)
-		check_tokenizer_config(inv, tc, jinja ? inv->chat_template :
-					NULL);
+	/* A hand-built inventory may carry only the primary template. */
+	if (inv->n_templates == 0 && inv->chat_template)
+		check_one(inv, inv->chat_template, strlen(inv->chat_template),
+			  strlen(inv->chat_template), "chat_template", NULL,
+			  -1);
 }
 
 const struct qa_check qa_check_template = { "template", run };

@@ -21,11 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
 
-#include "engine/check.h"
-#include "core/json_file.h"
-#include "core/source.h"
+#include "rules/check.h"
 
 
 static const char *
@@ -192,17 +189,6 @@ check_gguf(struct qa_inventory *inv)
 	}
 }
 
-static const struct qa_file *
-find_file(const struct qa_inventory *inv, const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < inv->n_files; i++)
-		if (strcmp(inv->files[i].name, name) == 0)
-			return &inv->files[i];
-	return NULL;
-}
-
 /*
  * tokenizer_config.json "added_tokens_decoder": {"<id>": {"content": ...}}.
  * Every id must have a row in the embedding (config.json vocab_size, which
@@ -211,41 +197,32 @@ find_file(const struct qa_inventory *inv, const char *name)
 static void
 check_hf(struct qa_inventory *inv)
 {
-	const struct qa_file *f = find_file(inv, "tokenizer_config.json");
-	const cJSON *atd, *e;
+	const char *file = inv->tokenizer_config_file;
 	unsigned bad = 0;
-	cJSON *root;
+	uint32_t i;
 
-	if (!f || !inv->have_config || inv->hp.n_vocab <= 0)
+	if (!file || !inv->have_config || inv->hp.n_vocab <= 0)
 		return;
-	root = qa_json_read_file(f->path, QA_JSON_SIDE_MAX);
-	atd = cJSON_GetObjectItemCaseSensitive(root, "added_tokens_decoder");
-	for (e = cJSON_IsObject(atd) ? atd->child : NULL; e; e = e->next) {
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "content");
-		char *end;
-		long long id;
+	for (i = 0; i < inv->n_added_tokens; i++) {
+		const struct qa_added_token *t = &inv->added_tokens[i];
 
-		if (!e->string)
-			continue;
-		id = strtoll(e->string, &end, 10);
-		if (*end || end == e->string || id < 0 ||
-		    id < inv->hp.n_vocab)
+		if (t->id < 0 || t->id < inv->hp.n_vocab)
 			continue;
 		/* One finding per token would flood the report for a
 		 * tokenizer whose whole added range is off. */
 		if (bad++ < 3)
-			qa_inv_finding(inv, QA7107, f->path, -1, NULL,
+			qa_inv_finding(inv, QA7107, file, -1, NULL,
 				       "added token %lld ('%.40s') is not below "
 				       "config.json vocab_size %lld: the "
-				       "embedding has no row for it", id,
-				       cJSON_IsString(c) ? c->valuestring : "?",
+				       "embedding has no row for it",
+				       (long long)t->id,
+				       t->content ? t->content : "?",
 				       (long long)inv->hp.n_vocab);
 	}
 	if (bad > 3)
-		qa_inv_finding(inv, QA7107, f->path, -1, NULL,
+		qa_inv_finding(inv, QA7107, file, -1, NULL,
 			       "%u more added tokens are not below vocab_size "
 			       "%lld", bad - 3, (long long)inv->hp.n_vocab);
-	cJSON_Delete(root);
 }
 
 static void

@@ -1175,7 +1175,7 @@ parse_rule(struct ctx *c, const cJSON *obj, size_t index, struct qa_rule *rule,
 	if (looks_like_code(rule->id))
 		return fail(c, "'%s' reads as a rule code; use a name",
 			    rule->id);
-	builtin = qa_rule_lookup(rule->id, NULL);
+	builtin = qa_rule_lookup(rule->id, NULL, 0);
 	if (builtin)
 		return fail(c, "'%s' is the id of built-in rule QA%04u",
 			    rule->id, (unsigned)builtin->code);
@@ -1303,6 +1303,7 @@ parse_overrides(struct ctx *c, const cJSON *obj)
 	struct qa_policy *p = c->p;
 	const cJSON *x;
 	size_t n = count_children(obj), i = 0, old;
+	enum qa_severity sev;
 	char buf[72];
 
 	if (!cJSON_IsObject(obj))
@@ -1320,7 +1321,7 @@ parse_overrides(struct ctx *c, const cJSON *obj)
 		const char *s;
 
 		old = push_key(c, x->string);
-		if (!qa_rule_lookup(x->string, p))
+		if (!qa_policy_rule_lookup(p, x->string))
 			return fail(c, "unknown rule (neither a built-in rule "
 				    "nor a rule of this file; see "
 				    "'quantaudit rules')");
@@ -1328,8 +1329,7 @@ parse_overrides(struct ctx *c, const cJSON *obj)
 			return fail(c, "expected a severity: error, warning, "
 				    "info or off");
 		s = x->valuestring;
-		if (strcmp(s, "error") != 0 && strcmp(s, "warning") != 0 &&
-		    strcmp(s, "info") != 0 && strcmp(s, "off") != 0)
+		if (!qa_severity_parse(s, "off", &sev))
 			return fail(c, "unknown severity '%s' (error, warning, "
 				    "info or off)", shown(s, buf));
 		p->overrides[i].name = dup_str(c, x->string);
@@ -1526,6 +1526,12 @@ qa_policy_destroy(struct qa_policy *p)
 }
 
 const struct qa_rule *
+qa_policy_rule_lookup(const struct qa_policy *p, const char *name)
+{
+	return qa_rule_lookup(name, p ? p->rules : NULL, p ? p->n_rules : 0);
+}
+
+const struct qa_rule *
 qa_policy_rules(const struct qa_policy *p, size_t *n)
 {
 	*n = p ? p->n_rules : 0;
@@ -1536,21 +1542,17 @@ int
 qa_policy_overrides(const struct qa_policy *p, struct qa_overrides *ov,
 		    char *err, size_t errlen)
 {
-	char spec[256], msg[256];
+	char msg[256];
 	size_t i;
 	int rc;
 
 	for (i = 0; p && i < p->n_overrides; i++) {
 		const struct override_entry *o = &p->overrides[i];
+		enum qa_severity sev = QA_SEV_NONE;
 
-		if (strcmp(o->severity, "off") == 0) {
-			rc = qa_overrides_disable(ov, o->name, p, msg,
-						  sizeof(msg));
-		} else {
-			snprintf(spec, sizeof(spec), "%s=%s", o->name,
-				 o->severity);
-			rc = qa_overrides_add(ov, spec, p, msg, sizeof(msg));
-		}
+		(void)qa_severity_parse(o->severity, "off", &sev);
+		rc = qa_overrides_set(ov, o->name, sev, p->rules, p->n_rules,
+				      msg, sizeof(msg));
 		if (rc != 0) {
 			snprintf(err, errlen, "overrides: %s", msg);
 			return -1;
@@ -2145,3 +2147,12 @@ qa_policy_run(const struct qa_policy *p, struct qa_inventory *inv)
 				    t.buf);
 	}
 }
+
+static void
+run(struct qa_inventory *inv, const struct qa_check_options *opt)
+{
+	if (opt && opt->policy)
+		qa_policy_run(opt->policy, inv);
+}
+
+const struct qa_check qa_check_policy = { "policy", run };

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "engine/check.h"
+#include "rules/check.h"
 #include "core/diag.h"
 #include "core/inventory.h"
 
@@ -36,6 +36,10 @@ const struct qa_rule *qa_policy_rules(const struct qa_policy *p, size_t *n);
  * Returns 0, or -1 with a message in err. */
 int qa_policy_overrides(const struct qa_policy *p, struct qa_overrides *ov,
 			char *err, size_t errlen);
+
+/* Rule lookup (see qa_rule_lookup) in the registry and p's own rules. */
+const struct qa_rule *qa_policy_rule_lookup(const struct qa_policy *p,
+					    const char *name);
 
 /* Evaluates every rule of the policy on inv, adding findings. */
 void qa_policy_run(const struct qa_policy *p, struct qa_inventory *inv);

@@ -14,6 +14,7 @@
 
 #include "core/diag.h"
 #include "fit/gpuspec.h"
+#include "analysis/analysis.h"
 #include "core/inventory.h"
 
 enum { QA_ARCH_NATIVE, QA_ARCH_TRANSFORMERS };

@@ -18,26 +18,12 @@
  * division is guarded, and a group that fits no layout becomes an
  * UNKNOWN module whose tensors keep their stored element counts.
  */
-#include "core/inventory.h"
+#include "analysis/analysis.h"
 
 #include <string.h>
 
 #include "core/ckd.h"
 #include "core/dtypes.h"
-
-const char *
-qa_scheme_name(enum qa_scheme s)
-{
-	static const char *const names[] = {
-#define QA_SCHEME_STR(e, str) str,
-		QA_SCHEME_LIST(QA_SCHEME_STR)
-#undef QA_SCHEME_STR
-	};
-
-	if ((unsigned)s >= QA_SCHEME_COUNT)
-		return "unknown";
-	return names[s];
-}
 
 /* ---- sibling suffixes ------------------------------------------------- */
 
@@ -210,6 +196,7 @@ struct map {
 	uint32_t n_groups;
 	uint32_t *next;		/* per tensor: next in group, UINT32_MAX */
 	enum sfx *sfx;		/* per tensor */
+	struct qa_claims *claims;	/* the config's patterns, compiled */
 };
 
 static uint64_t
@@ -1074,7 +1061,10 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 	c.inv = inv;
 	c.m = m;
 	c.g = g;
-	claim = qa_quant_claim(&inv->quant, name, inv->tensors[g->head].role,
+	claim = m->claims ?
+		qa_claims_module(m->claims, name, inv->tensors[g->head].role,
+				 &bits) :
+		qa_quant_claim(&inv->quant, name, inv->tensors[g->head].role,
 			       &bits);
 	c.config_bits = claim == 1 && bits > 0 ? bits :
 			inv->quant.bits > 0 ? inv->quant.bits : -1;
@@ -1170,6 +1160,8 @@ qa_quant_modules_build(struct qa_inventory *inv)
 			}
 			group_add(&m, g, i, s);
 		}
+	m.claims = qa_claims_open(&inv->quant);
 	for (i = 0; i < m.n_groups; i++)
 		build_group(inv, &m, &m.groups[i]);
+	qa_claims_close(m.claims);
 }

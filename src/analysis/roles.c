@@ -12,24 +12,12 @@
  * combines the answers. No allocation, no global state: one pass over the
  * name plus table scans bounded by the table sizes.
  */
-#include "core/roles.h"
+#include "analysis/analysis.h"
 
 #include <stddef.h>
 #include <string.h>
 
 #include "core/inventory.h"
-
-const char *
-qa_role_name(enum qa_role r)
-{
-	static const char *const names[] = {
-#define QA_ROLE_NAME(e, s) s,
-		QA_ROLE_LIST(QA_ROLE_NAME)
-#undef QA_ROLE_NAME
-	};
-
-	return (unsigned)r < QA_ROLE_COUNT ? names[r] : "other";
-}
 
 /* A piece of the name between dots. */
 struct part {

@@ -4,7 +4,7 @@
  * totals, the per-component table, the MTP summary and llama.cpp's guess
  * of the file type from the tensor types.
  */
-#include "core/inventory.h"
+#include "analysis/analysis.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -165,65 +165,6 @@ build_components(struct qa_inventory *inv)
 	inv->components = sorted;
 }
 
-static void
-summarize_mtp(struct qa_inventory *inv)
-{
-	int64_t seen_layers[64];
-	int n_seen = 0;
-	bool mtp_without_layer = false;
-	uint32_t i;
-	int j;
-
-	memset(&inv->mtp, 0, sizeof(inv->mtp));
-	inv->mtp.declared = inv->hp.n_mtp > 0 ? inv->hp.n_mtp : 0;
-	for (i = 0; i < inv->n_tensors; i++) {
-		const struct qa_tensor *t = &inv->tensors[i];
-
-		if (!t->mtp)
-			continue;
-		inv->mtp.tensors++;
-		inv->mtp.bytes += t->bytes;
-		if (t->layer < 0) {
-			mtp_without_layer = true;
-			continue;
-		}
-		for (j = 0; j < n_seen; j++)
-			if (seen_layers[j] == t->layer)
-				break;
-		if (j == n_seen && n_seen < 64)
-			seen_layers[n_seen++] = t->layer;
-	}
-	inv->mtp.present = n_seen;
-	if (n_seen == 0 && mtp_without_layer)
-		inv->mtp.present = 1;
-	/* The plain reading; rules/check_mtp.c refines it with the family
-	 * expectations (absent) and the tensor sets (partial). */
-	if (inv->mtp.declared > 0)
-		inv->mtp.status = inv->mtp.present == 0 ? QA_MTP_MISSING :
-				  inv->mtp.present < inv->mtp.declared ?
-				  QA_MTP_PARTIAL : QA_MTP_PRESENT;
-	else
-		inv->mtp.status = inv->mtp.present > 0 ? QA_MTP_PRESENT :
-				  QA_MTP_NOT_APPLICABLE;
-}
-
-const char *
-qa_mtp_status_name(enum qa_mtp_status s)
-{
-	switch (s) {
-	case QA_MTP_PRESENT:
-		return "present";
-	case QA_MTP_MISSING:
-		return "missing";
-	case QA_MTP_PARTIAL:
-		return "partial";
-	case QA_MTP_ABSENT:
-		return "absent";
-	case QA_MTP_NOT_APPLICABLE:
-		break;
-	}
-	return "not-applicable";
-}
 
 /*
  * llama.cpp's guess (llama_model_loader): the ggml type held by the most
@@ -321,7 +262,8 @@ qa_inventory_summarize(struct qa_inventory *inv)
 {
 	classify_tensors(inv);
 	qa_quant_modules_build(inv);
+	qa_claims_resolve(inv);
 	build_components(inv);
-	summarize_mtp(inv);
+	qa_mtp_summarize(inv);
 	guess_file_type(inv);
 }

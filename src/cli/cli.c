@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Command-line front end: parses arguments with getopt_long, runs the
- * subcommand (inspect, tensors), writes the report to stdout or --output
- * and maps the outcome to the exit codes of DESIGN.md.
+ * The command-line front end: one option table for every command (the
+ * parser, the per-command checks and every --help page come from it),
+ * then the one audit pipeline (src/engine/audit.h), a reporter from the
+ * reporter table, and the exit code of DESIGN.md. Only the CLI knows
+ * argv, stdout, stderr and exit codes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
@@ -18,36 +20,238 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rules/policy.h"
-#include "engine/check.h"
-#include "cli/cli_fit.h"
+#include "engine/audit.h"
+#include "fit/fit.h"
 #include "fit/gpuspec.h"
-#include "formats/input.h"
 #include "report/report.h"
-#include "core/source.h"
+#include "rules/policy.h"
 
-enum output_format {
-	FORMAT_TEXT,
-	FORMAT_JSON,
-	FORMAT_MARKDOWN,
-	FORMAT_SARIF,
-	FORMAT_JUNIT,
+/* ---- commands and options: the single source of the help --------------- */
+
+enum cmd { CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_RULES };
+
+#define C(x) (1u << CMD_##x)
+#define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT))
+#define C_ALL (C_AUDIT | C(RULES))
+#define C_GPU (C(INSPECT) | C(CHECK) | C(FIT))
+
+static const struct command {
+	const char *name;
+	const char *synopsis;
+	const char *summary;
+	const char *description;
+	enum qa_report_view view;
+} commands[] = {
+	[CMD_INSPECT] = { "inspect", "inspect PATH...",
+		"model summary, components, findings (default)",
+		"The model in a few lines, the component table, the per-layer\n"
+		"precision map and every finding of the built-in checks.",
+		QA_VIEW_INSPECT },
+	[CMD_TENSORS] = { "tensors", "tensors PATH... [--match RE]",
+		"one line per tensor",
+		"One line per tensor: name, type, shape, size, offset, role,\n"
+		"layer.",
+		QA_VIEW_TENSORS },
+	[CMD_CHECK] = { "check", "check PATH... [OPTIONS]",
+		"audit for CI: every rule, a verdict, exit code",
+		"Every built-in check, team policies (--rules), engine and GPU\n"
+		"knowledge (--engine, --gpus) and, with --gpus, the memory fit\n"
+		"at the largest context that fits (or at --ctx). The verdict\n"
+		"sets the exit code; --format sarif|junit|markdown for CI.",
+		QA_VIEW_INSPECT },
+	[CMD_FIT] = { "fit", "fit PATH... --gpus SPEC [OPTIONS]",
+		"VRAM fit per GPU",
+		"Per-GPU memory of each model under llama.cpp or vLLM: weights,\n"
+		"KV cache, recurrent state, compute, overhead; the verdict\n"
+		"(fits, tight, does-not-fit), the largest context per KV-cache\n"
+		"type and a decode speed ceiling. Formulas and sources:\n"
+		"docs/fit.md.",
+		QA_VIEW_FIT },
+	[CMD_RULES] = { "rules", "rules [--explain RULE]",
+		"list the rules, or document one",
+		"The rule registry (and a policy file's rules with --rules), or\n"
+		"one rule's documentation.",
+		QA_VIEW_INSPECT },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+enum opt_id {
+	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
+	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
+	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
+	O_CALIBRATE, O_EXPLAIN, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
 };
 
+static const struct option_def {
+	enum opt_id id;
+	const char *name;
+	char short_name;
+	const char *arg;	/* NULL: a flag */
+	unsigned commands;
+	const char *help;	/* '\n' starts a continuation line */
+} options[] = {
+	{ O_FORMAT, "format", 'f', "FMT", C_ALL,
+	  "text (default), json, markdown, sarif, junit\n"
+	  "(tensors: text or json; fit: text, json or markdown)" },
+	{ O_OUTPUT, "output", 'o', "FILE", C_AUDIT,
+	  "write the report to FILE instead of stdout" },
+	{ O_MATCH, "match", 'm', "RE", C(TENSORS),
+	  "list only names matching the POSIX extended\n"
+	  "regular expression RE" },
+	{ O_SUMMARY, "summary", 0, NULL, C_AUDIT,
+	  "json: leave out the tensor and module lists" },
+	{ O_LAYERS, "layers", 0, NULL, C(INSPECT) | C(CHECK),
+	  "text: always print the per-layer precision map" },
+	{ O_FAIL_ON, "fail-on", 0, "SEV", C_AUDIT,
+	  "error (default), warning, info or never:\n"
+	  "the lowest severity that fails the verdict" },
+	{ O_RULES, "rules", 'r', "FILE", C(CHECK) | C(RULES),
+	  "a JSON policy file (docs/policy.md)" },
+	{ O_SEVERITY, "severity", 0, "RULE=SEV", C_AUDIT,
+	  "override a rule's severity (error, warning,\n"
+	  "info, off); RULE is a code or an id" },
+	{ O_DISABLE, "disable", 0, "RULE", C_AUDIT,
+	  "do not report RULE" },
+	{ O_ENGINE, "engine", 0, "ENGINE", C_GPU,
+	  "llama.cpp or vllm: the engine to advise on and\n"
+	  "to size for (default: llama.cpp for GGUF, vllm\n"
+	  "for safetensors and model folders)" },
+	{ O_GPUS, "gpus", 0, "SPEC", C_GPU,
+	  "2x16G, 16G,24G, rtx-5060-ti:2,\n"
+	  "rtx-4090+rtx-3090, unified:128G, none (host\n"
+	  "only): GPU knowledge and the memory fit" },
+	{ O_CTX, "ctx", 0, "N|max", C_GPU,
+	  "context (256-padded like llama.cpp; 32k =\n"
+	  "32768); fit default: the trained context; check\n"
+	  "default and max: the largest that fits" },
+	{ O_KV, "kv", 0, "TYPE", C_GPU,
+	  "KV-cache type for K and V: f16 (default), q8_0,\n"
+	  "q4_0, bf16, f32, q4_1, q5_0, q5_1, iq4_nl;\n"
+	  "vllm: auto, fp8, fp8_e4m3, fp8_e5m2" },
+	{ O_KV_K, "kv-k", 0, "TYPE", C_GPU,
+	  "llama.cpp: the K cache type alone" },
+	{ O_KV_V, "kv-v", 0, "TYPE", C_GPU,
+	  "llama.cpp: the V cache type alone" },
+	{ O_PARALLEL, "parallel", 0, "N", C_GPU,
+	  "sequences (-np; vLLM --max-num-seqs)" },
+	{ O_UBATCH, "ubatch", 0, "N", C_GPU,
+	  "llama.cpp micro-batch (-ub, default 512)" },
+	{ O_FA, "flash-attn", 0, "on|off|auto", C_GPU,
+	  "llama.cpp -fa (default auto)" },
+	{ O_TS, "tensor-split", 0, "a,b,...", C_GPU,
+	  "llama.cpp -ts (default: by free memory)" },
+	{ O_MARGIN, "margin", 0, "MiB", C_GPU,
+	  "memory kept free per device (default 1024)" },
+	{ O_MTP, "mtp", 0, "on|off", C_GPU,
+	  "also load the MTP/nextn layers (default off)" },
+	{ O_CALIBRATE, "calibrate", 0, "LOG", C(FIT),
+	  "compare with a llama.cpp -v log, buffer by\n"
+	  "buffer (--gpus optional)" },
+	{ O_EXPLAIN, "explain", 0, "RULE", C(RULES),
+	  "document one rule" },
+	{ O_QUIET, "quiet", 'q', NULL, C_ALL, "no diagnostics on stderr" },
+	{ O_NO_COLOR, "no-color", 0, NULL, C_ALL,
+	  "no ANSI colour (also when NO_COLOR is set)" },
+	{ O_HELP, "help", 'h', NULL, C_ALL, "this help" },
+	{ O_VERSION, "version", 'V', NULL, C_ALL, "version" },
+};
+#define N_OPTIONS (sizeof(options) / sizeof(options[0]))
+
+static const char paths_text[] =
+"PATH is a .gguf file (any part of a split set), a .safetensors file,\n"
+"shard or *.safetensors.index.json, a model folder (a Hugging Face\n"
+"checkpoint, or a folder of GGUF files: every model in it is audited).\n";
+
+static const char exit_text[] =
+"Exit status: 0 pass, 1 findings at or above --fail-on (fit: or a model\n"
+"that does not fit), 2 usage error, 3 input not recognized (fit: or not\n"
+"sizeable), 4 system error (I/O, out of memory).\n";
+
+static void
+put_option_help(FILE *out, const struct option_def *o)
+{
+	char head[64];
+	const char *h = o->help;
+	int w;
+
+	if (o->short_name)
+		w = snprintf(head, sizeof(head), "  -%c, --%s%s%s", o->short_name,
+			     o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		w = snprintf(head, sizeof(head), "      --%s%s%s", o->name,
+			     o->arg ? " " : "", o->arg ? o->arg : "");
+	fputs(head, out);
+	if (w >= 25) {
+		putc('\n', out);
+		w = 0;
+	}
+	for (;;) {
+		const char *nl = strchr(h, '\n');
+		int len = nl ? (int)(nl - h) : (int)strlen(h);
+
+		fprintf(out, "%*s%.*s\n", 27 - w, "", len, h);
+		w = 0;
+		if (!nl)
+			break;
+		h = nl + 1;
+	}
+}
+
+static void
+print_help(FILE *out, int cmd)
+{
+	size_t i;
+
+	if (cmd < 0) {
+		fputs("Usage: quantaudit [COMMAND] [OPTIONS] PATH...\n\n"
+		      "Inspect and audit LLM model files (GGUF, safetensors, "
+		      "Hugging Face\nfolders) from their headers, without "
+		      "loading the weights.\n\nCommands:\n", out);
+		for (i = 0; i < N_COMMANDS; i++) {
+			if (strlen(commands[i].synopsis) > 24)
+				fprintf(out, "  %s\n%27s%s\n",
+					commands[i].synopsis, "",
+					commands[i].summary);
+			else
+				fprintf(out, "  %-25s%s\n",
+					commands[i].synopsis,
+					commands[i].summary);
+		}
+		fputs("\n'quantaudit COMMAND --help' lists the options of a "
+		      "command.\n\nOptions of inspect (the default):\n", out);
+		cmd = CMD_INSPECT;
+	} else {
+		fprintf(out, "Usage: quantaudit %s\n\n%s\n\nOptions:\n",
+			commands[cmd].synopsis, commands[cmd].description);
+	}
+	for (i = 0; i < N_OPTIONS; i++)
+		if (options[i].commands & (1u << cmd))
+			put_option_help(out, &options[i]);
+	if (cmd != CMD_RULES) {
+		putc('\n', out);
+		fputs(paths_text, out);
+	}
+	putc('\n', out);
+	fputs(exit_text, out);
+}
+
+/* ---- the parsed command line -------------------------------------------- */
+
 struct cli {
-	const char *command;
-	enum output_format format;
+	enum cmd command;
+	bool command_given;
+	const struct qa_reporter *reporter;
 	const char *output;
 	const char *match;
 	const char *rules_file;
 	const char *explain;
+	const char *calibrate;
 	enum qa_severity fail_on;
-	bool quiet;
-	bool color;
-	bool no_color;
-	bool summary;
-	bool layers;
-	struct qa_check_options check;
+	bool quiet, no_color, summary, summary_given, layers;
+	const char *engine;
+	const char *gpus;
+	struct qa_fit_options fit;
+	bool fit_asked;		/* a fit option was given */
 	struct qa_policy *policy;
 	struct qa_overrides overrides;
 	/* --severity / --disable as given; resolved once the rule file
@@ -57,50 +261,11 @@ struct cli {
 	size_t n_override_args;
 };
 
-static const char usage_text[] =
-"Usage: quantaudit [COMMAND] [OPTIONS] PATH...\n"
-"\n"
-"Inspect and audit LLM model files (GGUF, safetensors, Hugging Face\n"
-"folders) from their headers, without loading the weights.\n"
-"\n"
-"Commands:\n"
-"  inspect PATH...          model summary, components, findings (default)\n"
-"  tensors PATH...          one line per tensor\n"
-"  check PATH...            audit for CI: every rule, a verdict, exit code\n"
-"  fit PATH --gpus SPEC     VRAM fit per GPU (see quantaudit fit --help)\n"
-"  rules [--explain RULE]   list the rules, or document one\n"
-"\n"
-"Options:\n"
-"  -f, --format FMT         text (default), json, markdown, sarif, junit\n"
-"  -o, --output FILE        write the report to FILE instead of stdout\n"
-"  -m, --match RE           tensors: list only names matching the POSIX\n"
-"                           extended regular expression RE\n"
-"      --summary            json: leave out the tensor and module lists\n"
-"      --layers             text: always print the per-layer precision map\n"
-"      --fail-on SEV        error (default), warning, info or never:\n"
-"                           the lowest severity that fails the verdict\n"
-"  -r, --rules FILE         check: a JSON policy file (docs/policy.md)\n"
-"      --severity RULE=SEV  override a rule's severity (error, warning,\n"
-"                           info, off); RULE is a code or an id\n"
-"      --disable RULE       do not report RULE\n"
-"      --engine ENGINE      llama.cpp or vllm: add engine knowledge\n"
-"      --gpus SPEC          e.g. 2x16G, rtx-5060-ti:2: add GPU knowledge\n"
-"  -q, --quiet              no diagnostics on stderr\n"
-"      --no-color           no ANSI colour (also when NO_COLOR is set)\n"
-"  -h, --help               this help\n"
-"  -V, --version            version\n"
-"\n"
-"PATH is a .gguf file (any part of a split set), a .safetensors file,\n"
-"shard or *.safetensors.index.json, or a model folder.\n"
-"\n"
-"Exit status: 0 pass, 1 findings at or above --fail-on, 2 usage error,\n"
-"3 input not recognized, 4 system error (I/O, out of memory).\n";
-
-static int usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+static int usage_error(const struct cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static int
-usage_error(const char *fmt, ...)
+usage_error(const struct cli *cli, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -108,24 +273,440 @@ usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'quantaudit --help'.\n", stderr);
+	if (cli && cli->command_given)
+		fprintf(stderr, "\nTry 'quantaudit %s --help'.\n",
+			commands[cli->command].name);
+	else
+		fputs("\nTry 'quantaudit --help'.\n", stderr);
 	return QA_EXIT_USAGE;
 }
 
+/* A whole number in [lo, hi]; false on anything else. */
 static bool
-parse_severity(const char *s, enum qa_severity *out)
+parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-	if (strcmp(s, "error") == 0)
-		*out = QA_SEV_ERROR;
-	else if (strcmp(s, "warning") == 0)
-		*out = QA_SEV_WARNING;
-	else if (strcmp(s, "info") == 0)
-		*out = QA_SEV_INFO;
-	else if (strcmp(s, "never") == 0)
-		*out = QA_SEV_NONE;
+	char *end;
+	long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* --ctx: "max", N, or N with a k/K suffix (x1024, as "32k" is meant). */
+static bool
+parse_ctx(const char *s, int64_t *out)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	int64_t v;
+
+	if (strcmp(s, "max") == 0) {
+		*out = -1;
+		return true;
+	}
+	if (n > 1 && n < sizeof(buf) && (s[n - 1] == 'k' || s[n - 1] == 'K')) {
+		memcpy(buf, s, n - 1);
+		buf[n - 1] = '\0';
+		if (!parse_int(buf, 1, (int64_t)1 << 24, &v))
+			return false;
+		*out = v * 1024;
+		return true;
+	}
+	return parse_int(s, 1, (int64_t)1 << 34, out);
+}
+
+static bool
+parse_onoff(const char *s, bool *out)
+{
+	if (strcmp(s, "on") == 0)
+		*out = true;
+	else if (strcmp(s, "off") == 0)
+		*out = false;
 	else
 		return false;
 	return true;
+}
+
+/* "3,1" or "0.6,0.4": non-negative numbers, at least one positive. */
+static bool
+parse_split(const char *s, double *ts, size_t *n_out)
+{
+	size_t n = 0;
+	double sum = 0;
+	const char *p = s;
+
+	memset(ts, 0, sizeof(double) * QA_GPU_MAX);
+	for (;;) {
+		char *end;
+		double v;
+
+		if (*p == '\0' || *p == ',' || *p == '-' || *p == ' ' ||
+		    n == QA_GPU_MAX)
+			return false;
+		errno = 0;
+		v = strtod(p, &end);
+		if (errno || end == p || !(v >= 0) || v > 1e9)
+			return false;
+		ts[n++] = v;
+		sum += v;
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			return false;
+		p = end + 1;
+	}
+	*n_out = n;
+	return sum > 0;
+}
+
+/* Applies one option; returns -1 to go on, or an exit code. */
+static int
+apply_option(struct cli *cli, enum opt_id id, const char *arg)
+{
+	struct qa_fit_options *o = &cli->fit;
+	char gerr[256];
+	int64_t v;
+
+	switch (id) {
+	case O_FORMAT:
+		cli->reporter = qa_reporter_find(arg);
+		if (!cli->reporter)
+			return usage_error(cli, "unknown --format '%s' (text, "
+					   "json, markdown, sarif or junit)",
+					   arg);
+		break;
+	case O_OUTPUT:
+		cli->output = arg;
+		break;
+	case O_MATCH:
+		cli->match = arg;
+		break;
+	case O_RULES:
+		cli->rules_file = arg;
+		break;
+	case O_SUMMARY:
+		cli->summary = cli->summary_given = true;
+		break;
+	case O_LAYERS:
+		cli->layers = true;
+		break;
+	case O_FAIL_ON:
+		if (!qa_severity_parse(arg, "never", &cli->fail_on))
+			return usage_error(cli, "unknown --fail-on '%s' (error, "
+					   "warning, info or never)", arg);
+		break;
+	case O_SEVERITY:
+	case O_DISABLE:
+		if (cli->n_override_args == 64)
+			return usage_error(cli, "too many --severity/--disable "
+					   "options");
+		cli->override_is_disable[cli->n_override_args] =
+			id == O_DISABLE;
+		cli->override_args[cli->n_override_args++] = arg;
+		break;
+	case O_ENGINE:
+		if (strcmp(arg, "llama.cpp") == 0 ||
+		    strcmp(arg, "llamacpp") == 0) {
+			o->engine = QA_ENGINE_LLAMACPP;
+			cli->engine = "llama.cpp";
+		} else if (strcmp(arg, "vllm") == 0) {
+			o->engine = QA_ENGINE_VLLM;
+			cli->engine = "vllm";
+		} else {
+			return usage_error(cli, "unknown --engine '%s' "
+					   "(llama.cpp or vllm)", arg);
+		}
+		o->given |= QA_FIT_GIVEN_ENGINE;
+		break;
+	case O_GPUS:
+		if (qa_gpuspec_parse(arg, &o->gpus, gerr, sizeof(gerr)) != 0)
+			return usage_error(cli, "--gpus: %s", gerr);
+		cli->gpus = arg;
+		o->given |= QA_FIT_GIVEN_GPUS;
+		break;
+	case O_CTX:
+		if (!parse_ctx(arg, &o->ctx))
+			return usage_error(cli, "--ctx '%s': a positive number "
+					   "of tokens (e.g. 32768 or 32k) or "
+					   "max", arg);
+		cli->fit_asked = true;
+		o->given |= QA_FIT_GIVEN_CTX;
+		break;
+	case O_KV:
+		o->kv_k = o->kv_v = arg;
+		o->given |= QA_FIT_GIVEN_KV;
+		break;
+	case O_KV_K:
+		o->kv_k = arg;
+		o->given |= QA_FIT_GIVEN_KV_K;
+		break;
+	case O_KV_V:
+		o->kv_v = arg;
+		o->given |= QA_FIT_GIVEN_KV_V;
+		break;
+	case O_PARALLEL:
+		if (!parse_int(arg, 1, 4096, &v))
+			return usage_error(cli, "--parallel '%s': a number "
+					   "from 1 to 4096", arg);
+		o->parallel = (int)v;
+		break;
+	case O_UBATCH:
+		if (!parse_int(arg, 1, 65536, &v))
+			return usage_error(cli, "--ubatch '%s': a number from "
+					   "1 to 65536", arg);
+		o->ubatch = (int)v;
+		o->given |= QA_FIT_GIVEN_UBATCH;
+		break;
+	case O_FA:
+		if (strcmp(arg, "on") == 0)
+			o->flash_attn = 1;
+		else if (strcmp(arg, "off") == 0)
+			o->flash_attn = 0;
+		else if (strcmp(arg, "auto") == 0)
+			o->flash_attn = -1;
+		else
+			return usage_error(cli, "--flash-attn '%s': on, off or "
+					   "auto", arg);
+		o->given |= QA_FIT_GIVEN_FA;
+		break;
+	case O_TS:
+		if (!parse_split(arg, o->tensor_split, &o->n_tensor_split))
+			return usage_error(cli, "--tensor-split '%s': "
+					   "comma-separated non-negative "
+					   "numbers, not all 0 (e.g. 3,1)",
+					   arg);
+		o->given |= QA_FIT_GIVEN_TS;
+		break;
+	case O_MARGIN:
+		if (!parse_int(arg, 0, (int64_t)1 << 24, &v))
+			return usage_error(cli, "--margin '%s': MiB, a whole "
+					   "number >= 0", arg);
+		o->margin_bytes = (uint64_t)v << 20;
+		o->given |= QA_FIT_GIVEN_MARGIN;
+		break;
+	case O_MTP:
+		if (!parse_onoff(arg, &o->mtp))
+			return usage_error(cli, "--mtp '%s': on or off", arg);
+		break;
+	case O_CALIBRATE:
+		cli->calibrate = arg;
+		break;
+	case O_EXPLAIN:
+		cli->explain = arg;
+		break;
+	case O_QUIET:
+		cli->quiet = true;
+		break;
+	case O_NO_COLOR:
+		cli->no_color = true;
+		break;
+	case O_HELP:
+		print_help(stdout, cli->command_given ? (int)cli->command : -1);
+		return QA_EXIT_PASS;
+	case O_VERSION:
+		printf("quantaudit %s\n", QA_VERSION);
+		return QA_EXIT_PASS;
+	}
+	return -1;
+}
+
+/* Parses argv (the command, if any, already removed). Returns -1 to go
+ * on, or an exit code. */
+static int
+parse_args(struct cli *cli, int argc, char **argv)
+{
+	struct option longopts[N_OPTIONS + 1];
+	char shortopts[2 * N_OPTIONS + 2];
+	size_t i, k = 0;
+	int c, rc;
+
+	memset(longopts, 0, sizeof(longopts));
+	shortopts[k++] = ':';
+	for (i = 0; i < N_OPTIONS; i++) {
+		longopts[i].name = options[i].name;
+		longopts[i].has_arg = options[i].arg ? required_argument :
+				      no_argument;
+		longopts[i].val = options[i].short_name ?
+				  options[i].short_name : (int)options[i].id;
+		if (options[i].short_name) {
+			shortopts[k++] = options[i].short_name;
+			if (options[i].arg)
+				shortopts[k++] = ':';
+		}
+	}
+	shortopts[k] = '\0';
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct option_def *o = NULL;
+
+		if (c == ':')
+			return usage_error(cli, "option '%s' needs a value",
+					   argv[optind - 1]);
+		if (c == '?')
+			return usage_error(cli, "unknown option '%s'",
+					   argv[optind - 1]);
+		for (i = 0; i < N_OPTIONS && !o; i++)
+			if (options[i].short_name ? options[i].short_name == c :
+			    (int)options[i].id == c)
+				o = &options[i];
+		if (!o)
+			return usage_error(cli, "unknown option '%s'",
+					   argv[optind - 1]);
+		if (!(o->commands & (1u << cli->command))) {
+			if (o->commands == C(TENSORS) || o->commands == C(RULES) ||
+			    o->commands == C(FIT))
+				return usage_error(cli, "--%s belongs to the %s "
+						   "command", o->name,
+						   commands[o->commands ==
+						   C(TENSORS) ? CMD_TENSORS :
+						   o->commands == C(RULES) ?
+						   CMD_RULES : CMD_FIT].name);
+			return usage_error(cli, "--%s is not an option of %s",
+					   o->name,
+					   commands[cli->command].name);
+		}
+		rc = apply_option(cli, o->id, optarg);
+		if (rc >= 0)
+			return rc;
+	}
+	return -1;
+}
+
+/* The checks that need the whole command line. */
+static int
+check_args(struct cli *cli, int n_paths)
+{
+	const struct qa_fit_options *o = &cli->fit;
+	unsigned fit_only = QA_FIT_GIVEN_CTX | QA_FIT_GIVEN_KV |
+			    QA_FIT_GIVEN_KV_K | QA_FIT_GIVEN_KV_V |
+			    QA_FIT_GIVEN_TS | QA_FIT_GIVEN_UBATCH |
+			    QA_FIT_GIVEN_FA | QA_FIT_GIVEN_MARGIN;
+
+	if (!(cli->reporter->views & (1u << commands[cli->command].view))) {
+		if (cli->command == CMD_FIT)
+			return usage_error(cli, "--format '%s': fit writes "
+					   "text, json or markdown",
+					   cli->reporter->name);
+		return usage_error(cli, "the %s command writes text or json",
+				   commands[cli->command].name);
+	}
+	if (cli->command == CMD_RULES)
+		return -1;
+	if (n_paths == 0)
+		return usage_error(cli, "no input given");
+	if (cli->command == CMD_FIT && !cli->gpus && !cli->calibrate)
+		return usage_error(cli, "--gpus SPEC is required (e.g. 2x16G, "
+				   "rtx-5060-ti:2, none)");
+	if (cli->calibrate && n_paths > 1)
+		return usage_error(cli, "--calibrate compares one model with "
+				   "one log (got %d inputs)", n_paths);
+	if ((o->given & fit_only || o->parallel || o->mtp) && !cli->gpus &&
+	    !cli->calibrate)
+		return usage_error(cli, "fit options (--ctx, --kv, "
+				   "--parallel, ...) need --gpus SPEC");
+	if ((o->given & QA_FIT_GIVEN_KV) &&
+	    (o->given & (QA_FIT_GIVEN_KV_K | QA_FIT_GIVEN_KV_V)))
+		return usage_error(cli, "--kv sets both K and V: use either "
+				   "--kv or --kv-k/--kv-v");
+	if ((o->given & QA_FIT_GIVEN_TS) && cli->gpus &&
+	    o->n_tensor_split > o->gpus.n)
+		return usage_error(cli, "--tensor-split has %zu values for %zu "
+				   "device%s", o->n_tensor_split, o->gpus.n,
+				   o->gpus.n == 1 ? "" : "s");
+	return -1;
+}
+
+/* Loads the rule file and resolves --severity / --disable (which may
+ * name the file's own rules); the file's overrides come first so the
+ * command line wins. */
+static int
+prepare_rules(struct cli *cli)
+{
+	const struct qa_rule *extra = NULL;
+	size_t i, n_extra = 0;
+	char err[512];
+
+	if (cli->rules_file) {
+		cli->policy = qa_policy_load(cli->rules_file, err, sizeof(err));
+		if (!cli->policy) {
+			fprintf(stderr, "quantaudit: %s\n", err);
+			return QA_EXIT_USAGE;
+		}
+		if (qa_policy_overrides(cli->policy, &cli->overrides, err,
+					sizeof(err)) != 0) {
+			fprintf(stderr, "quantaudit: %s\n", err);
+			return QA_EXIT_USAGE;
+		}
+		extra = qa_policy_rules(cli->policy, &n_extra);
+	}
+	for (i = 0; i < cli->n_override_args; i++) {
+		int rc = cli->override_is_disable[i] ?
+			qa_overrides_set(&cli->overrides, cli->override_args[i],
+					 QA_SEV_NONE, extra, n_extra, err,
+					 sizeof(err)) :
+			qa_overrides_parse(&cli->overrides,
+					   cli->override_args[i], extra,
+					   n_extra, err, sizeof(err));
+		if (rc != 0)
+			return usage_error(cli, "%s", err);
+	}
+	return -1;
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+/* `quantaudit rules`: the registry (and a rule file's rules) as a table,
+ * or one rule's documentation with --explain. */
+static int
+run_rules(struct cli *cli)
+{
+	const struct qa_rule *r, *extra = NULL;
+	size_t n, n_extra = 0, i;
+
+	if (cli->policy)
+		extra = qa_policy_rules(cli->policy, &n_extra);
+	if (cli->explain) {
+		r = qa_rule_lookup(cli->explain, extra, n_extra);
+		if (!r) {
+			fprintf(stderr, "quantaudit: unknown rule '%s'\n",
+				cli->explain);
+			return QA_EXIT_USAGE;
+		}
+		printf("QA%04u %s\n%s, %s by default\n\n%s.\n\n%s\n",
+		       (unsigned)r->code, r->id,
+		       qa_category_name(r->category),
+		       qa_severity_name(r->severity), r->summary, r->doc);
+		return QA_EXIT_PASS;
+	}
+	r = qa_rules(&n);
+	if (strcmp(cli->reporter->name, "json") == 0) {
+		printf("{\n  \"schema\": \"quantaudit-rules/1\",\n  \"rules\": [");
+		for (i = 0; i < n + n_extra; i++) {
+			const struct qa_rule *x = i < n ? &r[i] : &extra[i - n];
+
+			printf("%s\n    {\"code\": \"QA%04u\", \"id\": \"%s\", "
+			       "\"category\": \"%s\", \"severity\": \"%s\"}",
+			       i ? "," : "", (unsigned)x->code, x->id,
+			       qa_category_name(x->category),
+			       qa_severity_name(x->severity));
+		}
+		printf("\n  ]\n}\n");
+		return QA_EXIT_PASS;
+	}
+	for (i = 0; i < n + n_extra; i++) {
+		const struct qa_rule *x = i < n ? &r[i] : &extra[i - n];
+
+		printf("QA%04u  %-7s  %-28s %s\n", (unsigned)x->code,
+		       qa_severity_name(x->severity), x->id, x->summary);
+	}
+	return QA_EXIT_PASS;
 }
 
 /* One line per finding at or above fail_on, for people reading stderr
@@ -151,7 +732,7 @@ print_diagnostics(const struct qa_inventory *inv, enum qa_severity fail_on)
 	}
 }
 
-/* Builds the per-input tensor masks for --match. */
+/* The per-input tensor masks of --match. */
 static int
 build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 	    bool ***masks_out)
@@ -162,6 +743,7 @@ build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 	uint32_t k;
 	int rc;
 
+	*masks_out = NULL;
 	rc = regcomp(&re, re_text, REG_EXTENDED | REG_NOSUB);
 	if (rc != 0) {
 		char msg[256];
@@ -176,13 +758,11 @@ build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 		regfree(&re);
 		return QA_EXIT_SYSTEM;
 	}
+	*masks_out = masks;
 	for (i = 0; i < n; i++) {
-		if (!invs[i])
-			continue;
 		masks[i] = calloc(invs[i]->n_tensors + 1, sizeof(bool));
 		if (!masks[i]) {
 			regfree(&re);
-			*masks_out = masks;
 			return QA_EXIT_SYSTEM;
 		}
 		for (k = 0; k < invs[i]->n_tensors; k++)
@@ -190,48 +770,112 @@ build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 					      0, NULL, 0) == 0;
 	}
 	regfree(&re);
-	*masks_out = masks;
+	return QA_EXIT_PASS;
+}
+
+static int
+exit_of(int status)
+{
+	switch (status) {
+	case QA_E_UNRECOGNIZED:
+		return QA_EXIT_UNRECOGNIZED;
+	case QA_E_USAGE:
+		return QA_EXIT_USAGE;
+	default:
+		return QA_EXIT_SYSTEM;
+	}
+}
+
+static int
+calibrate(struct cli *cli, struct qa_inventory *inv, FILE *out)
+{
+	struct qa_llamacpp_log lg;
+	struct qa_fit_llamacpp_detail det;
+	struct qa_fit_result r;
+	char err[512];
+
+	if (qa_fit_parse_llamacpp_log(cli->calibrate, &lg, err,
+				      sizeof(err)) != 0) {
+		fprintf(stderr, "quantaudit: --calibrate %s: %s\n",
+			cli->calibrate, err);
+		return QA_EXIT_UNRECOGNIZED;
+	}
+	if (cli->fit.engine != QA_ENGINE_LLAMACPP)
+		return usage_error(cli, "--calibrate reads llama.cpp logs: use "
+				   "--engine llama.cpp");
+	if (qa_fit_calibrate(inv, &cli->fit, &lg, &r, &det, err,
+			     sizeof(err)) != 0) {
+		fprintf(stderr, "quantaudit: fit: %s: %s\n", inv->path, err);
+		return QA_EXIT_UNRECOGNIZED;
+	}
+	if (qa_report_calibration(out, inv, cli->calibrate, &lg, &cli->fit,
+				  &r, &det) != 0)
+		return QA_EXIT_SYSTEM;
 	return QA_EXIT_PASS;
 }
 
 static int
 run(struct cli *cli, char **paths, int n_paths)
 {
-	struct qa_inventory **invs;
+	struct qa_audit_options aopt;
 	struct qa_report_options ropt;
+	struct qa_audit audit;
+	struct qa_inventory **invs = NULL;
 	bool **masks = NULL;
-	size_t n_ok = 0;
-	int worst_exit = QA_EXIT_PASS;
+	size_t n_ok = 0, i;
+	int worst_exit = QA_EXIT_PASS, exit_code = QA_EXIT_PASS, rc;
 	FILE *out = stdout;
-	int i, rc, exit_code;
 
-	invs = calloc((size_t)n_paths, sizeof(*invs));
+	memset(&aopt, 0, sizeof(aopt));
+	aopt.checks.engine = cli->engine;
+	aopt.checks.gpus = cli->gpus;
+	aopt.checks.policy = cli->policy;
+	aopt.overrides = &cli->overrides;
+	aopt.fail_on = cli->fail_on;
+	/* With --gpus every command sizes the model; `check` and `inspect`
+	 * search the largest context that fits unless --ctx is given, as
+	 * llama.cpp's --fit and vLLM's --max-model-len auto do. */
+	if (cli->gpus && !cli->calibrate) {
+		if (cli->command != CMD_FIT &&
+		    !(cli->fit.given & QA_FIT_GIVEN_CTX))
+			cli->fit.ctx = -1;
+		aopt.fit = &cli->fit;
+	}
+	if (qa_audit_run((const char *const *)paths, (size_t)n_paths, &aopt,
+			 &audit) != QA_OK) {
+		fputs("quantaudit: out of memory\n", stderr);
+		qa_audit_free(&audit);
+		return QA_EXIT_SYSTEM;
+	}
+	invs = calloc(audit.n ? audit.n : 1, sizeof(*invs));
 	if (!invs) {
+		qa_audit_free(&audit);
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
 	}
-	for (i = 0; i < n_paths; i++) {
-		char err[1024];
+	for (i = 0; i < audit.n; i++) {
+		struct qa_audit_input *in = &audit.inputs[i];
 
-		rc = qa_input_inspect(paths[i], &invs[n_ok], err, sizeof(err));
-		if (rc == QA_OK) {
-			qa_cli_fit_for_check(invs[n_ok], &cli->check, cli->quiet);
-			qa_checks_run(invs[n_ok], &cli->check);
-			qa_overrides_apply(invs[n_ok], &cli->overrides);
-			n_ok++;
+		if (in->inv) {
+			invs[n_ok++] = in->inv;
+			if (in->inv->fit_error && cli->command == CMD_FIT) {
+				if (!cli->quiet)
+					fprintf(stderr, "quantaudit: fit: %s: "
+						"%s\n", in->path,
+						in->inv->fit_error);
+				if (worst_exit < QA_EXIT_UNRECOGNIZED)
+					worst_exit = QA_EXIT_UNRECOGNIZED;
+			} else if (in->inv->fit_error && !cli->quiet) {
+				fprintf(stderr, "quantaudit: %s: no VRAM fit: "
+					"%s\n", in->path, in->inv->fit_error);
+			}
 			continue;
 		}
-		if (!cli->quiet || rc != QA_E_UNRECOGNIZED)
-			fprintf(stderr, "quantaudit: %s\n", err);
-		if (rc == QA_E_UNRECOGNIZED) {
-			if (worst_exit < QA_EXIT_UNRECOGNIZED)
-				worst_exit = QA_EXIT_UNRECOGNIZED;
-		} else {
-			worst_exit = QA_EXIT_SYSTEM;
-		}
+		if (!cli->quiet || in->status != QA_E_UNRECOGNIZED)
+			fprintf(stderr, "quantaudit: %s\n", in->error);
+		if (exit_of(in->status) > worst_exit)
+			worst_exit = exit_of(in->status);
 	}
-
-	exit_code = QA_EXIT_PASS;
 	if (cli->match) {
 		exit_code = build_masks(invs, n_ok, cli->match, &masks);
 		if (exit_code != QA_EXIT_PASS)
@@ -243,11 +887,20 @@ run(struct cli *cli, char **paths, int n_paths)
 			fprintf(stderr, "quantaudit: cannot write '%s': %s\n",
 				cli->output, strerror(errno));
 			exit_code = QA_EXIT_SYSTEM;
+			out = stdout;
 			goto out_free;
 		}
 	}
+	if (cli->calibrate) {
+		exit_code = n_ok ? calibrate(cli, invs[0], out) : worst_exit;
+		worst_exit = QA_EXIT_PASS;
+		goto out_close;
+	}
 	memset(&ropt, 0, sizeof(ropt));
-	ropt.summary = cli->summary;
+	ropt.view = commands[cli->command].view;
+	/* fit's JSON is about the fit: no tensor list unless asked */
+	ropt.summary = cli->summary || (cli->command == CMD_FIT &&
+					!cli->summary_given);
 	ropt.layers = cli->layers;
 	ropt.fail_on = cli->fail_on;
 	ropt.tensor_mask = (const bool *const *)masks;
@@ -256,315 +909,81 @@ run(struct cli *cli, char **paths, int n_paths)
 						   &ropt.n_extra_rules);
 	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
 		     isatty(fileno(stdout));
-	if (cli->format != FORMAT_TEXT && !cli->quiet)
-		for (i = 0; i < (int)n_ok; i++)
+	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
+		for (i = 0; i < n_ok; i++)
 			print_diagnostics(invs[i], cli->fail_on);
-	if (cli->format == FORMAT_JSON) {
-		rc = qa_report_json(out, invs, n_ok, &ropt);
-	} else if (cli->format == FORMAT_MARKDOWN) {
-		rc = qa_report_markdown(out, invs, n_ok, &ropt);
-	} else if (cli->format == FORMAT_SARIF) {
-		rc = qa_report_sarif(out, invs, n_ok, &ropt);
-	} else if (cli->format == FORMAT_JUNIT) {
-		rc = qa_report_junit(out, invs, n_ok, &ropt);
-	} else if (strcmp(cli->command, "tensors") == 0) {
-		rc = qa_report_text_tensors(out, invs, n_ok, &ropt);
-	} else {
-		rc = qa_report_text(out, invs, n_ok, &ropt);
-	}
+	rc = cli->reporter->write(out, invs, n_ok, &ropt);
 	if (fflush(out) != 0 || ferror(out))
-		rc = -1;
-	if (out != stdout && fclose(out) != 0)
 		rc = -1;
 	if (rc != 0) {
 		fprintf(stderr, "quantaudit: error writing the report\n");
 		exit_code = QA_EXIT_SYSTEM;
-		goto out_free;
+		goto out_close;
 	}
 	if (n_ok > 0 && strcmp(qa_verdict_all(invs, n_ok, cli->fail_on),
 			       "fail") == 0)
 		exit_code = QA_EXIT_FAIL;
+out_close:
+	if (out != stdout && fclose(out) != 0 && exit_code == QA_EXIT_PASS)
+		exit_code = QA_EXIT_SYSTEM;
+out_free:
 	/* An input that could not be read at all outranks a failed audit
 	 * of another one. */
 	if (worst_exit > exit_code)
 		exit_code = worst_exit;
-out_free:
-	for (i = 0; i < (int)n_ok; i++) {
-		if (masks)
-			free(masks[i]);
-		qa_inventory_destroy(invs[i]);
-	}
+	for (i = 0; masks && i < n_ok; i++)
+		free(masks[i]);
 	free(masks);
 	free(invs);
+	qa_audit_free(&audit);
 	return exit_code;
 }
 
-/* `quantaudit rules`: the registry (and a rule file's rules) as a table,
- * or one rule's documentation with --explain. */
 static int
-run_rules(struct cli *cli)
+command_of(const char *s)
 {
-	const struct qa_rule *r, *extra = NULL;
-	size_t n, n_extra = 0, i;
-
-	if (cli->policy)
-		extra = qa_policy_rules(cli->policy, &n_extra);
-	if (cli->explain) {
-		r = qa_rule_lookup(cli->explain, cli->policy);
-		if (!r) {
-			fprintf(stderr, "quantaudit: unknown rule '%s'\n",
-				cli->explain);
-			return QA_EXIT_USAGE;
-		}
-		printf("QA%04u %s\n%s, %s by default\n\n%s.\n\n%s\n",
-		       (unsigned)r->code, r->id,
-		       qa_category_name(r->category),
-		       qa_severity_name(r->severity), r->summary, r->doc);
-		return QA_EXIT_PASS;
-	}
-	r = qa_rules(&n);
-	if (cli->format == FORMAT_JSON) {
-		printf("{\n  \"schema\": \"quantaudit-rules/1\",\n  \"rules\": [");
-		for (i = 0; i < n + n_extra; i++) {
-			const struct qa_rule *x = i < n ? &r[i] : &extra[i - n];
-
-			printf("%s\n    {\"code\": \"QA%04u\", \"id\": \"%s\", "
-			       "\"category\": \"%s\", \"severity\": \"%s\"}",
-			       i ? "," : "", (unsigned)x->code, x->id,
-			       qa_category_name(x->category),
-			       qa_severity_name(x->severity));
-		}
-		printf("\n  ]\n}\n");
-		return QA_EXIT_PASS;
-	}
-	for (i = 0; i < n + n_extra; i++) {
-		const struct qa_rule *x = i < n ? &r[i] : &extra[i - n];
-
-		printf("QA%04u  %-7s  %-28s %s\n", (unsigned)x->code,
-		       qa_severity_name(x->severity), x->id, x->summary);
-	}
-	return QA_EXIT_PASS;
-}
-
-static bool
-is_command(const char *s)
-{
-	static const char *const commands[] = {
-		"inspect", "tensors", "check", "rules", "fit",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(s, commands[i]) == 0)
-			return true;
-	return false;
-}
-
-/* Loads the rule file and resolves --severity / --disable (which may
- * name the file's own rules); the file's overrides come first so the
- * command line wins. */
-static int
-prepare_rules(struct cli *cli)
-{
-	char err[512];
-	size_t i;
-
-	if (cli->rules_file) {
-		cli->policy = qa_policy_load(cli->rules_file, err, sizeof(err));
-		if (!cli->policy) {
-			fprintf(stderr, "quantaudit: %s\n", err);
-			return QA_EXIT_USAGE;
-		}
-		if (qa_policy_overrides(cli->policy, &cli->overrides, err,
-					sizeof(err)) != 0) {
-			fprintf(stderr, "quantaudit: %s\n", err);
-			return QA_EXIT_USAGE;
-		}
-		cli->check.policy = cli->policy;
-	}
-	for (i = 0; i < cli->n_override_args; i++) {
-		int rc = cli->override_is_disable[i] ?
-			qa_overrides_disable(&cli->overrides,
-					     cli->override_args[i], cli->policy,
-					     err, sizeof(err)) :
-			qa_overrides_add(&cli->overrides, cli->override_args[i],
-					 cli->policy, err, sizeof(err));
-		if (rc != 0)
-			return usage_error("%s", err);
-	}
-	return QA_EXIT_PASS;
+	for (i = 0; i < N_COMMANDS; i++)
+		if (strcmp(s, commands[i].name) == 0)
+			return (int)i;
+	return -1;
 }
 
 int
 qa_cli_main(int argc, char **argv)
 {
-	enum { OPT_SUMMARY = 256, OPT_FAIL_ON, OPT_NO_COLOR, OPT_SEVERITY,
-	       OPT_DISABLE, OPT_ENGINE, OPT_GPUS, OPT_EXPLAIN,
-	       OPT_LAYERS };
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "match", required_argument, NULL, 'm' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "summary", no_argument, NULL, OPT_SUMMARY },
-		{ "layers", no_argument, NULL, OPT_LAYERS },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "severity", required_argument, NULL, OPT_SEVERITY },
-		{ "disable", required_argument, NULL, OPT_DISABLE },
-		{ "engine", required_argument, NULL, OPT_ENGINE },
-		{ "gpus", required_argument, NULL, OPT_GPUS },
-		{ "explain", required_argument, NULL, OPT_EXPLAIN },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cli *cli;
-	int c, first, rc;
+	int rc, cmd;
 
 	cli = calloc(1, sizeof(*cli));
 	if (!cli) {
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
 	}
-	if (argc > 1 && strcmp(argv[1], "fit") == 0) {
-		free(cli);
-		return qa_cli_fit(argc - 1, argv + 1);
-	}
-	cli->command = "inspect";
-	cli->format = FORMAT_TEXT;
+	cli->command = CMD_INSPECT;
+	cli->reporter = qa_reporter_find("text");
 	cli->fail_on = QA_SEV_ERROR;
-
+	qa_fit_options_init(&cli->fit);
 	/* The command is the first argument when it names one; otherwise
 	 * inspect is implied ("quantaudit model.gguf"). */
-	first = 1;
-	if (argc > 1 && is_command(argv[1])) {
-		cli->command = argv[1];
-		first = 2;
+	if (argc > 1 && (cmd = command_of(argv[1])) >= 0) {
+		cli->command = (enum cmd)cmd;
+		cli->command_given = true;
+		argv++;
+		argc--;
 	}
-	argv += first - 1;
-	argc -= first - 1;
-	optind = 1;
-	opterr = 0;
-	rc = -1;
-	while (rc < 0 && (c = getopt_long(argc, argv, ":f:o:m:r:qhV", longopts,
-					  NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				cli->format = FORMAT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				cli->format = FORMAT_JSON;
-			else if (strcmp(optarg, "markdown") == 0)
-				cli->format = FORMAT_MARKDOWN;
-			else if (strcmp(optarg, "sarif") == 0)
-				cli->format = FORMAT_SARIF;
-			else if (strcmp(optarg, "junit") == 0)
-				cli->format = FORMAT_JUNIT;
-			else
-				rc = usage_error("unknown --format '%s' (text,"
-						 " json, markdown, sarif or "
-						 "junit)", optarg);
-			break;
-		case 'o':
-			cli->output = optarg;
-			break;
-		case 'm':
-			cli->match = optarg;
-			break;
-		case 'r':
-			cli->rules_file = optarg;
-			break;
-		case OPT_SUMMARY:
-			cli->summary = true;
-			break;
-		case OPT_LAYERS:
-			cli->layers = true;
-			break;
-		case OPT_FAIL_ON:
-			if (!parse_severity(optarg, &cli->fail_on))
-				rc = usage_error("unknown --fail-on '%s' "
-						 "(error, warning, info or "
-						 "never)", optarg);
-			break;
-		case OPT_SEVERITY:
-		case OPT_DISABLE:
-			if (cli->n_override_args == 64) {
-				rc = usage_error("too many --severity/"
-						 "--disable options");
-				break;
-			}
-			cli->override_is_disable[cli->n_override_args] =
-				c == OPT_DISABLE;
-			cli->override_args[cli->n_override_args++] = optarg;
-			break;
-		case OPT_ENGINE:
-			if (strcmp(optarg, "llama.cpp") != 0 &&
-			    strcmp(optarg, "vllm") != 0)
-				rc = usage_error("unknown --engine '%s' "
-						 "(llama.cpp or vllm)", optarg);
-			cli->check.engine = optarg;
-			break;
-		case OPT_GPUS: {
-			struct qa_gpu_set gs;
-			char gerr[256];
-
-			if (qa_gpuspec_parse(optarg, &gs, gerr,
-					     sizeof(gerr)) != 0)
-				rc = usage_error("--gpus: %s", gerr);
-			cli->check.gpus = optarg;
-			break;
-		}
-		case OPT_EXPLAIN:
-			cli->explain = optarg;
-			break;
-		case 'q':
-			cli->quiet = true;
-			break;
-		case OPT_NO_COLOR:
-			cli->no_color = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			rc = QA_EXIT_PASS;
-			break;
-		case 'V':
-			printf("quantaudit %s\n", QA_VERSION);
-			rc = QA_EXIT_PASS;
-			break;
-		case ':':
-			rc = usage_error("option '%s' needs a value",
-					 argv[optind - 1]);
-			break;
-		default:
-			rc = usage_error("unknown option '%s'",
-					 argv[optind - 1]);
-			break;
-		}
+	rc = parse_args(cli, argc, argv);
+	if (rc < 0)
+		rc = check_args(cli, argc - optind);
+	if (rc < 0)
+		rc = prepare_rules(cli);
+	if (rc < 0) {
+		if (cli->command == CMD_RULES)
+			rc = run_rules(cli);
+		else
+			rc = run(cli, argv + optind, argc - optind);
 	}
-	if (rc < 0 && cli->match && strcmp(cli->command, "tensors") != 0)
-		rc = usage_error("--match belongs to the tensors command");
-	if (rc < 0 && cli->explain && strcmp(cli->command, "rules") != 0)
-		rc = usage_error("--explain belongs to the rules command");
-	if (rc < 0 && (cli->format == FORMAT_SARIF ||
-		       cli->format == FORMAT_JUNIT ||
-		       cli->format == FORMAT_MARKDOWN) &&
-	    strcmp(cli->command, "tensors") == 0)
-		rc = usage_error("the tensors command writes text or json");
-	/* rc >= 0: --help, --version or a usage error ended it already. */
-	if (rc >= 0)
-		goto out;
-	rc = prepare_rules(cli);
-	if (rc != QA_EXIT_PASS)
-		goto out;
-	if (strcmp(cli->command, "rules") == 0)
-		rc = run_rules(cli);
-	else if (optind >= argc)
-		rc = usage_error("no input given");
-	else
-		rc = run(cli, argv + optind, argc - optind);
-out:
 	qa_policy_destroy(cli->policy);
 	free(cli);
 	return rc;

@@ -52,8 +52,25 @@ const struct qa_rule *qa_rule_find(unsigned code);
 /* All rules in code order; *n receives the count. */
 const struct qa_rule *qa_rules(size_t *n);
 
+/*
+ * Rule lookup by name: a code ("QA1305", "qa1305", "1305") or an id
+ * ("index-extra-shard"), in the registry and then in extra (user policy
+ * rules, n_extra of them, may be NULL). NULL when nothing has that name.
+ */
+const struct qa_rule *qa_rule_lookup(const char *name,
+				     const struct qa_rule *extra,
+				     size_t n_extra);
+
 const char *qa_severity_name(enum qa_severity s);
 const char *qa_category_name(enum qa_category c);
+
+/*
+ * The one severity parser: "error", "warning", "info", and the word
+ * none_word (NULL for none) as QA_SEV_NONE — "never" for --fail-on, "off"
+ * for a severity override. False on anything else.
+ */
+bool qa_severity_parse(const char *s, const char *none_word,
+		       enum qa_severity *out);
 
 struct qa_finding {
 	const struct qa_rule *rule;
@@ -63,5 +80,35 @@ struct qa_finding {
 	int64_t offset;			/* byte offset in file, -1 if none */
 	const char *tensor;		/* tensor name or NULL */
 };
+
+/*
+ * Severity overrides and disabled rules, from --severity RULE=SEV,
+ * --disable RULE and a policy file's "overrides". The last word on a rule
+ * wins; qa_inventory_apply_overrides() (core/inventory.h) rewrites the
+ * findings.
+ */
+struct qa_override {
+	uint16_t code;
+	bool disabled;
+	enum qa_severity severity;	/* when not disabled */
+};
+
+struct qa_overrides {
+	struct qa_override items[256];
+	size_t n;
+};
+
+/*
+ * Sets the override of the rule named name (see qa_rule_lookup) to
+ * severity sev, or disables it when sev is QA_SEV_NONE. Returns 0, or -1
+ * with a one-line message in err (unknown rule, too many overrides).
+ */
+int qa_overrides_set(struct qa_overrides *ov, const char *name,
+		     enum qa_severity sev, const struct qa_rule *extra,
+		     size_t n_extra, char *err, size_t errlen);
+/* "NAME=SEVERITY" (error, warning, info or off); 0 or -1 with err. */
+int qa_overrides_parse(struct qa_overrides *ov, const char *spec,
+		       const struct qa_rule *extra, size_t n_extra, char *err,
+		       size_t errlen);
 
 #endif /* QA_SRC_DIAG_H */

@@ -22,6 +22,8 @@ qa_hparams_init(struct qa_hparams *hp)
 	hp->n_ff_expert = hp->n_leading_dense = -1;
 	hp->sliding_window = hp->swa_pattern = -1;
 	hp->full_attention_interval = -1;
+	hp->full_attention_interval_declared = -1;
+	hp->n_layer_types = -1;
 	hp->q_lora_rank = hp->kv_lora_rank = -1;
 	hp->qk_rope_dim = hp->qk_nope_dim = hp->v_head_dim_mla = -1;
 	hp->ssm_d_conv = hp->ssm_d_inner = hp->ssm_d_state = -1;
@@ -44,7 +46,31 @@ qa_inventory_create(const char *path)
 		return NULL;
 	}
 	qa_hparams_init(&inv->hp);
+	inv->fs = qa_fs_default();
 	return inv;
+}
+
+int
+qa_inv_open(const struct qa_inventory *inv, const char *path,
+	    struct qa_source *src)
+{
+	return inv->fs->open(inv->fs, path, src);
+}
+
+int
+qa_inv_stat(const struct qa_inventory *inv, const char *path,
+	    enum qa_node_kind *kind, uint64_t *size)
+{
+	int err;
+
+	return inv->fs->stat(inv->fs, path, kind, size, &err);
+}
+
+int
+qa_inv_list(const struct qa_inventory *inv, const char *dir,
+	    struct qa_dirent **out, size_t *n)
+{
+	return inv->fs->list(inv->fs, dir, out, n);
 }
 
 void
@@ -52,7 +78,6 @@ qa_inventory_destroy(struct qa_inventory *inv)
 {
 	if (!inv)
 		return;
-	qa_quant_config_finish(inv);	/* compiled regexes of the claim */
 	qa_arena_finish(&inv->arena);
 	free(inv);
 }
@@ -128,6 +153,18 @@ qa_inv_add_kv(struct qa_inventory *inv)
 {
 	return push(inv, (void **)&inv->kvs, &inv->n_kvs, &inv->cap_kvs,
 		    sizeof(struct qa_kv));
+}
+
+struct qa_template *
+qa_inv_add_template(struct qa_inventory *inv)
+{
+	struct qa_template *t = push(inv, (void **)&inv->templates,
+				     &inv->n_templates, &inv->cap_templates,
+				     sizeof(struct qa_template));
+
+	if (t)
+		t->offset = -1;
+	return t;
 }
 
 /* Findings beyond this are counted but not stored: a hostile file with a
@@ -264,4 +301,88 @@ qa_inventory_worst(const struct qa_inventory *inv)
 		if ((int)inv->findings[i].severity > worst)
 			worst = (int)inv->findings[i].severity;
 	return worst;
+}
+
+const char *
+qa_verdict(const struct qa_inventory *inv, enum qa_severity fail_on)
+{
+	bool warn = false;
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++) {
+		enum qa_severity s = inv->findings[i].severity;
+
+		if (fail_on != QA_SEV_NONE && s >= fail_on)
+			return "fail";
+		if (s == QA_SEV_WARNING || s == QA_SEV_ERROR)
+			warn = true;
+	}
+	return warn ? "warn" : "pass";
+}
+
+static int
+verdict_rank(const char *v)
+{
+	return strcmp(v, "fail") == 0 ? 2 : strcmp(v, "warn") == 0 ? 1 : 0;
+}
+
+const char *
+qa_verdict_all(struct qa_inventory *const *invs, size_t n,
+	       enum qa_severity fail_on)
+{
+	const char *worst = "pass";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *v = invs[i]->verdict ? invs[i]->verdict :
+				qa_verdict(invs[i], fail_on);
+
+		if (verdict_rank(v) > verdict_rank(worst))
+			worst = v;
+	}
+	return worst;
+}
+
+void
+qa_inventory_apply_overrides(struct qa_inventory *inv,
+			     const struct qa_overrides *ov)
+{
+	uint32_t i, k = 0;
+	size_t j;
+
+	if (!ov || ov->n == 0)
+		return;
+	for (i = 0; i < inv->n_findings; i++) {
+		struct qa_finding f = inv->findings[i];
+		bool drop = false;
+
+		for (j = 0; j < ov->n; j++) {
+			if (ov->items[j].code != f.rule->code)
+				continue;
+			drop = ov->items[j].disabled;
+			if (!drop)
+				f.severity = ov->items[j].severity;
+		}
+		if (!drop)
+			inv->findings[k++] = f;
+	}
+	inv->n_findings = k;
+}
+
+const char *
+qa_mtp_status_name(enum qa_mtp_status s)
+{
+	switch (s) {
+	case QA_MTP_PRESENT:
+		return "present";
+	case QA_MTP_MISSING:
+		return "missing";
+	case QA_MTP_PARTIAL:
+		return "partial";
+	case QA_MTP_ABSENT:
+		return "absent";
+	case QA_MTP_NOT_APPLICABLE:
+		break;
+	}
+	return "not-applicable";
 }

@@ -19,6 +19,7 @@
 #include "core/diag.h"
 #include "core/quant.h"
 #include "core/roles.h"
+#include "core/source.h"
 
 struct qa_fit_result;
 
@@ -54,6 +55,32 @@ struct qa_file {
 	uint32_t tensor_count;	/* tensors that came from this file */
 	bool big_endian;	/* GGUF stored big-endian */
 	uint32_t gguf_version;	/* GGUF version, 0 otherwise */
+	bool unlisted;		/* a safetensors file an index exists for
+				 * but does not name (QA1305): loaders that
+				 * follow the index skip it */
+};
+
+/* A chat template as a file holds it: GGUF tokenizer.chat_template*,
+ * tokenizer_config.json chat_template (a string or each named entry),
+ * chat_template.jinja. */
+struct qa_template {
+	const char *label;	/* where it is, for findings:
+				 * "chat_template.jinja",
+				 * "tokenizer_config.json chat_template 'tool_use'",
+				 * "tokenizer.chat_template" */
+	const char *text;	/* the bytes kept, NUL-terminated; NULL when
+				 * the file was too large to read */
+	uint64_t len;		/* bytes in text */
+	uint64_t full_len;	/* bytes the file holds */
+	const char *file;	/* display path, or NULL */
+	int64_t offset;		/* of the value in file, -1 if unknown */
+	bool primary;		/* the template engines use by default */
+};
+
+/* tokenizer_config.json added_tokens_decoder: {"<id>": {"content"...}}. */
+struct qa_added_token {
+	int64_t id;
+	const char *content;	/* NULL when absent */
 };
 
 /* GGUF value types (gguf.h enum gguf_type). */
@@ -143,6 +170,10 @@ struct qa_hparams {
 	int64_t swa_pattern;		/* period, e.g. 6 for Gemma 3 */
 	uint8_t *layer_kind;		/* n_layer_all entries or NULL */
 	int64_t full_attention_interval;
+	int64_t full_attention_interval_declared;	/* as config.json
+							 * says, -1 absent */
+	int64_t n_layer_types;		/* entries of config.json layer_types,
+					 * -1 absent */
 	int64_t q_lora_rank;
 	int64_t kv_lora_rank;
 	int64_t qk_rope_dim;
@@ -209,6 +240,7 @@ struct qa_inventory {
 	struct qa_arena arena;		/* owns everything below */
 	const char *path;		/* input path as given */
 	enum qa_input_kind kind;
+	const struct qa_fs *fs;		/* where the files are read from */
 
 	struct qa_file *files;
 	uint32_t n_files, cap_files;
@@ -227,8 +259,17 @@ struct qa_inventory {
 	struct qa_module *modules;	/* what the tensors hold */
 	uint32_t n_modules;
 	bool have_config;		/* HF config.json was read */
+	const char *config_file;	/* its display path, or NULL */
 	const char *quant_config_file;	/* located quant config, or NULL */
-	const char *chat_template;	/* from GGUF or tokenizer_config */
+	const char *chat_template;	/* the primary template, at most
+					 * 1 MiB of it */
+
+	/* Side-file facts, read once by the loaders. */
+	struct qa_template *templates;
+	uint32_t n_templates, cap_templates;
+	struct qa_added_token *added_tokens;
+	uint32_t n_added_tokens;
+	const char *tokenizer_config_file;	/* display path, or NULL */
 
 	/* derived by qa_inventory_summarize() */
 	uint64_t params;
@@ -238,24 +279,66 @@ struct qa_inventory {
 	const char *file_type_declared;	/* llama_ftype name or NULL */
 	const char *file_type_guessed;	/* llama.cpp's guess from tensors */
 	const char *dominant_type;	/* ggml type held by most tensors */
+	/* The MTP summary (src/analysis/mtp.c): what the metadata
+	 * declares, what the tensors hold, what the family ships. */
 	struct {
 		int64_t declared;
-		int64_t present;	/* MTP layers with tensors */
+		int64_t present;	/* MTP layers with tensors (in MTP-layer
+					 * units: Nemotron-H's two checkpoint
+					 * sub-layers are one) */
 		uint32_t tensors;
 		uint64_t bytes;
-		enum qa_mtp_status status;	/* set by summary, refined by
-						 * the MTP check */
+		enum qa_mtp_status status;
 		const char *family;	/* family expectation that applied */
+		const char *family_note;	/* what its absence costs */
+		const char *family_source;
+		const char *family_as_of;
 		bool draft_only;	/* GGUF MTP-only draft file */
+		int64_t base;		/* first MTP block index */
+		int64_t max_layer;	/* highest block holding MTP tensors,
+					 * -1 none */
+		int64_t sublayers;	/* checkpoint layers per MTP layer */
+		int64_t incomplete;	/* declared layers missing parts */
+		const char *missing;	/* "layer 61 lacks attention, MLP; ..."
+					 * or NULL */
+		bool only_unlisted;	/* every MTP tensor is in a file the
+					 * index does not name */
 	} mtp;
 
-	struct qa_fit_result *fit;	/* set by the fit command, else NULL */
+	/* The vision projector counted with a GGUF model (mmproj-*.gguf
+	 * beside it in its folder): the file, its tensor bytes and
+	 * parameters; file NULL when none. */
+	struct {
+		const char *file;
+		uint64_t bytes;
+		uint64_t params;
+		uint32_t tensors;
+	} mmproj;
+	const char *input_note;		/* what input resolution decided, for
+					 * the report, or NULL */
+
+	struct qa_fit_result *fit;	/* set by the fit step, else NULL */
+	const char *fit_error;		/* a fit was asked and the model could
+					 * not be sized: why; else NULL */
+	int fit_engine;			/* enum qa_engine of that attempt */
+
+	const char *verdict;		/* "pass", "warn", "fail": set by the
+					 * pipeline once findings are final */
 
 	bool out_of_memory;		/* an allocation failed: exit 4 */
 };
 
-/* Creates an empty inventory for path; NULL when out of memory. */
+/* Creates an empty inventory for path, read from the real file system;
+ * NULL when out of memory. */
 struct qa_inventory *qa_inventory_create(const char *path);
+
+/* The inventory's file system (inv->fs): open, stat and list. */
+int qa_inv_open(const struct qa_inventory *inv, const char *path,
+		struct qa_source *src);
+int qa_inv_stat(const struct qa_inventory *inv, const char *path,
+		enum qa_node_kind *kind, uint64_t *size);
+int qa_inv_list(const struct qa_inventory *inv, const char *dir,
+		struct qa_dirent **out, size_t *n);
 /* Frees the inventory and everything in its arena; accepts NULL. */
 void qa_inventory_destroy(struct qa_inventory *inv);
 
@@ -264,6 +347,7 @@ void qa_inventory_destroy(struct qa_inventory *inv);
 struct qa_file *qa_inv_add_file(struct qa_inventory *inv, const char *path);
 struct qa_tensor *qa_inv_add_tensor(struct qa_inventory *inv);
 struct qa_kv *qa_inv_add_kv(struct qa_inventory *inv);
+struct qa_template *qa_inv_add_template(struct qa_inventory *inv);
 
 /*
  * Records a finding for rule `code` with a printf-style detail message.
@@ -291,6 +375,21 @@ const char *qa_value_type_name(enum qa_value_type t);
 
 /* Worst severity among findings, or -1 if none. */
 int qa_inventory_worst(const struct qa_inventory *inv);
+
+/* Rewrites the severity of every finding and removes disabled ones. */
+void qa_inventory_apply_overrides(struct qa_inventory *inv,
+				  const struct qa_overrides *ov);
+
+/*
+ * The verdict of one inventory under fail_on: "fail" when a finding is at
+ * or above fail_on, "warn" when any warning or error remains, "pass"
+ * otherwise. The pipeline stores it in inv->verdict once the findings are
+ * final; qa_verdict_all() is the worst over several inputs.
+ */
+const char *qa_verdict(const struct qa_inventory *inv,
+		       enum qa_severity fail_on);
+const char *qa_verdict_all(struct qa_inventory *const *invs, size_t n,
+			   enum qa_severity fail_on);
 
 /*
  * Assigns role/layer/mtp to every tensor (after hparams are known),

@@ -1,33 +1,198 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qa_json_read_file: one bounded read of a small JSON file through the
- * byte source, then cJSON. See json_file.h.
+ * JSON side files as their Python writers mean them (core/json_file.h).
  */
 #include "core/json_file.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/source.h"
+/* Python-only tokens and what cJSON reads in their place. The numbers
+ * overflow a double, so strtod returns +/-HUGE_VAL, which is +/-inf. */
+static const struct {
+	const char *token;
+	const char *json;
+} python_tokens[] = {
+	{ "-Infinity", "-1e999" },
+	{ "Infinity", "1e999" },
+	{ "NaN", "null" },
+};
+
+static bool
+is_word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '+' ||
+	       c == '-';
+}
+
+/*
+ * Copies text into out (at least len + len/2 + 1 bytes) with the Python
+ * tokens replaced outside strings; *map gets, per replacement, the output
+ * offset after it and the shift, so error offsets can be mapped back.
+ * Returns the output length.
+ */
+struct shift {
+	size_t at;		/* output offset where the shift starts */
+	long delta;		/* input offset = output offset - delta */
+};
+
+static size_t
+rewrite(const char *text, size_t len, char *out, struct shift *map,
+	size_t *n_map, size_t cap_map)
+{
+	size_t i = 0, o = 0;
+	long delta = 0;
+	bool in_str = false;
+
+	*n_map = 0;
+	while (i < len) {
+		char c = text[i];
+		size_t k;
+
+		if (in_str) {
+			out[o++] = c;
+			i++;
+			if (c == '\\' && i < len)
+				out[o++] = text[i++];
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"') {
+			in_str = true;
+			out[o++] = c;
+			i++;
+			continue;
+		}
+		for (k = 0; k < sizeof(python_tokens) / sizeof(python_tokens[0]);
+		     k++) {
+			const char *t = python_tokens[k].token;
+			size_t tl = strlen(t), jl;
+
+			if (len - i < tl || memcmp(text + i, t, tl) != 0 ||
+			    (i > 0 && is_word_char(text[i - 1]) && c != '-') ||
+			    (i + tl < len && is_word_char(text[i + tl])))
+				continue;
+			jl = strlen(python_tokens[k].json);
+			memcpy(out + o, python_tokens[k].json, jl);
+			o += jl;
+			i += tl;
+			delta += (long)jl - (long)tl;
+			if (*n_map < cap_map) {
+				map[*n_map].at = o;
+				map[*n_map].delta = delta;
+				(*n_map)++;
+			}
+			break;
+		}
+		if (k < sizeof(python_tokens) / sizeof(python_tokens[0]))
+			continue;
+		out[o++] = c;
+		i++;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static void
+describe_error(const char *text, size_t len, uint64_t off,
+	       struct qa_json_error *err)
+{
+	uint64_t i;
+
+	err->offset = off;
+	err->line = 1;
+	err->column = 1;
+	for (i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			err->line++;
+			err->column = 1;
+		} else {
+			err->column++;
+		}
+	}
+	if (off >= len) {
+		snprintf(err->what, sizeof(err->what), "unexpected end of the "
+			 "text");
+	} else {
+		unsigned char c = (unsigned char)text[off];
+
+		if (c >= 0x20 && c < 0x7f)
+			snprintf(err->what, sizeof(err->what),
+				 "unexpected '%c'", c);
+		else
+			snprintf(err->what, sizeof(err->what),
+				 "unexpected byte 0x%02x", c);
+	}
+}
 
 cJSON *
-qa_json_read_file(const char *path, uint64_t max_bytes)
+qa_json_parse_python(const char *text, size_t len, struct qa_json_error *err)
 {
-	struct qa_source src;
-	cJSON *root = NULL;
+	/* -Infinity (9) -> -1e999 (6), Infinity (8) -> 1e999 (5) shrink;
+	 * NaN (3) -> null (4) grows by a third at most. */
+	size_t cap = len + len / 3 + 8, n_map = 0, out_len;
+	struct shift map[256];
+	const char *end = NULL;
+	cJSON *root;
 	char *buf;
 
-	if (!path || qa_source_open(&src, path) != QA_OK)
-		return NULL;
-	if (src.size > max_bytes) {
-		qa_source_close(&src);
+	if (err)
+		memset(err, 0, sizeof(*err));
+	buf = malloc(cap);
+	if (!buf) {
+		if (err)
+			snprintf(err->what, sizeof(err->what), "out of memory");
 		return NULL;
 	}
-	buf = malloc((size_t)src.size + 1);
-	if (buf && qa_source_read(&src, 0, buf, (size_t)src.size) == QA_OK)
-		root = cJSON_ParseWithLength(buf, (size_t)src.size);
+	out_len = rewrite(text, len, buf, map, &n_map,
+			  sizeof(map) / sizeof(map[0]));
+	root = cJSON_ParseWithLengthOpts(buf, out_len, &end, 0);
+	if (!root && err) {
+		uint64_t off = end && end >= buf && end <= buf + out_len ?
+			       (uint64_t)(end - buf) : out_len;
+		long delta = 0;
+		size_t i;
+
+		for (i = 0; i < n_map && map[i].at <= off; i++)
+			delta = map[i].delta;
+		off = (long)off - delta < 0 ? 0 : (uint64_t)((long)off - delta);
+		describe_error(text, len, off, err);
+	}
 	free(buf);
-	qa_source_close(&src);
+	return root;
+}
+
+cJSON *
+qa_json_read_source(struct qa_source *src, uint64_t max_bytes,
+		    struct qa_json_error *err)
+{
+	cJSON *root;
+	char *buf;
+
+	if (err)
+		memset(err, 0, sizeof(*err));
+	if (src->size > max_bytes) {
+		if (err)
+			snprintf(err->what, sizeof(err->what), "too large");
+		return NULL;
+	}
+	buf = malloc((size_t)src->size + 1);
+	if (!buf) {
+		if (err)
+			snprintf(err->what, sizeof(err->what), "out of memory");
+		return NULL;
+	}
+	if (qa_source_read(src, 0, buf, (size_t)src->size) != QA_OK) {
+		free(buf);
+		if (err)
+			snprintf(err->what, sizeof(err->what), "read error");
+		return NULL;
+	}
+	root = qa_json_parse_python(buf, (size_t)src->size, err);
+	free(buf);
 	return root;
 }
 

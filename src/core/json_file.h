@@ -1,26 +1,55 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Small JSON side files (config.json, tokenizer_config.json, quantization
- * configs) read whole and parsed with cJSON, and the case-sensitive member
- * lookup every reader of them uses.
+ * Small JSON side files (config.json, tokenizer_config.json,
+ * quantization configs, indexes) read whole and parsed with cJSON, the
+ * way their writers mean them, and the case-sensitive member lookup every
+ * reader of them uses.
+ *
+ * Python's json module writes float('inf') as Infinity, -inf as -Infinity
+ * and nan as NaN (CPython Lib/json/encoder.py floatstr; allow_nan is on by
+ * default), and transformers writes config.json with
+ * json.dumps(..., indent=2, sort_keys=True) (configuration_utils.py
+ * to_json_string): Mamba-family configs carry
+ * "time_step_limit": [0.0, Infinity]. cJSON rejects those tokens, so they
+ * are rewritten outside strings before parsing: Infinity and -Infinity
+ * become numbers too large for a double (cJSON's strtod gives +/-inf),
+ * NaN becomes null. Nothing else is relaxed.
  */
-#ifndef QA_SRC_JSON_FILE_H
-#define QA_SRC_JSON_FILE_H
+#ifndef QA_CORE_JSON_FILE_H
+#define QA_CORE_JSON_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
 
-/* Side files larger than this are not read (the folder loader has
- * already reported them): real configs are a few KB to a few MB. */
+#include "core/source.h"
+
+/* Side files larger than this are not read (the folder loader reports
+ * them): real configs are a few KB to a few MB. */
 #define QA_JSON_SIDE_MAX ((uint64_t)16 << 20)
 
+/* Where and why a document did not parse. */
+struct qa_json_error {
+	uint64_t offset;	/* byte offset in the text */
+	unsigned line, column;	/* 1-based */
+	char what[96];		/* "unexpected '}'", "unexpected end" */
+};
+
 /*
- * Parses the file at path when it is at most max_bytes; NULL when path is
- * NULL, the file is absent, larger, unreadable or not JSON. The caller
- * owns the tree (cJSON_Delete).
+ * Parses len bytes of text as Python's json.loads does (see above).
+ * Returns the tree (the caller owns it: cJSON_Delete), or NULL with *err
+ * filled when err is not NULL (what is "out of memory" when that failed).
  */
-cJSON *qa_json_read_file(const char *path, uint64_t max_bytes);
+cJSON *qa_json_parse_python(const char *text, size_t len,
+			    struct qa_json_error *err);
+
+/*
+ * Reads the whole source (at most max_bytes; larger gives NULL with
+ * what = "too large") and parses it with qa_json_parse_python.
+ */
+cJSON *qa_json_read_source(struct qa_source *src, uint64_t max_bytes,
+			   struct qa_json_error *err);
 
 /*
  * Member key of object obj, compared case-sensitively (cJSON's own
@@ -29,4 +58,4 @@ cJSON *qa_json_read_file(const char *path, uint64_t max_bytes);
  */
 const cJSON *qa_json_child(const cJSON *obj, const char *key);
 
-#endif /* QA_SRC_JSON_FILE_H */
+#endif /* QA_CORE_JSON_FILE_H */

@@ -17,8 +17,6 @@
 
 #include "core/roles.h"
 
-struct qa_inventory;
-
 /* The method a config declares (quant_method / hf_quant_config). */
 enum qa_quant_method {
 	QA_QM_NONE,		/* no quantization config */
@@ -48,13 +46,13 @@ struct qa_quant_pattern {
 	const char *text;		/* as written (without "re:" / "-:") */
 	enum qa_pattern_kind kind;
 	const char *source;		/* config key it came from, e.g. "ignore" */
-	/* Added by formats/quant_config.c: the POSIX translation of a
-	 * QA_PAT_REGEX, compiled at load (a regex_t in the arena, released
-	 * by qa_quant_config_finish()); NULL when not compiled. An EXACT
-	 * pattern without a '.' that starts with an upper-case letter is a
-	 * class name (compressed-tensors targets "Linear"). */
-	const void *compiled;
+	/* An EXACT pattern without a '.' that starts with an upper-case
+	 * letter is a class name (compressed-tensors targets "Linear").
+	 * Set by the analysis (qa_claims_resolve): */
 	bool untranslatable;		/* Python regex POSIX cannot express */
+	int32_t matches;		/* modules of the checkpoint (or their
+					 * parents) it matches; -1 when it
+					 * cannot be evaluated */
 };
 
 /* A per-module override: GPTQ dynamic, AutoRound extra_config, ModelOpt
@@ -150,61 +148,19 @@ struct qa_module {
 	uint64_t experts;	/* 1, or E for fused 3-D expert tensors */
 	uint64_t params;	/* logical parameters: out * in * experts */
 	uint64_t bytes;		/* every tensor of the module */
+	/* The claim, resolved by the analysis (qa_claims_resolve): */
 	int8_t claimed;		/* config says: 1 quantized, 0 not, -1 unknown */
 	int claimed_bits;	/* -1 unknown */
+	int decl_bits;		/* bits and group size the config declares
+				 * for it: the first matching override's, else
+				 * the global ones; -1 unknown */
+	int decl_group;
+	const struct qa_quant_pattern *kept_by;	/* exclude entry, or skip /
+						 * 16-bit override, naming it */
+	const struct qa_quant_pattern *named_by;	/* low-bit override or
+							 * target naming it */
 	bool act_order;		/* GPTQ desc_act: a g_idx / weight_g_idx
 				 * sibling is present */
 };
-
-/*
- * Reads the quantization config of a Hugging Face folder (config.json
- * quantization_config / text_config.quantization_config /
- * compression_config first, then quantize_config.json, quant_config.json,
- * quantization_config.json, hf_quant_config.json, as vLLM does) into
- * inv->quant. Records QA1401 for side files that do not parse. Returns 0.
- * formats/quant_config.c
- */
-int qa_quant_config_load(struct qa_inventory *inv, const char *dir);
-
-/*
- * qa_quant_config_load() for the folder of a single safetensors file or
- * index given directly, only when a config.json is beside it. dir may be
- * "" (the current directory) or end with '/'. formats/quant_config.c
- */
-int qa_quant_config_load_beside(struct qa_inventory *inv, const char *dir);
-
-/*
- * Releases what qa_quant_config_load() holds outside the arena (compiled
- * regexes). Called by qa_inventory_destroy(); idempotent.
- * formats/quant_config.c
- */
-void qa_quant_config_finish(struct qa_inventory *inv);
-
-/*
- * What the config claims for one module name: 1 quantized, 0 kept in
- * high precision, -1 unknown (no config, or the method cannot say).
- * *bits gets the claimed bits or -1. formats/quant_config.c
- */
-int qa_quant_claim(const struct qa_quant_config *qc, const char *module,
-		   enum qa_role role, int *bits);
-
-/*
- * Groups tensors into modules, decides each module's scheme, logical
- * shape, parameters and bytes, and sets each tensor's params (the
- * payload gets the module's logical parameters, scales and zeros get 0)
- * so component bits per weight include every auxiliary tensor.
- * src/quant_modules.c
- */
-void qa_quant_modules_build(struct qa_inventory *inv);
-
-/*
- * Translates a Python regular expression (as quantization configs write
- * them for re.match) to an anchored POSIX ERE in out. Returns false for
- * what ERE cannot express (lookarounds, named groups, inline flags, lazy
- * quantifiers, \b, backreferences) or when out is too small: callers
- * treat such a pattern as "cannot say", never as a match.
- * formats/quant_config.c
- */
-bool qa_py_regex_to_ere(const char *py, char *out, size_t cap);
 
 #endif /* QA_SRC_QUANT_H */

@@ -4,6 +4,10 @@
  */
 #include "core/diag.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 static const struct qa_rule rules[] = {
 #define QA_RULE(c, i, cat, sev, s, d) \
 	{ .code = c, .id = i, .category = QA_CAT_##cat, \
@@ -66,4 +70,120 @@ qa_category_name(enum qa_category c)
 		return "metadata";
 	}
 	return "?";
+}
+
+bool
+qa_severity_parse(const char *s, const char *none_word, enum qa_severity *out)
+{
+	if (strcmp(s, "error") == 0)
+		*out = QA_SEV_ERROR;
+	else if (strcmp(s, "warning") == 0)
+		*out = QA_SEV_WARNING;
+	else if (strcmp(s, "info") == 0)
+		*out = QA_SEV_INFO;
+	else if (none_word && strcmp(s, none_word) == 0)
+		*out = QA_SEV_NONE;
+	else
+		return false;
+	return true;
+}
+
+/* "QA1305", "qa1305" or "1305" -> 1305; -1 if not of that form. */
+static long
+parse_code(const char *s)
+{
+	char *end;
+	long v;
+
+	if ((s[0] == 'Q' || s[0] == 'q') && (s[1] == 'A' || s[1] == 'a'))
+		s += 2;
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtol(s, &end, 10);
+	if (*end || v < 0 || v > 9999)
+		return -1;
+	return v;
+}
+
+static const struct qa_rule *
+lookup_in(const struct qa_rule *r, size_t n, long code, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((code >= 0 && r[i].code == code) ||
+		    strcmp(r[i].id, name) == 0)
+			return &r[i];
+	return NULL;
+}
+
+const struct qa_rule *
+qa_rule_lookup(const char *name, const struct qa_rule *extra, size_t n_extra)
+{
+	long code = parse_code(name);
+	const struct qa_rule *r;
+
+	r = lookup_in(rules, sizeof(rules) / sizeof(rules[0]), code, name);
+	if (!r && extra)
+		r = lookup_in(extra, n_extra, code, name);
+	return r;
+}
+
+int
+qa_overrides_set(struct qa_overrides *ov, const char *name,
+		 enum qa_severity sev, const struct qa_rule *extra,
+		 size_t n_extra, char *err, size_t errlen)
+{
+	const struct qa_rule *rule = qa_rule_lookup(name, extra, n_extra);
+	struct qa_override *o = NULL;
+	size_t i;
+
+	if (!rule) {
+		snprintf(err, errlen, "unknown rule '%s' (see 'quantaudit "
+			 "rules')", name);
+		return -1;
+	}
+	for (i = 0; i < ov->n && !o; i++)
+		if (ov->items[i].code == rule->code)
+			o = &ov->items[i];
+	if (!o) {
+		if (ov->n == sizeof(ov->items) / sizeof(ov->items[0])) {
+			snprintf(err, errlen, "too many overrides");
+			return -1;
+		}
+		o = &ov->items[ov->n++];
+		o->code = rule->code;
+	}
+	o->disabled = sev == QA_SEV_NONE;
+	o->severity = sev;
+	return 0;
+}
+
+int
+qa_overrides_parse(struct qa_overrides *ov, const char *spec,
+		   const struct qa_rule *extra, size_t n_extra, char *err,
+		   size_t errlen)
+{
+	const char *eq = strchr(spec, '=');
+	enum qa_severity sev;
+	char name[128];
+	size_t k;
+
+	if (!eq || eq == spec || (k = (size_t)(eq - spec)) >= sizeof(name)) {
+		snprintf(err, errlen, "'%s' is not RULE=SEVERITY", spec);
+		return -1;
+	}
+	memcpy(name, spec, k);
+	name[k] = '\0';
+	if (!qa_rule_lookup(name, extra, n_extra)) {
+		snprintf(err, errlen, "unknown rule '%s' (see 'quantaudit "
+			 "rules')", name);
+		return -1;
+	}
+	if (!qa_severity_parse(eq + 1, "off", &sev)) {
+		snprintf(err, errlen, "unknown severity '%s' in '%s' (error, "
+			 "warning, info or off)", eq + 1, spec);
+		return -1;
+	}
+	return qa_overrides_set(ov, name, sev, extra, n_extra, err, errlen);
 }

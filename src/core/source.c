@@ -1,59 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * File-backed struct qa_source (pread on an O_RDONLY descriptor; inputs are
- * never opened writable) and the buffered bounded reader.
+ * Byte sources (a file read with pread on an O_RDONLY descriptor —
+ * inputs are never opened writable — or bytes in memory), the file
+ * systems they come from (the real one, an in-memory one for tests and
+ * fuzzers), and the buffered bounded reader.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int
-qa_source_open(struct qa_source *src, const char *path)
-{
-	struct stat st;
+/* ---- file sources ------------------------------------------------------ */
 
-	memset(src, 0, sizeof(*src));
-	src->path = path;
-	src->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (src->fd < 0) {
-		src->err = errno;
-		return QA_E_IO;
-	}
-	if (fstat(src->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		src->err = S_ISDIR(st.st_mode) ? EISDIR : errno;
-		if (!src->err)
-			src->err = EINVAL;
-		close(src->fd);
-		src->fd = -1;
-		return QA_E_IO;
-	}
-	src->size = (uint64_t)st.st_size;
-	return QA_OK;
-}
-
-void
-qa_source_close(struct qa_source *src)
-{
-	if (src && src->fd >= 0) {
-		close(src->fd);
-		src->fd = -1;
-	}
-}
-
-int
-qa_source_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
+static int
+file_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 {
 	unsigned char *p = buf;
 
-	if (off > src->size || len > src->size - off)
-		return QA_E_SHORT;
 	while (len > 0) {
 		ssize_t n = pread(src->fd, p, len, (off_t)off);
+
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -68,9 +40,360 @@ qa_source_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 		p += n;
 		off += (uint64_t)n;
 		len -= (size_t)n;
-		src->bytes_read += (uint64_t)n;
 	}
 	return QA_OK;
+}
+
+static void
+file_close(struct qa_source *src)
+{
+	if (src->fd >= 0) {
+		close(src->fd);
+		src->fd = -1;
+	}
+}
+
+static const struct qa_source_ops file_ops = { file_read, file_close };
+
+int
+qa_source_open(struct qa_source *src, const char *path)
+{
+	struct stat st;
+	int flags;
+
+	memset(src, 0, sizeof(*src));
+	src->path = path;
+	src->ops = &file_ops;
+	/* O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+	 * It changes nothing for the regular files read here and is
+	 * cleared once fstat has confirmed one. */
+	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (src->fd < 0) {
+		src->err = errno;
+		return QA_E_IO;
+	}
+	if (fstat(src->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		src->err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		close(src->fd);
+		src->fd = -1;
+		return QA_E_IO;
+	}
+	flags = fcntl(src->fd, F_GETFL);
+	if (flags >= 0)
+		(void)fcntl(src->fd, F_SETFL, flags & ~O_NONBLOCK);
+	src->size = (uint64_t)st.st_size;
+	return QA_OK;
+}
+
+/* ---- memory sources ---------------------------------------------------- */
+
+static int
+mem_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
+{
+	memcpy(buf, src->mem + off, len);
+	return QA_OK;
+}
+
+static void
+mem_close(struct qa_source *src)
+{
+	src->mem = NULL;
+}
+
+static const struct qa_source_ops mem_ops = { mem_read, mem_close };
+
+void
+qa_source_open_memory(struct qa_source *src, const char *path,
+		      const void *data, size_t len)
+{
+	memset(src, 0, sizeof(*src));
+	src->ops = &mem_ops;
+	src->path = path;
+	src->fd = -1;
+	src->mem = data;
+	src->size = len;
+}
+
+void
+qa_source_close(struct qa_source *src)
+{
+	if (src && src->ops && src->ops->close)
+		src->ops->close(src);
+}
+
+int
+qa_source_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
+{
+	int rc;
+
+	if (off > src->size || len > src->size - off)
+		return QA_E_SHORT;
+	if (len == 0)
+		return QA_OK;
+	if (!src->ops || (src->ops == &file_ops && src->fd < 0) ||
+	    (src->ops == &mem_ops && !src->mem)) {
+		src->err = EBADF;
+		return QA_E_IO;
+	}
+	rc = src->ops->read(src, off, buf, len);
+	if (rc == QA_OK)
+		src->bytes_read += (uint64_t)len;
+	return rc;
+}
+
+/* ---- the real file system --------------------------------------------- */
+
+static int
+posix_stat(const struct qa_fs *fs, const char *path, enum qa_node_kind *kind,
+	   uint64_t *size, int *err)
+{
+	struct stat st;
+
+	(void)fs;
+	*kind = QA_NODE_MISSING;
+	*size = 0;
+	*err = 0;
+	if (stat(path, &st) != 0) {
+		*err = errno;
+		return errno == ENOENT || errno == ENOTDIR ? QA_OK : QA_E_IO;
+	}
+	if (S_ISREG(st.st_mode)) {
+		*kind = QA_NODE_FILE;
+		*size = (uint64_t)st.st_size;
+	} else {
+		*kind = S_ISDIR(st.st_mode) ? QA_NODE_DIR : QA_NODE_OTHER;
+	}
+	return QA_OK;
+}
+
+static int
+posix_open(const struct qa_fs *fs, const char *path, struct qa_source *src)
+{
+	(void)fs;
+	return qa_source_open(src, path);
+}
+
+static int
+cmp_dirent(const void *a, const void *b)
+{
+	return strcmp(((const struct qa_dirent *)a)->name,
+		      ((const struct qa_dirent *)b)->name);
+}
+
+void
+qa_dirents_free(struct qa_dirent *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; d && i < n; i++)
+		free(d[i].name);
+	free(d);
+}
+
+static int
+posix_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
+	   size_t *n_out)
+{
+	DIR *d;
+	struct dirent *de;
+	struct qa_dirent *v = NULL;
+	size_t n = 0, cap = 0;
+
+	(void)fs;
+	*out = NULL;
+	*n_out = 0;
+	d = opendir(*dir ? dir : ".");
+	if (!d)
+		return QA_E_IO;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			struct qa_dirent *nv = realloc(v, ncap * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			cap = ncap;
+		}
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].name = strdup(de->d_name);
+		if (!v[n].name)
+			goto nomem;
+		/* fstatat follows symbolic links: a Hugging Face cache
+		 * snapshot is links into blobs/. */
+		if (fstatat(dirfd(d), de->d_name, &st, 0) != 0)
+			v[n].kind = QA_NODE_MISSING;
+		else if (S_ISREG(st.st_mode))
+			v[n].kind = QA_NODE_FILE;
+		else
+			v[n].kind = S_ISDIR(st.st_mode) ? QA_NODE_DIR :
+				    QA_NODE_OTHER;
+		v[n].size = v[n].kind == QA_NODE_FILE ?
+			    (uint64_t)st.st_size : 0;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_dirent);
+	*out = v;
+	*n_out = n;
+	return QA_OK;
+nomem:
+	closedir(d);
+	qa_dirents_free(v, n);
+	return QA_E_NOMEM;
+}
+
+static const struct qa_fs posix_fs = { posix_stat, posix_open, posix_list,
+				       NULL };
+
+const struct qa_fs *
+qa_fs_default(void)
+{
+	return &posix_fs;
+}
+
+/* ---- the in-memory file system ---------------------------------------- */
+
+void
+qa_memfs_init(struct qa_memfs *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+bool
+qa_memfs_add(struct qa_memfs *m, const char *path, const void *data,
+	     size_t len)
+{
+	if (m->n == sizeof(m->files) / sizeof(m->files[0]))
+		return false;
+	m->files[m->n].path = path;
+	m->files[m->n].data = data;
+	m->files[m->n].len = len;
+	m->files[m->n].opens = 0;
+	m->n++;
+	return true;
+}
+
+/* Is path a folder holding the file at fpath ("a/b" of "a/b/c")? */
+static bool
+under(const char *fpath, const char *dir, const char **rest)
+{
+	size_t n = strlen(dir);
+
+	if (n == 0 || (n == 1 && dir[0] == '.')) {
+		*rest = fpath;
+		return true;
+	}
+	if (dir[n - 1] == '/')
+		n--;
+	if (strncmp(fpath, dir, n) != 0 || fpath[n] != '/')
+		return false;
+	*rest = fpath + n + 1;
+	return true;
+}
+
+static int
+mem_stat(const struct qa_fs *fs, const char *path, enum qa_node_kind *kind,
+	 uint64_t *size, int *err)
+{
+	const struct qa_memfs *m = fs->ctx;
+	const char *rest;
+	size_t i;
+
+	*kind = QA_NODE_MISSING;
+	*size = 0;
+	*err = ENOENT;
+	for (i = 0; i < m->n; i++) {
+		if (strcmp(m->files[i].path, path) == 0) {
+			*kind = QA_NODE_FILE;
+			*size = m->files[i].len;
+			*err = 0;
+			return QA_OK;
+		}
+		if (under(m->files[i].path, path, &rest)) {
+			*kind = QA_NODE_DIR;
+			*err = 0;
+		}
+	}
+	return QA_OK;
+}
+
+static int
+memfs_open(const struct qa_fs *fs, const char *path, struct qa_source *src)
+{
+	struct qa_memfs *m = fs->ctx;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->files[i].path, path) == 0) {
+			m->files[i].opens++;
+			qa_source_open_memory(src, path, m->files[i].data,
+					      m->files[i].len);
+			return QA_OK;
+		}
+	memset(src, 0, sizeof(*src));
+	src->fd = -1;
+	src->err = ENOENT;
+	return QA_E_IO;
+}
+
+static int
+mem_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
+	 size_t *n_out)
+{
+	const struct qa_memfs *m = fs->ctx;
+	struct qa_dirent *v;
+	const char *rest;
+	size_t i, j, n = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	v = calloc(m->n ? m->n : 1, sizeof(*v));
+	if (!v)
+		return QA_E_NOMEM;
+	for (i = 0; i < m->n; i++) {
+		const char *slash;
+		size_t len;
+		bool dup = false;
+
+		if (!under(m->files[i].path, dir, &rest) || rest[0] == '.')
+			continue;
+		slash = strchr(rest, '/');
+		len = slash ? (size_t)(slash - rest) : strlen(rest);
+		for (j = 0; j < n && !dup; j++)
+			dup = strlen(v[j].name) == len &&
+			      strncmp(v[j].name, rest, len) == 0;
+		if (dup)
+			continue;
+		v[n].name = strndup(rest, len);
+		if (!v[n].name) {
+			qa_dirents_free(v, n);
+			return QA_E_NOMEM;
+		}
+		v[n].kind = slash ? QA_NODE_DIR : QA_NODE_FILE;
+		v[n].size = slash ? 0 : m->files[i].len;
+		n++;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_dirent);
+	*out = v;
+	*n_out = n;
+	return QA_OK;
+}
+
+const struct qa_fs *
+qa_memfs_fs(struct qa_memfs *m)
+{
+	m->fs.stat = mem_stat;
+	m->fs.open = memfs_open;
+	m->fs.list = mem_list;
+	m->fs.ctx = m;
+	return &m->fs;
 }
 
 void

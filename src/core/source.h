@@ -3,10 +3,11 @@
  * Byte sources and the bounded sequential reader.
  *
  * Formats never touch a file descriptor: they read byte ranges from a
- * struct qa_source (a plain file today; archive members and HTTP ranges
- * later plug in behind the same read() hook). Every read is bounds-checked
- * against the source size and counted in bytes_read, which is how the
- * tests prove that inspecting a 20 GB model reads only its header.
+ * struct qa_source (a plain file or bytes in memory; archive members and
+ * HTTP ranges later plug in behind the same ops table). Every read is
+ * bounds-checked against the source size and counted in bytes_read, which
+ * is how the tests prove that inspecting a 20 GB model reads only its
+ * header.
  *
  * struct qa_reader is a buffered forward cursor over a source with
  * little/big-endian integer getters. Getters return false on overrun (the
@@ -22,12 +23,25 @@
 
 #include "core/arena.h"
 
+struct qa_source;
+
+/* How a kind of source reads; one const table per kind. */
+struct qa_source_ops {
+	/* Reads exactly len bytes at off (inside the source: checked by
+	 * qa_source_read). Returns QA_OK or QA_E_IO with src->err set. */
+	int (*read)(struct qa_source *src, uint64_t off, void *buf,
+		    size_t len);
+	void (*close)(struct qa_source *src);
+};
+
 struct qa_source {
+	const struct qa_source_ops *ops;
 	const char *path;	/* as the user gave it (borrowed) */
-	int fd;			/* read-only descriptor, -1 when closed */
 	uint64_t size;		/* bytes in the source */
 	uint64_t bytes_read;	/* bytes delivered by qa_source_read() */
 	int err;		/* errno of the last failed read, 0 if none */
+	int fd;			/* file source: read-only descriptor or -1 */
+	const unsigned char *mem;	/* memory source: the bytes */
 };
 
 /* Result codes shared by the core (negative = failure). */
@@ -40,9 +54,17 @@ enum qa_err {
 	QA_E_USAGE = -5,	/* bad arguments: exit 2 */
 };
 
-/* Opens path read-only. Returns QA_OK, or QA_E_IO with errno in src->err. */
+/*
+ * Opens the regular file at path read-only. Never blocks: a FIFO, a
+ * device or a socket is refused (err EINVAL, or EISDIR for a folder)
+ * instead of waiting for a writer. Returns QA_OK, or QA_E_IO with errno
+ * in src->err.
+ */
 int qa_source_open(struct qa_source *src, const char *path);
-/* Closes the descriptor; safe on a closed or failed source. */
+/* A source over len bytes in memory (not copied: data must outlive it). */
+void qa_source_open_memory(struct qa_source *src, const char *path,
+			   const void *data, size_t len);
+/* Closes the source; safe on a closed or failed source. */
 void qa_source_close(struct qa_source *src);
 /*
  * Reads exactly len bytes at off into buf. Returns QA_OK, QA_E_SHORT when
@@ -50,6 +72,69 @@ void qa_source_close(struct qa_source *src);
  */
 int qa_source_read(struct qa_source *src, uint64_t off, void *buf,
 		   size_t len);
+
+/*
+ * Where sources come from: the file system (qa_fs_default) or, for tests
+ * and fuzzers, a set of files in memory (qa_memfs). Every loader opens,
+ * stats and lists through the inventory's qa_fs, so a test can hand a
+ * whole model folder over without temporary files and count what is
+ * opened.
+ */
+enum qa_node_kind {
+	QA_NODE_MISSING,
+	QA_NODE_FILE,		/* a regular file (symbolic links followed) */
+	QA_NODE_DIR,
+	QA_NODE_OTHER,		/* FIFO, device, socket */
+};
+
+struct qa_dirent {
+	char *name;
+	enum qa_node_kind kind;
+	uint64_t size;		/* files */
+};
+
+struct qa_fs {
+	/* Kind and size of path; QA_OK, or QA_E_IO with *err = errno
+	 * (kind QA_NODE_MISSING when it does not exist). */
+	int (*stat)(const struct qa_fs *fs, const char *path,
+		    enum qa_node_kind *kind, uint64_t *size, int *err);
+	int (*open)(const struct qa_fs *fs, const char *path,
+		    struct qa_source *src);
+	/* The entries of dir except hidden ones ('.' first), sorted by
+	 * name; free with qa_dirents_free. QA_OK, QA_E_IO, QA_E_NOMEM. */
+	int (*list)(const struct qa_fs *fs, const char *dir,
+		    struct qa_dirent **out, size_t *n);
+	void *ctx;
+};
+
+/* The real file system. */
+const struct qa_fs *qa_fs_default(void);
+void qa_dirents_free(struct qa_dirent *d, size_t n);
+
+/*
+ * An in-memory file system: files added by path (folders are implied by
+ * the paths). The data is borrowed. qa_memfs_fs() gives the qa_fs view;
+ * opens counts every open per file (tests check that a run reads each
+ * side file once).
+ */
+struct qa_memfs_file {
+	const char *path;
+	const void *data;
+	size_t len;
+	unsigned opens;
+};
+
+struct qa_memfs {
+	struct qa_memfs_file files[64];
+	size_t n;
+	struct qa_fs fs;
+};
+
+void qa_memfs_init(struct qa_memfs *m);
+/* Adds a file; false when the table is full. */
+bool qa_memfs_add(struct qa_memfs *m, const char *path, const void *data,
+		  size_t len);
+const struct qa_fs *qa_memfs_fs(struct qa_memfs *m);
 
 #define QA_READER_BUF ((size_t)64 * 1024)
 

@@ -34,6 +34,19 @@ enum qa_engine {
 	QA_ENGINE_VLLM,
 };
 
+/* Bits of qa_fit_options.given: what the user set explicitly, so the
+ * engine-dependent checks and defaults know what was chosen. */
+#define QA_FIT_GIVEN_ENGINE	0x001u
+#define QA_FIT_GIVEN_KV		0x002u	/* --kv: K and V */
+#define QA_FIT_GIVEN_KV_K	0x004u
+#define QA_FIT_GIVEN_KV_V	0x008u
+#define QA_FIT_GIVEN_TS		0x010u
+#define QA_FIT_GIVEN_UBATCH	0x020u
+#define QA_FIT_GIVEN_FA		0x040u
+#define QA_FIT_GIVEN_GPUS	0x080u
+#define QA_FIT_GIVEN_MARGIN	0x100u
+#define QA_FIT_GIVEN_CTX	0x200u
+
 struct qa_fit_options {
 	enum qa_engine engine;
 	struct qa_gpu_set gpus;		/* parsed --gpus */
@@ -59,6 +72,8 @@ struct qa_fit_options {
 	uint64_t vllm_activation_bytes;	/* P: torch peak of profile_run */
 	uint64_t vllm_nontorch_bytes;	/* N: non-torch growth */
 	uint64_t vllm_cudagraph_bytes;	/* G: CUDA graph capture */
+	unsigned given;			/* QA_FIT_GIVEN_* */
+	size_t n_tensor_split;		/* values given to --tensor-split */
 };
 
 struct qa_fit_device {
@@ -98,6 +113,8 @@ struct qa_fit_result {
 					 * engine refusals (e.g. q4_0 K with
 					 * head dim 16) */
 	size_t n_notes;
+	struct qa_fit_options options;	/* what the numbers were computed
+					 * for (set by qa_fit_run) */
 };
 
 /*
@@ -111,6 +128,38 @@ int qa_fit_llamacpp(const struct qa_inventory *inv,
 int qa_fit_vllm(const struct qa_inventory *inv,
 		const struct qa_fit_options *opt,
 		struct qa_fit_result *out, char *err, size_t errlen);
+
+/* llama.cpp margin per device: --fit keeps 1024 MiB free
+ * (common/common.h fit_params_target; memory-models.md section 4). */
+#define QA_FIT_DEFAULT_MARGIN ((uint64_t)1024 << 20)
+
+/* Options with the defaults of both engines (auto flash attention, the
+ * default margin, the trained context). */
+void qa_fit_options_init(struct qa_fit_options *opt);
+
+/* The engine a model is served with when the user names none: llama.cpp
+ * for GGUF (a file, a split set, a folder of GGUFs), vLLM for
+ * safetensors checkpoints. */
+enum qa_engine qa_fit_default_engine(const struct qa_inventory *inv);
+
+/* "llama.cpp" or "vllm". */
+const char *qa_fit_engine_name(enum qa_engine e);
+
+/*
+ * Checks the options that depend on the engine (KV-cache types each
+ * engine accepts, llama.cpp-only flags under vLLM). Returns 0, or -1 with
+ * a one-line message in err: a usage error.
+ */
+int qa_fit_validate(const struct qa_fit_options *opt, char *err,
+		    size_t errlen);
+
+/*
+ * Runs the engine model of opt->engine on inv and stores the result, with
+ * a copy of the options, in inv->fit (arena-owned). Returns 0, or -1 with
+ * a one-line reason in err (the model cannot be sized).
+ */
+int qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
+	       char *err, size_t errlen);
 
 /*
  * llama.cpp details behind a qa_fit_llamacpp() result (added for the
@@ -183,5 +232,18 @@ struct qa_llamacpp_log {
  */
 int qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
 			      char *err, size_t errlen);
+
+/*
+ * The estimate of inv under the settings of a llama.cpp log (--calibrate
+ * LOG): the log's context, KV types, flash attention, -np and -ub unless
+ * opt already gives them (opt->given), one CPU device when no GPUs were
+ * given. Fills *r and *det; returns 0 or -1 with err.
+ * src/fit/fit_run.c
+ */
+int qa_fit_calibrate(const struct qa_inventory *inv,
+		     struct qa_fit_options *opt,
+		     const struct qa_llamacpp_log *lg, struct qa_fit_result *r,
+		     struct qa_fit_llamacpp_detail *det, char *err,
+		     size_t errlen);
 
 #endif /* QA_SRC_FIT_H */

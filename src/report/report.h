@@ -10,9 +10,20 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "analysis/analysis.h"
 #include "core/inventory.h"
+#include "fit/fit.h"
+
+/* What a command shows of the same audit. */
+enum qa_report_view {
+	QA_VIEW_INSPECT,	/* the model, components, findings (inspect,
+				 * check) */
+	QA_VIEW_TENSORS,	/* one line per tensor (tensors) */
+	QA_VIEW_FIT,		/* the memory fit first (fit) */
+};
 
 struct qa_report_options {
+	enum qa_report_view view;
 	bool summary;			/* omit the tensor list (--summary) */
 	bool color;			/* ANSI colour in text output */
 	enum qa_severity fail_on;	/* threshold for the verdict */
@@ -26,39 +37,39 @@ struct qa_report_options {
 };
 
 /*
- * The per-layer precision map (src/report_text.c): one row per block that
- * holds weight matrices, one column per role present, each cell the
- * precision label of that role in that layer ("Q4_K", "NVFP4", "BF16"),
- * "mix" when the layer holds several, NULL when the role is absent. Built
- * from modules when the inventory has them, otherwise from the 2-D tensors
- * (GGUF: the ggml type). Owned by the caller: qa_layer_map_free().
+ * A reporter: one output format. write renders n audited inputs in the
+ * view opt->view; returns 0 or -1 on a write error. views is the set of
+ * views it renders (bit 1 << view).
  */
-struct qa_layer_map {
-	uint32_t n_rows, n_cols;
-	int32_t *layer;		/* per row, ascending */
-	bool *mtp;		/* per row: an MTP block */
-	enum qa_role *roles;	/* per column, in role order */
-	const char **cells;	/* n_rows * n_cols, row-major */
+struct qa_reporter {
+	const char *name;		/* --format value */
+	unsigned views;
+	int (*write)(FILE *out, struct qa_inventory *const *invs, size_t n,
+		     const struct qa_report_options *opt);
 };
 
-/* Fills m (zeroed first); returns 0, or -1 when out of memory. A map with
- * no rows is valid (no block holds a weight matrix). */
-int qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m);
-void qa_layer_map_free(struct qa_layer_map *m);
-/* Rows in the run starting at row: consecutive layers, same MTP flag,
- * identical cells. */
-uint32_t qa_layer_map_run(const struct qa_layer_map *m, uint32_t row);
-/* Short column heading of a role in the map ("q", "down", "xup"...). */
-const char *qa_layer_map_heading(enum qa_role r);
+/* Every reporter, NULL-terminated (src/report/reporters.c). */
+extern const struct qa_reporter *const qa_reporters[];
+/* The reporter named name, or NULL. */
+const struct qa_reporter *qa_reporter_find(const char *name);
 
-/* "pass", "warn" or "fail" for one inventory under fail_on: fail when a
- * finding is at or above fail_on, warn when any warning or error remains,
- * pass otherwise. */
-const char *qa_verdict(const struct qa_inventory *inv,
-		       enum qa_severity fail_on);
-/* Worst verdict over several inputs. */
-const char *qa_verdict_all(struct qa_inventory *const *invs, size_t n,
-			   enum qa_severity fail_on);
+/* Text of the fit view: per input its name, the fit block, the notes of
+ * resolution and the findings. */
+int qa_report_text_fit(FILE *out, struct qa_inventory *const *invs, size_t n,
+		       const struct qa_report_options *opt);
+/* Markdown of the fit view: per input the fit table and verdict. */
+int qa_report_markdown_fit(FILE *out, struct qa_inventory *const *invs,
+			   size_t n, const struct qa_report_options *opt);
+
+/* The calibration table of `fit --calibrate LOG`
+ * (src/report/report_calibration.c): the estimate r/det made under opt
+ * for inv, beside the log lg. Returns 0 or -1 on a write error. */
+int qa_report_calibration(FILE *out, const struct qa_inventory *inv,
+			  const char *log_path,
+			  const struct qa_llamacpp_log *lg,
+			  const struct qa_fit_options *opt,
+			  const struct qa_fit_result *r,
+			  const struct qa_fit_llamacpp_detail *det);
 
 /* The quantaudit/1 JSON document for n inputs. Returns 0 or -1 on a
  * write error. */

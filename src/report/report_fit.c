@@ -16,6 +16,7 @@
  * compare them with the engine's log line for line.
  */
 #include "report/report_fit.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -38,12 +39,6 @@ static const char *const glyph[] = {
 	"\xe2\x96\x91",	/* ░ compute */
 	"\xc2\xb7",	/* · overhead */
 };
-
-const char *
-qa_report_fit_engine(enum qa_engine e)
-{
-	return e == QA_ENGINE_VLLM ? "vllm" : "llama.cpp";
-}
 
 static const char *
 str_or(const char *s, const char *dflt)
@@ -68,7 +63,7 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 	if (!f)
 		return;
 	qa_jw_obj(w, "fit");
-	qa_jw_str(w, "engine", qa_report_fit_engine(f->engine));
+	qa_jw_str(w, "engine", qa_fit_engine_name(f->engine));
 	jw_ctx(w, "context", f->context);
 	qa_jw_str(w, "kv_type_k", str_or(f->kv_type_k, "f16"));
 	qa_jw_str(w, "kv_type_v", str_or(f->kv_type_v, "f16"));
@@ -304,7 +299,7 @@ qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 	verdict = str_or(f->verdict, "does-not-fit");
 	fputc('\n', out);
 	snprintf(line, sizeof(line), "VRAM fit (%s, context %" PRId64
-		 ", KV %s/%s, %zu device%s):", qa_report_fit_engine(f->engine),
+		 ", KV %s/%s, %zu device%s):", qa_fit_engine_name(f->engine),
 		 f->context, str_or(f->kv_type_k, "f16"),
 		 str_or(f->kv_type_v, "f16"), f->n_devices,
 		 f->n_devices == 1 ? "" : "s");
@@ -364,7 +359,7 @@ qa_report_fit_markdown(FILE *out, const struct qa_inventory *inv)
 	fprintf(out, "#### VRAM fit: %s\n\n", str_or(f->verdict,
 						     "does-not-fit"));
 	fprintf(out, "%s, context %" PRId64 ", KV %s/%s. MiB per device.\n\n",
-		qa_report_fit_engine(f->engine), f->context,
+		qa_fit_engine_name(f->engine), f->context,
 		str_or(f->kv_type_k, "f16"), str_or(f->kv_type_v, "f16"));
 	fputs("| device | layers | usable | weights | KV | recurrent | "
 	      "compute | overhead | free |\n"
@@ -403,4 +398,77 @@ qa_report_fit_markdown(FILE *out, const struct qa_inventory *inv)
 		if (f->notes[i])
 			fprintf(out, "\n- %s", f->notes[i]);
 	fputs(f->n_notes ? "\n\n" : "\n", out);
+}
+
+/* ---- the fit view ------------------------------------------------------ */
+
+/* One input of the fit view: its name, the fit block (or why there is
+ * none), what input resolution decided, the findings. */
+static void
+fit_view_one(FILE *out, const struct qa_inventory *inv, bool color)
+{
+	char line[1200];
+	uint32_t i;
+
+	snprintf(line, sizeof(line), "%s: %s%s%s%s", inv->path,
+		 inv->hp.arch ? inv->hp.arch : "unknown architecture",
+		 inv->hp.name ? " \"" : "", inv->hp.name ? inv->hp.name : "",
+		 inv->hp.name ? "\"" : "");
+	qa_report_fit_wrap(out, line, 2);
+	if (inv->input_note) {
+		snprintf(line, sizeof(line), "note: %s", inv->input_note);
+		qa_report_fit_wrap(out, line, 2);
+	}
+	if (inv->fit_error) {
+		snprintf(line, sizeof(line), "\nno VRAM fit (%s): %s",
+			 qa_fit_engine_name((enum qa_engine)inv->fit_engine),
+			 inv->fit_error);
+		qa_report_fit_wrap(out, line, 2);
+	}
+	qa_report_fit_text(out, inv, color);
+	for (i = 0; i < inv->n_findings; i++) {
+		const struct qa_finding *f = &inv->findings[i];
+
+		snprintf(line, sizeof(line), "%s [QA%04u %s] %s",
+			 qa_severity_name(f->severity),
+			 (unsigned)f->rule->code, f->rule->id,
+			 f->message ? f->message : "");
+		qa_report_fit_wrap(out, line, 2);
+	}
+}
+
+int
+qa_report_text_fit(FILE *out, struct qa_inventory *const *invs, size_t n,
+		   const struct qa_report_options *opt)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs("\n\n", out);
+		fit_view_one(out, invs[i], opt->color);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+int
+qa_report_markdown_fit(FILE *out, struct qa_inventory *const *invs,
+		       size_t n, const struct qa_report_options *opt)
+{
+	size_t i;
+
+	(void)opt;
+	for (i = 0; i < n; i++) {
+		if (invs[i]->fit_error)
+			fprintf(out, "#### VRAM fit: none\n\n%s: %s\n\n",
+				qa_fit_engine_name(
+					(enum qa_engine)invs[i]->fit_engine),
+				invs[i]->fit_error);
+		qa_report_fit_markdown(out, invs[i]);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
 }

@@ -34,7 +34,4 @@ void qa_report_fit_markdown(FILE *out, const struct qa_inventory *inv);
  * hang, then a newline (for the fit command's own lines). */
 void qa_report_fit_wrap(FILE *out, const char *text, size_t hang);
 
-/* "llama.cpp" or "vllm". */
-const char *qa_report_fit_engine(enum qa_engine e);
-
 #endif /* QA_SRC_REPORT_FIT_H */

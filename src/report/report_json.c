@@ -36,47 +36,6 @@ jw_known(struct qa_jw *w, const char *key, int64_t v)
 		qa_jw_i64(w, key, v);
 }
 
-/* ---- verdict ---------------------------------------------------------- */
-
-const char *
-qa_verdict(const struct qa_inventory *inv, enum qa_severity fail_on)
-{
-	bool warn = false;
-	uint32_t i;
-
-	for (i = 0; i < inv->n_findings; i++) {
-		enum qa_severity s = inv->findings[i].severity;
-
-		if (fail_on != QA_SEV_NONE && s >= fail_on)
-			return "fail";
-		if (s == QA_SEV_WARNING || s == QA_SEV_ERROR)
-			warn = true;
-	}
-	return warn ? "warn" : "pass";
-}
-
-static int
-verdict_rank(const char *v)
-{
-	return strcmp(v, "fail") == 0 ? 2 : strcmp(v, "warn") == 0 ? 1 : 0;
-}
-
-const char *
-qa_verdict_all(struct qa_inventory *const *invs, size_t n,
-	       enum qa_severity fail_on)
-{
-	const char *worst = "pass";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const char *v = qa_verdict(invs[i], fail_on);
-
-		if (verdict_rank(v) > verdict_rank(worst))
-			worst = v;
-	}
-	return worst;
-}
-
 /* ---- pieces of one input ---------------------------------------------- */
 
 static const char *

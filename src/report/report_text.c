@@ -1074,262 +1074,10 @@ component_table(FILE *out, const struct qa_inventory *inv)
 
 /* ---- per-layer precision map ------------------------------------------ */
 
-/* Blocks past this index are not mapped (a name like blk.4000000000 is a
- * damaged file, reported elsewhere, not a table to draw). */
-#define LAYER_MAP_MAX 65536
-
-/* Roles that hold no weight matrix worth a column: norms, sinks, SSM
- * scalars, the MTP norms, and what the classifier could not name. */
-static bool
-map_role(enum qa_role r)
-{
-	switch (r) {
-	case QA_ROLE_OTHER:
-	case QA_ROLE_NORM:
-	case QA_ROLE_ATTN_SINKS:
-	case QA_ROLE_SSM_PARAM:
-	case QA_ROLE_MTP_ENORM:
-	case QA_ROLE_MTP_HNORM:
-	case QA_ROLE_MTP_NORM:
-		return false;
-	default:
-		return true;
-	}
-}
-
-const char *
-qa_layer_map_heading(enum qa_role r)
-{
-	switch (r) {
-	case QA_ROLE_ATTN_Q: return "q";
-	case QA_ROLE_ATTN_K: return "k";
-	case QA_ROLE_ATTN_V: return "v";
-	case QA_ROLE_ATTN_O: return "o";
-	case QA_ROLE_ATTN_QKV: return "qkv";
-	case QA_ROLE_ATTN_GATE: return "agate";
-	case QA_ROLE_MLA_Q_A: return "q_a";
-	case QA_ROLE_MLA_Q_B: return "q_b";
-	case QA_ROLE_MLA_KV_A: return "kv_a";
-	case QA_ROLE_MLA_KV_B: return "kv_b";
-	case QA_ROLE_MLA_K_B: return "k_b";
-	case QA_ROLE_MLA_V_B: return "v_b";
-	case QA_ROLE_DSA_INDEXER: return "idx";
-	case QA_ROLE_FFN_GATE: return "gate";
-	case QA_ROLE_FFN_UP: return "up";
-	case QA_ROLE_FFN_DOWN: return "down";
-	case QA_ROLE_FFN_GATE_UP: return "gu";
-	case QA_ROLE_EXPERT_GATE: return "xgate";
-	case QA_ROLE_EXPERT_UP: return "xup";
-	case QA_ROLE_EXPERT_DOWN: return "xdown";
-	case QA_ROLE_EXPERT_GATE_UP: return "xgu";
-	case QA_ROLE_SHARED_EXPERT_GATE: return "sgate";
-	case QA_ROLE_SHARED_EXPERT_UP: return "sup";
-	case QA_ROLE_SHARED_EXPERT_DOWN: return "sdown";
-	case QA_ROLE_ROUTER: return "rtr";
-	case QA_ROLE_SSM_IN: return "in";
-	case QA_ROLE_SSM_CONV: return "conv";
-	case QA_ROLE_SSM_OUT: return "out";
-	case QA_ROLE_GDN_QKV: return "gqkv";
-	case QA_ROLE_GDN_GATE: return "ggate";
-	case QA_ROLE_GDN_BA: return "gba";
-	case QA_ROLE_MTP_EH_PROJ: return "eh";
-	case QA_ROLE_MTP_SHARED_HEAD: return "head";
-	case QA_ROLE_MTP_EMBED: return "emb";
-	default: return qa_role_name(r);
-	}
-}
-
-/* Column groups, separated by "|" in the text map: attention (incl. MLA,
- * GDN and the DSA indexer), SSM, MLP, router and experts, shared experts,
- * MTP, the rest. */
-static int
-role_group(enum qa_role r)
-{
-	if (r >= QA_ROLE_ATTN_Q && r <= QA_ROLE_DSA_INDEXER)
-		return 0;
-	if (r >= QA_ROLE_GDN_QKV && r <= QA_ROLE_GDN_BA)
-		return 0;
-	if (r >= QA_ROLE_SSM_IN && r <= QA_ROLE_SSM_PARAM)
-		return 1;
-	if (r >= QA_ROLE_FFN_GATE && r <= QA_ROLE_FFN_GATE_UP)
-		return 2;
-	if ((r >= QA_ROLE_EXPERT_GATE && r <= QA_ROLE_EXPERT_GATE_UP) ||
-	    r == QA_ROLE_ROUTER)
-		return 3;
-	if (r >= QA_ROLE_SHARED_EXPERT_GATE && r <= QA_ROLE_SHARED_EXPERT_DOWN)
-		return 4;
-	if (r >= QA_ROLE_MTP_EH_PROJ && r <= QA_ROLE_MTP_NORM)
-		return 5;
-	return 6;
-}
-
-static const char *const group_names[7] = {
-	"attention", "SSM", "MLP", "experts", "shared experts", "MTP", "other",
-};
-
-/* Column order: by group, then role order within it. */
-static int
-col_rank(enum qa_role r)
-{
-	return role_group(r) * QA_ROLE_COUNT + (int)r;
-}
-
-static const char MIX[] = "mix";
-
-static void
-map_put(const char **cells, bool *has_layer, bool *mtp, bool *has_role,
-	int32_t layer, enum qa_role role, bool is_mtp, const char *label)
-{
-	const char **cell;
-
-	if (layer < 0 || layer >= LAYER_MAP_MAX || !map_role(role) || !label)
-		return;
-	cell = &cells[(size_t)layer * QA_ROLE_COUNT + role];
-	has_layer[layer] = true;
-	has_role[role] = true;
-	if (is_mtp)
-		mtp[layer] = true;
-	if (!*cell)
-		*cell = label;
-	else if (*cell != MIX && strcmp(*cell, label) != 0)
-		*cell = MIX;
-}
-
-int
-qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m)
-{
-	bool has_role[QA_ROLE_COUNT] = { false };
-	const char **cells = NULL;
-	bool *has_layer = NULL, *mtp = NULL;
-	int32_t max_layer = -1;
-	uint32_t i, r, row;
-	int rc = -1;
-
-	memset(m, 0, sizeof(*m));
-	if (inv->n_modules) {
-		for (i = 0; i < inv->n_modules; i++)
-			if (inv->modules[i].layer > max_layer &&
-			    inv->modules[i].layer < LAYER_MAP_MAX)
-				max_layer = inv->modules[i].layer;
-	} else {
-		for (i = 0; i < inv->n_tensors; i++)
-			if (inv->tensors[i].layer > max_layer &&
-			    inv->tensors[i].layer < LAYER_MAP_MAX)
-				max_layer = inv->tensors[i].layer;
-	}
-	if (max_layer < 0)
-		return 0;
-	cells = calloc((size_t)(max_layer + 1) * QA_ROLE_COUNT,
-		       sizeof(*cells));
-	has_layer = calloc((size_t)max_layer + 1, sizeof(*has_layer));
-	mtp = calloc((size_t)max_layer + 1, sizeof(*mtp));
-	if (!cells || !has_layer || !mtp)
-		goto out;
-	if (inv->n_modules) {
-		for (i = 0; i < inv->n_modules; i++) {
-			const struct qa_module *mod = &inv->modules[i];
-
-			map_put(cells, has_layer, mtp, has_role, mod->layer,
-				mod->role, mod->mtp, mod->precision ?
-				mod->precision : qa_scheme_name(mod->scheme));
-		}
-	} else {
-		/* No modules (the classifier did not run or found none):
-		 * every 2-D tensor is one weight matrix, its dtype the
-		 * precision; for GGUF that is exactly the ggml type. */
-		for (i = 0; i < inv->n_tensors; i++) {
-			const struct qa_tensor *t = &inv->tensors[i];
-
-			if (t->n_dims >= 2)
-				map_put(cells, has_layer, mtp, has_role,
-					t->layer, t->role, t->mtp, t->dtype);
-		}
-	}
-	for (r = 0; r < QA_ROLE_COUNT; r++)
-		if (has_role[r])
-			m->n_cols++;
-	for (i = 0; i <= (uint32_t)max_layer; i++)
-		if (has_layer[i])
-			m->n_rows++;
-	if (m->n_rows == 0 || m->n_cols == 0) {
-		m->n_rows = m->n_cols = 0;
-		rc = 0;
-		goto out;
-	}
-	m->roles = malloc(sizeof(*m->roles) * m->n_cols);
-	m->layer = malloc(sizeof(*m->layer) * m->n_rows);
-	m->mtp = malloc(sizeof(*m->mtp) * m->n_rows);
-	m->cells = calloc((size_t)m->n_rows * m->n_cols, sizeof(*m->cells));
-	if (!m->roles || !m->layer || !m->mtp || !m->cells) {
-		qa_layer_map_free(m);
-		goto out;
-	}
-	/* Columns by group, then role order (insertion sort: < 64). */
-	for (r = 0, i = 0; r < QA_ROLE_COUNT; r++) {
-		uint32_t k;
-
-		if (!has_role[r])
-			continue;
-		for (k = i; k > 0 && col_rank(m->roles[k - 1]) >
-		     col_rank((enum qa_role)r); k--)
-			m->roles[k] = m->roles[k - 1];
-		m->roles[k] = (enum qa_role)r;
-		i++;
-	}
-	for (i = 0, row = 0; i <= (uint32_t)max_layer; i++) {
-		if (!has_layer[i])
-			continue;
-		m->layer[row] = (int32_t)i;
-		m->mtp[row] = mtp[i];
-		for (r = 0; r < m->n_cols; r++)
-			m->cells[(size_t)row * m->n_cols + r] =
-				cells[(size_t)i * QA_ROLE_COUNT + m->roles[r]];
-		row++;
-	}
-	rc = 0;
-out:
-	free(cells);
-	free(has_layer);
-	free(mtp);
-	return rc;
-}
-
-void
-qa_layer_map_free(struct qa_layer_map *m)
-{
-	free(m->layer);
-	free(m->mtp);
-	free(m->roles);
-	free(m->cells);
-	memset(m, 0, sizeof(*m));
-}
-
 static bool
 same_cell(const char *a, const char *b)
 {
 	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-uint32_t
-qa_layer_map_run(const struct qa_layer_map *m, uint32_t row)
-{
-	uint32_t n = 1, c;
-
-	while (row + n < m->n_rows) {
-		uint32_t next = row + n;
-
-		if (m->layer[next] != m->layer[next - 1] + 1 ||
-		    m->mtp[next] != m->mtp[row])
-			break;
-		for (c = 0; c < m->n_cols; c++)
-			if (!same_cell(m->cells[(size_t)row * m->n_cols + c],
-				       m->cells[(size_t)next * m->n_cols + c]))
-				break;
-		if (c < m->n_cols)
-			break;
-		n++;
-	}
-	return n;
 }
 
 /* Rows the map prints once runs are merged. */
@@ -1420,7 +1168,7 @@ map_widths(struct map_view *v)
 	}
 	total = 2 + v->layer_cols;
 	for (c = 0; c < m->n_cols; c++) {
-		v->cols[c] = width_of(qa_layer_map_heading(m->roles[c]));
+		v->cols[c] = width_of(qa_role_heading(m->roles[c]));
 		for (row = 0; row < m->n_rows; row++) {
 			char *s = clean_dup(map_cell(v, row, c));
 			size_t w = s ? width_of(s) : 1;
@@ -1430,7 +1178,7 @@ map_widths(struct map_view *v)
 				v->cols[c] = w;
 		}
 		total += 1 + v->cols[c];
-		if (c && role_group(m->roles[c]) != role_group(m->roles[c - 1]))
+		if (c && qa_layer_map_group(m->roles[c]) != qa_layer_map_group(m->roles[c - 1]))
 			total += 2;
 	}
 	return total;
@@ -1449,8 +1197,8 @@ map_cells_line(FILE *out, const struct map_view *v, const char *first,
 	for (c = a; c < b; c++) {
 		char *s = clean_dup(cells[c - a]);
 
-		if (c > a && role_group(v->m->roles[c]) !=
-		    role_group(v->m->roles[c - 1]))
+		if (c > a && qa_layer_map_group(v->m->roles[c]) !=
+		    qa_layer_map_group(v->m->roles[c - 1]))
 			lb_add(&line, " |");
 		lb_add(&line, " ");
 		lb_field(&line, s ? s : "?", c + 1 < b ? v->cols[c] : 0);
@@ -1471,7 +1219,7 @@ map_block(FILE *out, const struct map_view *v, uint32_t a, uint32_t b)
 	if (!cells)
 		return;
 	for (c = a; c < b; c++)
-		cells[c - a] = qa_layer_map_heading(m->roles[c]);
+		cells[c - a] = qa_role_heading(m->roles[c]);
 	map_cells_line(out, v, "layer", a, b, cells);
 	for (row = 0; row < m->n_rows; row += run) {
 		run = qa_layer_map_run(m, row);
@@ -1555,10 +1303,10 @@ layer_map_text(FILE *out, const struct qa_inventory *inv, bool force)
 	lb_reset(&b);
 	lb_add(&b, "  precision by layer (");
 	for (c = 0; c < m.n_cols; c++) {
-		gi = role_group(m.roles[c]);
+		gi = qa_layer_map_group(m.roles[c]);
 		if (gi != last)
 			lb_add(&b, "%s%s", last >= 0 ? " | " : "",
-			       group_names[gi]);
+			       qa_role_group_name((enum qa_role_group)gi));
 		last = gi;
 	}
 	lb_add(&b, ")");
@@ -1569,8 +1317,8 @@ layer_map_text(FILE *out, const struct qa_inventory *inv, bool force)
 		/* As many columns as fit, at least one. */
 		for (c = a; c < m.n_cols; c++) {
 			size_t add = 1 + v.cols[c] + (c > a &&
-				role_group(m.roles[c]) !=
-				role_group(m.roles[c - 1]) ? 2 : 0);
+				qa_layer_map_group(m.roles[c]) !=
+				qa_layer_map_group(m.roles[c - 1]) ? 2 : 0);
 
 			if (c > a && w + add > WIDTH)
 				break;

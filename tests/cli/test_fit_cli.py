@@ -70,7 +70,8 @@ def usage_errors(c, binary):
          "--ubatch is a llama.cpp option"),
         ([llama, "--gpus", "2x16G", "--format", "sarif"],
          "fit writes text, json or markdown"),
-        ([llama, llama, "--gpus", "2x16G"], "one input at a time"),
+        ([llama, llama, "--gpus", "2x16G", "--calibrate", "x.log"],
+         "--calibrate compares one model with one log"),
         ([llama, "--gpus", "2x16G", "--bogus"], "unknown option '--bogus'"),
         (["--gpus", "2x16G"], "no input given"),
         ([llama, "--gpus"], "needs a value"),
@@ -84,7 +85,25 @@ def usage_errors(c, binary):
     code, out, _ = run(binary, ["fit", "--help"])
     c.check(code == 0 and "--tensor-split" in out, "fit --help")
     code, out, _ = run(binary, ["--help"])
-    c.check("fit PATH --gpus SPEC" in out, "main --help lists fit")
+    c.check("fit PATH... --gpus SPEC" in out, "main --help lists fit")
+    # Every command's help comes from the one option table: each lists
+    # its own options and only those.
+    for cmd, has, lacks in (("inspect", "--layers", "--calibrate"),
+                            ("tensors", "--match", "--gpus"),
+                            ("check", "--rules", "--match"),
+                            ("fit", "--calibrate", "--match"),
+                            ("rules", "--explain", "--gpus")):
+        code, out, err = run(binary, [cmd, "--help"])
+        c.check(code == 0 and not err and
+                out.startswith(f"Usage: quantaudit {cmd}") and
+                has in out and lacks not in out,
+                f"{cmd} --help: exit {code}, lists {has} and not {lacks}")
+    # Two models in one fit run: one report, two inputs.
+    code, doc, err = fit_json(binary, [llama, fixture("qwen3-30b-a3b-Q4_K_M.gguf"),
+                                       "--gpus", "2x16G"])
+    c.check(doc is not None and len(doc["inputs"]) == 2 and
+            all("fit" in i for i in doc["inputs"]),
+            f"fit with two inputs: exit {code}, {err.strip()[:200]}")
 
 
 def model_available(binary):

@@ -1,159 +1,73 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared harness for the fuzz targets: the scratch folder, file writers
- * and the invariant checks run on every inventory (see fuzz_common.h and
- * docs/testing.md "Fuzzing").
+ * Shared harness for the fuzz targets: the in-memory folder the inputs
+ * are placed in (no temporary files: the loaders read through the
+ * inventory's qa_fs, here a qa_memfs), and the invariant checks run on
+ * every inventory (see fuzz_common.h and docs/testing.md "Fuzzing").
  *
  * The checks are the contract the reporters rely on, stated so a fuzzer
  * can test it on any input: every finding names a registered rule, every
  * tensor has a name and a dtype, every returned string is readable to its
  * terminating NUL (each byte is summed into a volatile so AddressSanitizer
  * sees a dangling or short allocation), and a tensor is reported past the
- * end of its file exactly when it is. The only state kept between inputs
- * is the scratch folder.
+ * end of its file exactly when it is.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz_common.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "engine/check.h"
+#include "analysis/analysis.h"
 #include "core/diag.h"
-#include "fit/fit.h"
-#include "fit/gpuspec.h"
-#include "formats/input.h"
 #include "core/inventory.h"
 #include "core/source.h"
+#include "engine/audit.h"
+#include "fit/fit.h"
+#include "fit/gpuspec.h"
 
 /* inventory.c stores at most this many findings (MAX_FINDINGS); past it
  * a missing finding proves nothing. */
 #define FINDINGS_CAP 10000
 
-/* The only state shared between inputs: where they are written. */
-static char scratch[256];
+/* The folder the inputs are placed in, rebuilt for every input. */
+static struct qa_memfs mfs;
+static char names[64][128];
 
-static void
-remove_scratch(void)
+void
+qa_fuzz_reset(void)
 {
-	char path[512];
-	struct dirent *de;
-	DIR *d;
-
-	if (!scratch[0])
-		return;
-	d = opendir(scratch);
-	if (d) {
-		while ((de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			if (snprintf(path, sizeof(path), "%s/%s", scratch,
-				     de->d_name) < (int)sizeof(path))
-				unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(scratch);
-	scratch[0] = '\0';
-}
-
-const char *
-qa_fuzz_scratch(void (*populate)(void))
-{
-	struct stat st;
-	const char *base = "/tmp";
-	int n;
-
-	if (scratch[0])
-		return scratch;
-	/* tmpfs: millions of rewrites of the input never reach a disk.
-	 * run-fuzzers.sh points QA_FUZZ_SCRATCH at a folder of its own so
-	 * it can clean up after a crash, which skips the exit handler. */
-	if (getenv("QA_FUZZ_SCRATCH") && *getenv("QA_FUZZ_SCRATCH"))
-		base = getenv("QA_FUZZ_SCRATCH");
-	else if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
-		 access("/dev/shm", W_OK | X_OK) == 0)
-		base = "/dev/shm";
-	n = snprintf(scratch, sizeof(scratch), "%s/quantaudit-fuzz-XXXXXX",
-		     base);
-	if (n < 0 || (size_t)n >= sizeof(scratch)) {
-		fprintf(stderr, "fuzz: scratch folder name too long: %s\n",
-			base);
-		abort();
-	}
-	if (!mkdtemp(scratch)) {
-		fprintf(stderr, "fuzz: cannot create %s: %s\n", scratch,
-			strerror(errno));
-		abort();
-	}
-	atexit(remove_scratch);
-	if (populate)
-		populate();
-	return scratch;
+	qa_memfs_init(&mfs);
 }
 
 void
-qa_fuzz_write(const char *name, const void *data, size_t size, char *path,
-	      size_t pathlen)
+qa_fuzz_add(const char *name, const void *data, size_t size)
 {
-	const char *dir = qa_fuzz_scratch(NULL);
-	const unsigned char *p = data;
-	int fd, n;
+	size_t i = mfs.n;
 
-	n = snprintf(path, pathlen, "%s/%s", dir, name);
-	if (n < 0 || (size_t)n >= pathlen) {
-		fprintf(stderr, "fuzz: path too long for %s\n", name);
-		abort();
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "fuzz: cannot create %s: %s\n", path,
-			strerror(errno));
-		abort();
-	}
-	while (size > 0) {
-		ssize_t w = write(fd, p, size);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			fprintf(stderr, "fuzz: cannot write %s: %s\n", path,
-				strerror(errno));
-			abort();
-		}
-		p += w;
-		size -= (size_t)w;
-	}
-	if (close(fd) != 0) {
-		fprintf(stderr, "fuzz: cannot write %s: %s\n", path,
-			strerror(errno));
+	if (i >= sizeof(names) / sizeof(names[0]) ||
+	    snprintf(names[i], sizeof(names[i]), "%s/%s", QA_FUZZ_DIR, name) >=
+	    (int)sizeof(names[i]) || !qa_memfs_add(&mfs, names[i], data, size)) {
+		fprintf(stderr, "fuzz: cannot add %s\n", name);
 		abort();
 	}
 }
 
-void
-qa_fuzz_write_safetensors(const char *name, const char *header,
-			  size_t data_bytes)
+const void *
+qa_fuzz_safetensors(const char *header, size_t data_bytes, size_t *size)
 {
 	size_t hlen = strlen(header), total = 8 + hlen + data_bytes, i;
 	unsigned char *buf = calloc(total, 1);
-	char path[512];
 
 	if (!buf)
 		abort();
 	for (i = 0; i < 8; i++)
 		buf[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
 	memcpy(buf + 8, header, hlen);
-	qa_fuzz_write(name, buf, total, path, sizeof(path));
-	free(buf);
+	*size = total;
+	return buf;
 }
 
 /* Reports a broken invariant and aborts so both engines see a crash. */
@@ -170,9 +84,6 @@ fail(const char *input, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	/* The engine keeps its own copy of the input (libFuzzer's crash-*
-	 * file, the replayed corpus file): the scratch copy can go. */
-	remove_scratch();
 	abort();
 }
 
@@ -280,10 +191,12 @@ check_past_eof(const char *in, const struct qa_inventory *inv)
 	if (!sizes || !has_past)
 		abort();
 	for (i = 0; i < inv->n_files; i++) {
-		struct stat st;
+		enum qa_node_kind kind;
+		uint64_t size;
 
-		if (stat(inv->files[i].path, &st) == 0)
-			sizes[i] = (uint64_t)st.st_size;
+		if (qa_inv_stat(inv, inv->files[i].path, &kind, &size) ==
+		    QA_OK && kind == QA_NODE_FILE)
+			sizes[i] = size;
 	}
 	for (i = 0; i < inv->n_tensors; i++)
 		if (past_eof(&inv->tensors[i], sizes))
@@ -431,86 +344,99 @@ check_inventory(const char *in, const struct qa_inventory *inv)
 /*
  * Everything after parsing also reads values a hostile file chose: the
  * built-in checks (every rule family) and both fit models sizing KV
- * caches, recurrent state and layer splits from its hyperparameters. Run
- * them all; a crash, an overflow or a sanitizer report fails the input.
+ * caches, recurrent state and layer splits from its hyperparameters. The
+ * pipeline runs the checks and the llama.cpp fit at the largest context
+ * that fits; the vLLM model is run here on the same inventory.
  */
 static void
-run_downstream(const char *path, struct qa_inventory *inv)
+run_vllm(const char *path, struct qa_inventory *inv)
 {
-	struct qa_check_options copt;
 	struct qa_fit_options fopt;
 	struct qa_fit_result res;
 	char err[256];
 	volatile unsigned sink = 0;
 	size_t i;
-	int engine;
 
-	memset(&copt, 0, sizeof(copt));
-	qa_checks_run(inv, &copt);
-	for (engine = 0; engine < 2; engine++) {
-		memset(&fopt, 0, sizeof(fopt));
-		fopt.engine = engine ? QA_ENGINE_VLLM : QA_ENGINE_LLAMACPP;
-		fopt.ctx = engine ? 0 : -1;	/* trained, and "max" */
-		fopt.flash_attn = -1;
-		if (qa_gpuspec_parse("2x16G", &fopt.gpus, err,
-				     sizeof(err)) != 0)
-			fail(path, "gpu spec: %s", err);
-		memset(&res, 0, sizeof(res));
-		if ((engine ? qa_fit_vllm(inv, &fopt, &res, err, sizeof(err)) :
-			      qa_fit_llamacpp(inv, &fopt, &res, err,
-					      sizeof(err))) != 0) {
-			if (!memchr(err, '\0', sizeof(err)))
-				fail(path, "fit error without a message");
-			continue;
-		}
-		if (res.n_devices > QA_GPU_MAX)
-			fail(path, "fit: %zu devices", res.n_devices);
-		for (i = 0; i < res.n_notes && i < 8; i++)
-			if (res.notes[i])
-				sink += touch_str(res.notes[i]);
-		if (res.verdict)
-			sink += touch_str(res.verdict);
+	qa_fit_options_init(&fopt);
+	fopt.engine = QA_ENGINE_VLLM;
+	if (qa_gpuspec_parse("2x16G", &fopt.gpus, err, sizeof(err)) != 0)
+		fail(path, "gpu spec: %s", err);
+	memset(&res, 0, sizeof(res));
+	if (qa_fit_vllm(inv, &fopt, &res, err, sizeof(err)) != 0) {
+		if (!memchr(err, '\0', sizeof(err)))
+			fail(path, "fit error without a message");
+		return;
 	}
+	if (res.n_devices > QA_GPU_MAX)
+		fail(path, "fit: %zu devices", res.n_devices);
+	for (i = 0; i < res.n_notes && i < 8; i++)
+		if (res.notes[i])
+			sink += touch_str(res.notes[i]);
+	if (res.verdict)
+		sink += touch_str(res.verdict);
 	(void)sink;
 }
 
 void
-qa_fuzz_inspect(const char *path, bool unrecognized_ok)
+qa_fuzz_inspect(const char *name, bool unrecognized_ok)
 {
-	struct qa_inventory *inv = NULL;
-	char err[512];
-	volatile unsigned sink;
-	int rc;
+	struct qa_audit_options opt;
+	struct qa_fit_options fopt;
+	struct qa_audit audit;
+	char path[160], err[256];
+	const char *p = path;
+	volatile unsigned sink = 0;
+	size_t i;
 
-	rc = qa_input_inspect(path, &inv, err, sizeof(err));
-	if (rc != QA_OK) {
-		if (inv)
-			fail(path, "return code %d with an inventory", rc);
-		if (!memchr(err, '\0', sizeof(err)) || !err[0])
-			fail(path, "return code %d without a message", rc);
-		sink = touch_str(err);
-		(void)sink;
+	if (name)
+		snprintf(path, sizeof(path), "%s/%s", QA_FUZZ_DIR, name);
+	else
+		p = QA_FUZZ_DIR;
+	qa_fit_options_init(&fopt);
+	fopt.engine = QA_ENGINE_LLAMACPP;
+	fopt.given = QA_FIT_GIVEN_ENGINE;
+	fopt.ctx = -1;
+	if (qa_gpuspec_parse("2x16G", &fopt.gpus, err, sizeof(err)) != 0)
+		fail(p, "gpu spec: %s", err);
+	memset(&opt, 0, sizeof(opt));
+	opt.fs = qa_memfs_fs(&mfs);
+	opt.fail_on = QA_SEV_ERROR;
+	opt.fit = &fopt;
+	if (qa_audit_run(&p, 1, &opt, &audit) != QA_OK || audit.n == 0)
+		fail(p, "the pipeline gave no input");
+	for (i = 0; i < audit.n; i++) {
+		struct qa_audit_input *in = &audit.inputs[i];
+
+		switch (in->status) {
+		case QA_OK:
+			if (!in->inv)
+				fail(p, "QA_OK without an inventory");
+			check_inventory(p, in->inv);
+			sink += touch_str(in->inv->verdict) +
+				touch_str(in->inv->fit_error);
+			run_vllm(p, in->inv);
+			check_inventory(p, in->inv);
+			break;
+		case QA_E_UNRECOGNIZED:
+			if (!unrecognized_ok)
+				fail(p, "input not recognized: %s", in->error);
+			break;
+		case QA_E_NOMEM:
+			/* Inputs are far below the 1 GiB arena ceiling:
+			 * running out of memory here means an allocation
+			 * sized by the file. */
+			fail(p, "out of memory on a small input: %s",
+			     in->error);
+		case QA_E_IO:
+			fail(p, "I/O error on a readable file: %s", in->error);
+		default:
+			fail(p, "unexpected status %d: %s", in->status,
+			     in->error);
+		}
+		if (in->status != QA_OK && (!in->error[0] || in->inv))
+			fail(p, "status %d without a message, or with an "
+			     "inventory", in->status);
 	}
-	switch (rc) {
-	case QA_OK:
-		if (!inv)
-			fail(path, "QA_OK without an inventory");
-		break;
-	case QA_E_UNRECOGNIZED:
-		if (!unrecognized_ok)
-			fail(path, "input not recognized: %s", err);
-		return;
-	case QA_E_NOMEM:
-		/* Inputs are far below the 1 GiB arena ceiling: running out
-		 * of memory here means an allocation sized by the file. */
-		fail(path, "out of memory on a small input: %s", err);
-	case QA_E_IO:
-		fail(path, "I/O error on a readable file: %s", err);
-	default:
-		fail(path, "unexpected return code %d: %s", rc, err);
-	}
-	check_inventory(path, inv);
-	run_downstream(path, inv);
-	check_inventory(path, inv);
-	qa_inventory_destroy(inv);
+	(void)sink;
+	qa_audit_free(&audit);
 }

@@ -2,11 +2,10 @@
 /*
  * Shared harness for the fuzz targets (tests/fuzz/fuzz_*.c).
  *
- * The parsers only read files, so every target writes the fuzzer's bytes
- * into a per-process scratch folder (created once, under /dev/shm when it
- * exists so no input ever touches a disk), runs qa_input_inspect() on it
- * and checks the invariants every inventory must satisfy, whatever the
- * input. A violated invariant calls abort(): libFuzzer reports it as a
+ * Every target places the fuzzer's bytes (and any fixed files beside
+ * them) in an in-memory folder, runs the audit pipeline on it through that
+ * file system and checks the invariants every inventory must satisfy,
+ * whatever the input. A violated invariant calls abort(): libFuzzer reports it as a
  * crash and the replay test (replay.c) fails on it.
  */
 #ifndef QA_TESTS_FUZZ_COMMON_H
@@ -19,37 +18,29 @@
 /* libFuzzer entry point, defined by each target. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/*
- * The scratch folder (under $QA_FUZZ_SCRATCH when set, else /dev/shm
- * when it exists, else /tmp), created on the first call and removed at
- * exit;
- * populate (may be NULL) is called once right after it is created, to
- * write the fixed files a target places beside its input. Aborts when the
- * folder cannot be created: a harness that cannot write its input tests
- * nothing.
- */
-const char *qa_fuzz_scratch(void (*populate)(void));
+/* The folder every input is placed in (in memory). */
+#define QA_FUZZ_DIR "fuzz"
+
+/* Empties the in-memory folder; every target calls it first. */
+void qa_fuzz_reset(void);
+
+/* Places size bytes (borrowed: they must live until qa_fuzz_inspect
+ * returns) as QA_FUZZ_DIR/name. Aborts when the folder is full. */
+void qa_fuzz_add(const char *name, const void *data, size_t size);
+
+/* A small valid safetensors file with the given JSON header followed by
+ * data_bytes zero bytes (malloc'd, kept by the caller). */
+const void *qa_fuzz_safetensors(const char *header, size_t data_bytes,
+				size_t *size);
 
 /*
- * Writes size bytes to <scratch>/name (created or truncated) and stores
- * the full path in path[0..pathlen). Aborts on failure.
+ * Runs the whole pipeline (load, summarize, llama.cpp fit on 2x16G at the
+ * largest context, every check) on QA_FUZZ_DIR/name, or on the folder
+ * itself when name is NULL, then the vLLM fit; checks every invariant
+ * (aborting with a message on stderr when one fails). unrecognized_ok
+ * says whether QA_E_UNRECOGNIZED is an acceptable answer for this input
+ * (a file with the wrong magic).
  */
-void qa_fuzz_write(const char *name, const void *data, size_t size,
-		   char *path, size_t pathlen);
-
-/*
- * Writes a small valid safetensors file <scratch>/name with the given JSON
- * header followed by data_bytes zero bytes of tensor data.
- */
-void qa_fuzz_write_safetensors(const char *name, const char *header,
-			       size_t data_bytes);
-
-/*
- * Runs qa_input_inspect(path), checks every invariant (aborting with a
- * message on stderr when one fails) and destroys the inventory.
- * unrecognized_ok says whether QA_E_UNRECOGNIZED is an acceptable answer
- * for this input (a file with the wrong magic).
- */
-void qa_fuzz_inspect(const char *path, bool unrecognized_ok);
+void qa_fuzz_inspect(const char *name, bool unrecognized_ok);
 
 #endif /* QA_TESTS_FUZZ_COMMON_H */

@@ -25,19 +25,17 @@ static const char model[] =
 	"\"model.norm.weight\":{\"dtype\":\"F32\",\"shape\":[4],"
 	"\"data_offsets\":[160,176]}}";
 
-static void
-write_model(void)
-{
-	qa_fuzz_write_safetensors("model.safetensors", model, 176);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *dir = qa_fuzz_scratch(write_model);
-	char path[512];
+	static const void *st;
+	static size_t st_size;
 
-	qa_fuzz_write("config.json", data, size, path, sizeof(path));
-	qa_fuzz_inspect(dir, false);
+	if (!st)
+		st = qa_fuzz_safetensors(model, 176, &st_size);
+	qa_fuzz_reset();
+	qa_fuzz_add("config.json", data, size);
+	qa_fuzz_add("model.safetensors", st, st_size);
+	qa_fuzz_inspect(NULL, false);
 	return 0;
 }

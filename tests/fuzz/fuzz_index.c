@@ -43,23 +43,20 @@ static const char shard2[] =
 	"\"data_offsets\":[136,144]},"
 	"\"__metadata__\":{\"format\":\"pt\"}}";
 
-static void
-write_shards(void)
-{
-	qa_fuzz_write_safetensors("model-00001-of-00002.safetensors", shard1,
-				  328);
-	qa_fuzz_write_safetensors("model-00002-of-00002.safetensors", shard2,
-				  144);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *dir = qa_fuzz_scratch(write_shards);
-	char path[512];
+	static const void *s1, *s2;
+	static size_t n1, n2;
 
-	qa_fuzz_write("model.safetensors.index.json", data, size, path,
-		      sizeof(path));
-	qa_fuzz_inspect(dir, false);
+	if (!s1) {
+		s1 = qa_fuzz_safetensors(shard1, 328, &n1);
+		s2 = qa_fuzz_safetensors(shard2, 144, &n2);
+	}
+	qa_fuzz_reset();
+	qa_fuzz_add("model-00001-of-00002.safetensors", s1, n1);
+	qa_fuzz_add("model-00002-of-00002.safetensors", s2, n2);
+	qa_fuzz_add("model.safetensors.index.json", data, size);
+	qa_fuzz_inspect(NULL, false);
 	return 0;
 }

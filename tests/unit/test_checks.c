@@ -26,8 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "engine/check.h"
-#include "formats/input.h"
+#include "engine/engine.h"
+#include "engine/audit.h"
+#include "analysis/analysis.h"
 #include "core/inventory.h"
 
 static int failures;
@@ -671,6 +672,16 @@ gguf_template_inv(const char *key, const char *text)
 	kv->value.v.str.s = text;
 	kv->value.v.str.len = strlen(text);
 	kv->offset = 4242;
+	/* what the GGUF loader keeps of it (formats/gguf_hparams.c) */
+	{
+		struct qa_template *t = qa_inv_add_template(inv);
+
+		t->label = key;
+		t->text = text;
+		t->len = t->full_len = strlen(text);
+		t->offset = 4242;
+		t->primary = strcmp(key, "tokenizer.chat_template") == 0;
+	}
 	return inv;
 }
 

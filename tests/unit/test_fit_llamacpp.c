@@ -24,7 +24,8 @@
 
 #include "fit/fit.h"
 #include "fit/gpuspec.h"
-#include "formats/input.h"
+#include "engine/audit.h"
+#include "analysis/analysis.h"
 #include "core/inventory.h"
 
 static int failures;

@@ -23,6 +23,7 @@
 
 #include "fit/fit.h"
 #include "fit/gpuspec.h"
+#include "analysis/analysis.h"
 #include "core/inventory.h"
 
 static int failures;

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/input.h"
+#include "engine/audit.h"
 
 static int failures;
 

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "engine/check.h"
-#include "formats/input.h"
+#include "engine/engine.h"
+#include "engine/audit.h"
 #include "rules/policy.h"
 
 static int failures;
@@ -457,8 +457,8 @@ test_rules_and_overrides(void)
 	CHECK_STR(r[1].summary, "m");
 	CHECK_STR(r[1].doc, "d");
 	/* The engine resolves the file's rules by code and by id. */
-	CHECK(qa_rule_lookup("QA9123", p) == &r[1]);
-	CHECK(qa_rule_lookup("first", p) == &r[0]);
+	CHECK(qa_policy_rule_lookup(p, "QA9123") == &r[1]);
+	CHECK(qa_policy_rule_lookup(p, "first") == &r[0]);
 
 	memset(&ov, 0, sizeof(ov));
 	CHECK(qa_policy_overrides(p, &ov, err, sizeof(err)) == 0);

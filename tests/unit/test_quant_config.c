@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/analysis.h"
 #include "formats/format.h"
 
 static int failures;
@@ -337,8 +338,11 @@ test_gptq(void)
 	inv = load_dir("gptq3");
 	qc = &inv->quant;
 	CHECK_EQ(qc->n_overrides, 1);
-	if (qc->n_overrides == 1)
+	qa_claims_resolve(inv);	/* the analysis marks and counts patterns */
+	if (qc->n_overrides == 1) {
 		CHECK(qc->overrides[0].pattern.untranslatable);
+		CHECK_EQ(qc->overrides[0].pattern.matches, -1);
+	}
 	CLAIM(qc, "model.layers.0.self_attn.v_proj", ATTN_V, -1, -1);
 	CLAIM(qc, "model.embed_tokens", EMBED, 0, -1);
 	CLAIM(qc, "model.layers.0.input_layernorm", NORM, 0, -1);

@@ -27,7 +27,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/input.h"
+#include "engine/audit.h"
+#include "analysis/analysis.h"
 #include "core/inventory.h"
 
 static int failures, checks;

@@ -21,6 +21,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/json_file.h"
 #include "formats/format.h"
 
 static int failures;
@@ -760,8 +761,10 @@ test_folders(void)
 	write_text("hf5/config.json", "{}");
 	write_text("hf5/mmproj-model-f16.gguf", "GGUF");
 	inv = load_dir("hf5");
+	/* GGUF files are models of their own (formats/input.c resolves
+	 * them): the checkpoint folder has a config and no weights. */
 	EXPECT(inv, "mmproj only", QA1403);
-	CHECK(inv->n_files == 2 && inv->files[1].role == QA_FILE_MMPROJ);
+	CHECK(inv->n_files == 1 && inv->files[0].role == QA_FILE_CONFIG);
 	qa_inventory_destroy(inv);
 
 	/* Single file + unlisted extra shard without an index: no QA1305. */
@@ -781,10 +784,14 @@ config(const char *json)
 {
 	struct qa_inventory *inv = qa_inventory_create("config.json");
 
+	cJSON *root;
+
 	if (!inv)
 		exit(2);
-	CHECK_EQ(qa_hf_fill_hparams(inv, "config.json", json, strlen(json)),
-		 QA_OK);
+	root = qa_json_parse_python(json, strlen(json), NULL);
+	CHECK(root != NULL);
+	qa_hf_fill_hparams(inv, "config.json", root);
+	cJSON_Delete(root);
 	CHECK(inv->have_config);
 	return inv;
 }
@@ -962,12 +969,24 @@ test_config(void)
 	      hp->layer_kind[5] == QA_LAYER_MLP_ONLY);
 	qa_inventory_destroy(inv);
 
-	/* Invalid JSON: QA1401, still QA_OK. */
-	inv = qa_inventory_create("c");
-	CHECK_EQ(qa_hf_fill_hparams(inv, "c/config.json", "{", 1), QA_OK);
-	EXPECT(inv, "bad json", QA1401);
-	CHECK(!inv->have_config);
-	qa_inventory_destroy(inv);
+	/* Invalid JSON, read through the folder loader from memory:
+	 * QA1401 naming the line and column, still QA_OK, no config. */
+	{
+		struct qa_memfs mfs;
+
+		qa_memfs_init(&mfs);
+		qa_memfs_add(&mfs, "c/config.json", "{\n  \"a\": }", 12);
+		inv = qa_inventory_create("c");
+		inv->fs = qa_memfs_fs(&mfs);
+		CHECK_EQ(qa_hf_load_dir(inv, "c"), QA_OK);
+		EXPECT(inv, "bad json, no weights", QA1401, QA1403);
+		CHECK(inv->n_findings > 0 &&
+		      strstr(inv->findings[0].message, "line 2, column 8") &&
+		      strstr(inv->findings[0].message, "unexpected '}'"));
+		CHECK(!inv->have_config);
+		CHECK_EQ(mfs.files[0].opens, 1);
+		qa_inventory_destroy(inv);
+	}
 }
 
 /* ---- real files ----------------------------------------------------------- */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The check interface. A check is a function of the inventory that only
+ * adds findings (qa_inv_finding / qa_inv_finding_rule): it reads the
+ * facts the loaders and the analysis put there — tensors, hparams, the
+ * side-file facts, the MTP summary, the quantization claim and truth, the
+ * fit result — and never opens a file, prints, exits or rewrites a fact.
+ *
+ * Each check family lives in rules/check_*.c; the rule engine
+ * (src/engine/engine.c) runs them in table order.
+ */
+#ifndef QA_RULES_CHECK_H
+#define QA_RULES_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/inventory.h"
+
+struct qa_policy;	/* user rule file, rules/policy.c */
+
+/* What the command line adds to the files for the checks. */
+struct qa_check_options {
+	const char *engine;		/* "llama.cpp", "vllm", or NULL */
+	const char *gpus;		/* GPU spec as given, or NULL */
+	const struct qa_policy *policy;	/* user rules, or NULL */
+};
+
+struct qa_check {
+	const char *name;	/* family name, e.g. "mtp" */
+	void (*run)(struct qa_inventory *inv,
+		    const struct qa_check_options *opt);
+};
+
+/* The built-in check families. */
+extern const struct qa_check qa_check_mtp;		/* rules/check_mtp.c */
+extern const struct qa_check qa_check_consistency;	/* rules/check_consistency.c */
+extern const struct qa_check qa_check_tokenizer;	/* rules/check_tokenizer.c */
+extern const struct qa_check qa_check_template;		/* rules/check_template.c */
+extern const struct qa_check qa_check_knowledge;	/* rules/check_knowledge.c */
+extern const struct qa_check qa_check_fit;		/* rules/check_fit.c */
+extern const struct qa_check qa_check_quant;		/* rules/check_quant.c */
+extern const struct qa_check qa_check_policy;		/* rules/policy.c */
+
+#endif /* QA_RULES_CHECK_H */

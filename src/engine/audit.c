@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The audit pipeline (engine/audit.h). Each step reads and adds facts on
+ * the inventory; only the checks add findings (besides the loaders'
+ * integrity findings), and only after the fit, so the fit check sees the
+ * fit.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "engine/audit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/analysis.h"
+#include "engine/engine.h"
+#include "formats/input.h"
+
+static struct qa_audit_input *
+add_input(struct qa_audit *a, const char *path)
+{
+	struct qa_audit_input *v = realloc(a->inputs,
+					   (a->n + 1) * sizeof(*a->inputs));
+
+	if (!v)
+		return NULL;
+	a->inputs = v;
+	memset(&v[a->n], 0, sizeof(v[a->n]));
+	v[a->n].path = strdup(path);
+	if (!v[a->n].path)
+		return NULL;
+	return &v[a->n++];
+}
+
+/* The fit step: the engine per model unless given, the options that
+ * depend on it, then the model. A model that cannot be sized keeps its
+ * reason in inv->fit_error for the reporters and the fit check. */
+static int
+fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
+	 char *err, size_t errlen)
+{
+	struct qa_fit_options opt = *given;
+	char why[512];
+
+	if (!(opt.given & QA_FIT_GIVEN_ENGINE))
+		opt.engine = qa_fit_default_engine(inv);
+	if (qa_fit_validate(&opt, err, errlen) != 0)
+		return QA_E_USAGE;
+	if (qa_fit_run(inv, &opt, why, sizeof(why)) != 0) {
+		if (inv->out_of_memory)
+			return QA_E_NOMEM;
+		inv->fit_error = qa_arena_strdup(&inv->arena, why);
+		inv->fit_engine = opt.engine;
+	}
+	return QA_OK;
+}
+
+static void
+audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
+	  const struct qa_audit_options *opt)
+{
+	struct qa_inventory *inv = qa_inventory_create(ref->display);
+	int rc;
+
+	if (!inv) {
+		in->status = QA_E_NOMEM;
+		snprintf(in->error, sizeof(in->error), "out of memory");
+		return;
+	}
+	if (opt->fs)
+		inv->fs = opt->fs;
+	rc = qa_input_load(inv, ref, in->error, sizeof(in->error));
+	if (rc == QA_OK) {
+		qa_inventory_summarize(inv);
+		if (opt->fit)
+			rc = fit_step(inv, opt->fit, in->error,
+				      sizeof(in->error));
+	}
+	if (rc == QA_OK) {
+		qa_checks_run(inv, &opt->checks);
+		qa_inventory_apply_overrides(inv, opt->overrides);
+		inv->verdict = qa_verdict(inv, opt->fail_on);
+		if (inv->out_of_memory) {
+			rc = QA_E_NOMEM;
+			snprintf(in->error, sizeof(in->error),
+				 "%s: out of memory", ref->display);
+		}
+	}
+	in->status = rc;
+	if (rc != QA_OK) {
+		qa_inventory_destroy(inv);
+		return;
+	}
+	in->inv = inv;
+}
+
+int
+qa_audit_run(const char *const *paths, size_t n_paths,
+	     const struct qa_audit_options *opt, struct qa_audit *out)
+{
+	const struct qa_fs *fs = opt->fs ? opt->fs : qa_fs_default();
+	size_t i, k;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n_paths; i++) {
+		struct qa_model_refs refs;
+		char err[1024];
+		int rc = qa_input_resolve(fs, paths[i], &refs, err,
+					  sizeof(err));
+
+		if (rc != QA_OK) {
+			struct qa_audit_input *in = add_input(out, paths[i]);
+
+			if (!in)
+				return QA_E_NOMEM;
+			in->status = rc;
+			snprintf(in->error, sizeof(in->error), "%s", err);
+			continue;
+		}
+		for (k = 0; k < refs.n; k++) {
+			struct qa_audit_input *in = add_input(out,
+							      refs.v[k].display);
+
+			if (!in) {
+				qa_model_refs_free(&refs);
+				return QA_E_NOMEM;
+			}
+			audit_one(in, &refs.v[k], opt);
+		}
+		qa_model_refs_free(&refs);
+	}
+	return QA_OK;
+}
+
+void
+qa_audit_free(struct qa_audit *a)
+{
+	size_t i;
+
+	for (i = 0; a && i < a->n; i++) {
+		free(a->inputs[i].path);
+		qa_inventory_destroy(a->inputs[i].inv);
+	}
+	if (a) {
+		free(a->inputs);
+		a->inputs = NULL;
+		a->n = 0;
+	}
+}
+
+int
+qa_input_inspect(const char *path, struct qa_inventory **out, char *err,
+		 size_t errlen)
+{
+	struct qa_model_refs refs;
+	struct qa_inventory *inv;
+	int rc;
+
+	*out = NULL;
+	rc = qa_input_resolve(qa_fs_default(), path, &refs, err, errlen);
+	if (rc != QA_OK)
+		return rc;
+	inv = qa_inventory_create(refs.v[0].display);
+	if (!inv) {
+		qa_model_refs_free(&refs);
+		snprintf(err, errlen, "out of memory");
+		return QA_E_NOMEM;
+	}
+	rc = qa_input_load(inv, &refs.v[0], err, errlen);
+	qa_model_refs_free(&refs);
+	if (rc == QA_OK) {
+		qa_inventory_summarize(inv);
+		if (inv->out_of_memory) {
+			rc = QA_E_NOMEM;
+			snprintf(err, errlen, "%s: out of memory", path);
+		}
+	}
+	if (rc != QA_OK) {
+		qa_inventory_destroy(inv);
+		return rc;
+	}
+	*out = inv;
+	return QA_OK;
+}

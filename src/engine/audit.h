@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The audit pipeline every command runs:
+ *
+ *   resolve the path into models -> load each (formats) -> summarize
+ *   (analysis) -> fit when asked (fit) -> checks (rules, through the
+ *   engine) -> severity overrides -> verdict
+ *
+ * then a reporter renders the result. `inspect`, `tensors`, `check` and
+ * `fit` differ only in the options they pass and the reporter view they
+ * pick, so they report the same model facts for the same input.
+ */
+#ifndef QA_ENGINE_AUDIT_H
+#define QA_ENGINE_AUDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/diag.h"
+#include "core/inventory.h"
+#include "fit/fit.h"
+#include "rules/check.h"
+
+struct qa_audit_options {
+	const struct qa_fs *fs;			/* NULL: the real files */
+	struct qa_check_options checks;		/* engine advice, GPUs,
+						 * policy */
+	const struct qa_overrides *overrides;	/* NULL: none */
+	enum qa_severity fail_on;
+	const struct qa_fit_options *fit;	/* NULL: no fit step; the
+						 * engine is chosen per model
+						 * unless QA_FIT_GIVEN_ENGINE */
+};
+
+/* One model audited (or not). */
+struct qa_audit_input {
+	char *path;			/* the input as reports name it */
+	struct qa_inventory *inv;	/* NULL when it could not be loaded */
+	int status;			/* QA_OK or QA_E_* (load failure, or
+					 * QA_E_USAGE: options that do not
+					 * suit this model's engine) */
+	char error[1024];		/* why, when status != QA_OK */
+};
+
+struct qa_audit {
+	struct qa_audit_input *inputs;
+	size_t n;
+};
+
+/*
+ * Audits every path (a path may hold several models: every one is an
+ * input). Returns QA_OK, or QA_E_NOMEM when the result list itself could
+ * not be built; failures of single inputs are in their status.
+ */
+int qa_audit_run(const char *const *paths, size_t n_paths,
+		 const struct qa_audit_options *opt, struct qa_audit *out);
+void qa_audit_free(struct qa_audit *a);
+
+/*
+ * Loads and summarizes the first model at path, without fit or checks
+ * (the loaders' own findings only). For tests and tools. Returns QA_OK
+ * with *out set, or a QA_E_* code with a one-line reason in err.
+ */
+int qa_input_inspect(const char *path, struct qa_inventory **out, char *err,
+		     size_t errlen);
+
+#endif /* QA_ENGINE_AUDIT_H */
