@@ -160,9 +160,11 @@ fill_layer_kinds(struct hp_ctx *c)
 		"nemotron_h", "nemotron_h_moe", NULL,
 	};
 	static const char *const kv_hybrid[] = {
-		"granitehybrid", "jamba", "falcon-h1", NULL,
+		"granitehybrid", "jamba", "plamo2", NULL,
 	};
+	static const char *const short_conv[] = { "lfm2", "lfm2moe", NULL };
 	static const char *const mamba[] = { "mamba", "mamba2", NULL };
+	static const char *const falcon_h1[] = { "falcon-h1", NULL };
 	struct qa_hparams *hp = &c->inv->hp;
 	const struct qa_value *kv_v, *ff_v, *rec;
 	uint8_t *kind;
@@ -210,13 +212,28 @@ fill_layer_kinds(struct hp_ctx *c)
 				kind[i] = QA_LAYER_MLP_ONLY;
 		}
 	} else if (arch_is(c, kv_hybrid)) {
-		/* llama-model.cpp LLM_ARCH_GRANITE_HYBRID / JAMBA:
-		 * recurrent_layer_arr[i] = n_head_kv(i) == 0 (their Mamba
-		 * blocks carry an FFN too, so n_ff is not consulted). */
+		/* llama.cpp src/models/granite-hybrid.cpp, jamba.cpp,
+		 * plamo2.cpp: a layer is recurrent iff n_head_kv(i) == 0
+		 * (their Mamba blocks carry an FFN too, so n_ff is not
+		 * consulted). */
 		kv_v = arch_val(c, "attention.head_count_kv");
 		for (i = 0; i < n; i++)
 			if (layer_int(kv_v, i) == 0)
 				kind[i] = QA_LAYER_MAMBA;
+	} else if (arch_is(c, short_conv)) {
+		/* llama.cpp src/models/lfm2.cpp: recurrent (a gated short
+		 * convolution, shortconv.*) iff n_head_kv(i) == 0; the
+		 * converter writes 0 for every "conv" layer
+		 * (conversion/lfm2.py). */
+		kv_v = arch_val(c, "attention.head_count_kv");
+		for (i = 0; i < n; i++)
+			if (layer_int(kv_v, i) == 0)
+				kind[i] = QA_LAYER_SHORT_CONV;
+	} else if (arch_is(c, falcon_h1)) {
+		/* llama.cpp src/models/falcon-h1.cpp: every layer is both
+		 * recurrent and attention (the mixers run in parallel). */
+		for (i = 0; i < n; i++)
+			kind[i] = QA_LAYER_PARALLEL_HYBRID;
 	} else if (arch_is(c, mamba)) {
 		for (i = 0; i < n; i++)
 			kind[i] = QA_LAYER_MAMBA;
@@ -309,6 +326,10 @@ qa_gguf_fill_hparams(struct qa_inventory *inv)
 
 	hp->n_layer_all = arch_int(&c, "block_count");
 	hp->n_mtp = arch_int(&c, "nextn_predict_layers");
+	/* llama.cpp reads the key as optional, 0 when absent
+	 * (src/llama-model.cpp LLM_KV_NEXTN_PREDICT_LAYERS); a file that
+	 * writes it, even as 0, says how many MTP layers it has. */
+	hp->mtp_declared = hp->n_mtp >= 0;
 	if (hp->n_mtp < 0)
 		hp->n_mtp = 0;
 	if (hp->n_layer_all >= 0)

@@ -347,6 +347,7 @@ qa_gguf_load_path(struct qa_inventory *inv, const char *path)
 			return QA_E_NOMEM;
 		if (i != sn.part && !part_exists(inv, p)) {
 			missing = true;
+			inv->weights.missing_files++;
 			qa_inv_finding(inv, QA1101, p, -1, NULL,
 				       "part %" PRIu32 " of %" PRIu32 " is "
 				       "missing", i, sn.count);

@@ -77,7 +77,9 @@ static const struct hp_key {
 	{ "mamba_d_conv", F(ssm_d_conv) },
 	{ "conv_kernel", F(ssm_d_conv) },
 	{ "linear_conv_kernel_dim", F(ssm_d_conv) },
+	{ "conv_L_cache", F(ssm_d_conv) },
 	{ "ssm_state_size", F(ssm_d_state) },
+	{ "mamba_d_state", F(ssm_d_state) },	/* Granite-H, Bamba, Falcon-H1 */
 	{ "state_size", F(ssm_d_state) },
 	{ "linear_key_head_dim", F(ssm_d_state) },
 	{ "n_groups", F(ssm_n_group) },
@@ -85,6 +87,7 @@ static const struct hp_key {
 	{ "linear_num_key_heads", F(ssm_n_group) },
 	{ "time_step_rank", F(ssm_dt_rank) },
 	{ "mamba_num_heads", F(ssm_dt_rank) },
+	{ "mamba_n_heads", F(ssm_dt_rank) },
 	{ "linear_num_value_heads", F(ssm_dt_rank) },
 	/* MTP, §B1 */
 	{ "num_nextn_predict_layers", F(n_mtp) },
@@ -101,6 +104,9 @@ static const struct kind_word {
 	{ "sliding_attention", QA_LAYER_SLIDING_ATTENTION },
 	{ "linear_attention", QA_LAYER_LINEAR_ATTENTION },
 	{ "mamba", QA_LAYER_MAMBA },
+	/* LFM2 layer_types: "conv" (a gated short convolution) or
+	 * "full_attention" (transformers configuration_lfm2.py) */
+	{ "conv", QA_LAYER_SHORT_CONV },
 	{ "mamba2", QA_LAYER_MAMBA },
 	{ "moe", QA_LAYER_MLP_ONLY },
 	{ "mlp", QA_LAYER_MLP_ONLY },
@@ -193,6 +199,25 @@ has_linear_keys(const cJSON *text, const cJSON *root)
 	return false;
 }
 
+/* Model types whose recurrent layers are Mamba / Mamba-2 mixers (vLLM
+ * models/nemotron_h.py, granitemoehybrid.py, falcon_h1.py, bamba.py,
+ * zamba2.py, mamba2.py, jamba.py, plamo2.py use MambaMixer / MambaMixer2). */
+static bool
+is_mamba_family(const char *mt)
+{
+	static const char *const fam[] = {
+		"nemotron_h", "nemotron_h_moe", "granitemoehybrid",
+		"falcon_h1", "bamba", "zamba2", "zamba", "mamba", "mamba2",
+		"jamba", "plamo2", NULL,
+	};
+	size_t i;
+
+	for (i = 0; fam[i]; i++)
+		if (strcmp(mt, fam[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Fills hp->layer_kind for layers [0, n_layer) and marks MTP blocks. */
 static void
 fill_layer_kinds(struct qa_inventory *inv, const cJSON *text,
@@ -220,13 +245,24 @@ fill_layer_kinds(struct qa_inventory *inv, const cJSON *text,
 			k[i] = cJSON_IsString(e) ?
 			       (uint8_t)word_kind(e->valuestring) :
 			       QA_LAYER_UNKNOWN;
+	} else if (strcmp(mt, "falcon_h1") == 0) {
+		/* transformers modeling_falcon_h1.py: every decoder layer
+		 * runs attention and a Mamba-2 mixer in parallel. */
+		for (i = 0; i < n; i++)
+			k[i] = QA_LAYER_PARALLEL_HYBRID;
 	} else if (cJSON_IsString(pat)) {
 		const char *s = pat->valuestring;
 
 		for (i = 0; i < n && s[i]; i++)
 			k[i] = (uint8_t)pattern_kind(s[i]);
-	} else if (hp->full_attention_interval > 0 ||
-		   has_linear_keys(text, root)) {
+	} else if (has_linear_keys(text, root) ||
+		   (hp->full_attention_interval > 0 &&
+		    strncmp(mt, "qwen3_next", 10) == 0) ||
+		   (hp->full_attention_interval > 0 &&
+		    strncmp(mt, "qwen3_5", 7) == 0)) {
+		/* Only the Gated DeltaNet families read the interval
+		 * (transformers configuration_qwen3_next.py, qwen3_5.py);
+		 * another model carrying the key keeps its attention. */
 		/* Qwen3-Next / 3.5 default: full iff (i+1) % 4 == 0 (§C1). */
 		if (hp->full_attention_interval <= 0)
 			hp->full_attention_interval = 4;
@@ -253,6 +289,14 @@ fill_layer_kinds(struct qa_inventory *inv, const cJSON *text,
 			       QA_LAYER_SLIDING_ATTENTION :
 			       QA_LAYER_FULL_ATTENTION;
 	}
+	/* transformers 5 names Mamba-2 layers "linear_attention" too
+	 * (configuration_nemotron_h.py _pattern_to_list maps 'M' to it,
+	 * remap_legacy_layer_types maps "mamba" to it): in a Mamba-family
+	 * model they are Mamba-2 (SSD) mixers, not Gated DeltaNet. */
+	if (is_mamba_family(mt))
+		for (i = 0; i < n; i++)
+			if (k[i] == QA_LAYER_LINEAR_ATTENTION)
+				k[i] = QA_LAYER_MAMBA;
 	for (i = n; i < hp->n_layer_all; i++)
 		k[i] = QA_LAYER_MTP;
 	hp->layer_kind = k;
@@ -308,6 +352,9 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 						  "layers_block_type")))
 			hp->n_layer = cJSON_GetArraySize(v);
 	}
+	/* Declared, even as 0 (Kimi-K2, Moonlight: DeepSeek-V3's
+	 * architecture without its MTP layer), is not the same as absent. */
+	hp->mtp_declared = hp->n_mtp >= 0;
 	if (hp->n_mtp < 0)
 		hp->n_mtp = 0;
 	if (hp->n_layer >= 0)
@@ -318,9 +365,19 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 		hp->head_dim_k = hp->n_embd / hp->n_head;
 	hp->head_dim_v = hp->head_dim_k;
 
-	/* SSM inner size: Mamba2 heads x head dim, GDN value heads x value
-	 * dim (§C1, §C2), else expand x hidden. */
-	if (as_int(lookup(text, root, "mamba_num_heads"), &x) &&
+	/* SSM inner size: Falcon-H1's mamba_d_ssm when set (transformers
+	 * modular_falcon_h1.py), Mamba2 heads x head dim (Nemotron-H's
+	 * mamba_num_heads/mamba_head_dim, Granite-H and Bamba's
+	 * mamba_n_heads/mamba_d_head), GDN value heads x value dim (§C1,
+	 * §C2), else expand x hidden. */
+	if (as_int(lookup(text, root, "mamba_d_ssm"), &x) && x > 0 &&
+	    x < MAX_FACTOR)
+		hp->ssm_d_inner = x;
+	else if (as_int(lookup(text, root, "mamba_n_heads"), &x) &&
+		 as_int(lookup(text, root, "mamba_d_head"), &y) &&
+		 x > 0 && y > 0 && x < MAX_FACTOR && y < MAX_FACTOR)
+		hp->ssm_d_inner = x * y;
+	else if (as_int(lookup(text, root, "mamba_num_heads"), &x) &&
 	    as_int(lookup(text, root, "mamba_head_dim"), &y) && x > 0 && y > 0 &&
 	    x < MAX_FACTOR && y < MAX_FACTOR)
 		hp->ssm_d_inner = x * y;
@@ -334,7 +391,10 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 		 hp->n_embd < MAX_FACTOR)
 		hp->ssm_d_inner = x * hp->n_embd;
 
+	/* LFM2 writes tie_embedding (Lfm2Config reads it). */
 	v = lookup(text, root, "tie_word_embeddings");
+	if (!v)
+		v = lookup(text, root, "tie_embedding");
 	hp->tie_embeddings = cJSON_IsTrue(v);
 
 	/* As written, for the consistency checks (QA2107, QA2108). */

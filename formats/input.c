@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/json_file.h"
 #include "formats/format.h"
 
 const struct qa_format *const qa_formats[] = {
@@ -392,8 +393,350 @@ out:
 	return rc;
 }
 
+/* ---- the Hugging Face cache ----------------------------------------------- */
+
+static bool
+is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return s[n] == '\0';
+}
+
+/* Reads a small text file whole (trimmed), into buf. */
+static bool
+read_small(const struct qa_fs *fs, const char *path, char *buf, size_t cap)
+{
+	struct qa_source src;
+	size_t n;
+
+	if (fs->open(fs, path, &src) != QA_OK)
+		return false;
+	n = src.size < cap - 1 ? (size_t)src.size : cap - 1;
+	if (qa_source_read(&src, 0, buf, n) != QA_OK) {
+		qa_source_close(&src);
+		return false;
+	}
+	qa_source_close(&src);
+	buf[n] = '\0';
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return true;
+}
+
+static bool
+has_dir(const struct qa_fs *fs, const char *dir, const char *name)
+{
+	char *p = join(dir, name);
+	enum qa_node_kind kind = QA_NODE_MISSING;
+	uint64_t size;
+	int e;
+
+	if (p)
+		fs->stat(fs, p, &kind, &size, &e);
+	free(p);
+	return kind == QA_NODE_DIR;
+}
+
+/*
+ * A repo folder of the Hugging Face cache (huggingface_hub
+ * file_download.py: <cache>/models--<org>--<name>/ with refs/<revision>
+ * holding a commit hash and snapshots/<commit>/ the files, as links into
+ * blobs/): the snapshot of the revision asked for, "main" by default.
+ * Returns QA_OK with *snap (malloc'd) and *note, or an error.
+ */
+static int
+hf_cache_snapshot(const struct qa_fs *fs, const char *dir, const char *rev,
+		  char **snap, char **note, char *err, size_t errlen)
+{
+	char commit[128], *p, *ref;
+	const char *repo = base_name(dir);
+	int rc = QA_OK;
+
+	*snap = *note = NULL;
+	if (!rev)
+		rev = "main";
+	if (strlen(rev) == 40 && is_hex(rev, 40)) {
+		snprintf(commit, sizeof(commit), "%s", rev);
+	} else {
+		/* refs/pr/1 is stored at refs/refs/pr/1 (the ref's own
+		 * name under refs/) */
+		ref = malloc(strlen(dir) + strlen(rev) + 8);
+		if (!ref)
+			return QA_E_NOMEM;
+		sprintf(ref, "%s/refs/%s", dir, rev);
+		if (strstr(rev, "..") || !read_small(fs, ref, commit,
+						      sizeof(commit)) ||
+		    strlen(commit) != 40 || !is_hex(commit, 40)) {
+			snprintf(err, errlen, "'%s' is a Hugging Face cache "
+				 "folder without the revision '%s' (no "
+				 "refs/%s holding a commit): download it, or "
+				 "give --revision", dir, rev, rev);
+			free(ref);
+			return QA_E_UNRECOGNIZED;
+		}
+		free(ref);
+	}
+	p = malloc(strlen(dir) + 64);
+	if (!p)
+		return QA_E_NOMEM;
+	sprintf(p, "%s/snapshots/%s", dir, commit);
+	if (!has_dir(fs, "", p)) {
+		snprintf(err, errlen, "'%s': revision '%s' (commit %.12s) is "
+			 "not in the cache (no snapshots/%s)", dir, rev, commit,
+			 commit);
+		free(p);
+		return QA_E_UNRECOGNIZED;
+	}
+	*snap = p;
+	{
+		char buf[512];
+		const char *name = strncmp(repo, "models--", 8) == 0 ?
+				   repo + 8 : repo;
+
+		char org[256];
+		size_t k = 0;
+
+		/* models--org--name reads org/name */
+		while (*name && k + 1 < sizeof(org)) {
+			if (name[0] == '-' && name[1] == '-') {
+				org[k++] = '/';
+				name += 2;
+			} else {
+				org[k++] = *name++;
+			}
+		}
+		org[k] = '\0';
+		snprintf(buf, sizeof(buf), "Hugging Face cache %s, revision %s "
+			 "(commit %.12s)", org, rev, commit);
+		*note = strdup(buf);
+		if (!*note)
+			rc = QA_E_NOMEM;
+	}
+	return rc;
+}
+
+static bool
+is_hf_cache_repo(const struct qa_fs *fs, const char *dir)
+{
+	const char *b = base_name(dir);
+
+	return (strncmp(b, "models--", 8) == 0 ||
+		strncmp(b, "datasets--", 10) == 0) &&
+	       has_dir(fs, dir, "snapshots") && has_dir(fs, dir, "refs");
+}
+
+/* ---- Ollama ----------------------------------------------------------------- */
+
+/* The models folder of a manifest path: the parent of the "manifests"
+ * folder it lies under (ollama manifest/paths.go). */
+static char *
+ollama_root_of(const char *manifest)
+{
+	const char *m = strstr(manifest, "/manifests/");
+
+	if (m)
+		return strndup(manifest, (size_t)(m - manifest));
+	if (strncmp(manifest, "manifests/", 10) == 0)
+		return strdup(".");
+	return NULL;
+}
+
+/* blobs/sha256-<hex> for a digest "sha256:<hex>" (manifest/paths.go
+ * BlobsPath); NULL for any other form. */
+static char *
+ollama_blob(const char *root, const char *digest)
+{
+	char *p;
+
+	if (!digest || strncmp(digest, "sha256:", 7) != 0 ||
+	    strlen(digest) != 7 + 64 || !is_hex(digest + 7, 64))
+		return NULL;
+	p = malloc(strlen(root) + 80);
+	if (p)
+		sprintf(p, "%s/blobs/sha256-%s", root, digest + 7);
+	return p;
+}
+
+/*
+ * An Ollama manifest (manifest/manifest.go: schemaVersion, mediaType,
+ * config, layers[{mediaType, digest, size}]): the model blob is the layer
+ * of media type application/vnd.ollama.image.model, a GGUF file; a
+ * projector layer is counted with it. Returns QA_E_UNRECOGNIZED without
+ * a message when the file is not such a manifest.
+ */
+static int
+resolve_ollama_manifest(const struct qa_fs *fs, const char *path,
+			const char *display, struct qa_model_refs *out,
+			char *err, size_t errlen)
+{
+	struct qa_source src;
+	const cJSON *layers, *l;
+	char *root = NULL, *model = NULL, *proj = NULL;
+	cJSON *doc;
+	int rc = QA_E_UNRECOGNIZED;
+
+	if (fs->open(fs, path, &src) != QA_OK)
+		return QA_E_UNRECOGNIZED;
+	doc = qa_json_read_source(&src, (uint64_t)1 << 20, NULL);
+	qa_source_close(&src);
+	layers = qa_json_child(doc, "layers");
+	if (!cJSON_IsArray(layers) || !qa_json_child(doc, "schemaVersion"))
+		goto out;
+	root = ollama_root_of(path);
+	for (l = layers->child; l; l = l->next) {
+		const cJSON *mt = qa_json_child(l, "mediaType");
+		const cJSON *dg = qa_json_child(l, "digest");
+
+		if (!cJSON_IsString(mt) || !cJSON_IsString(dg))
+			continue;
+		if (strcmp(mt->valuestring,
+			   "application/vnd.ollama.image.model") == 0 && !model)
+			model = root ? ollama_blob(root, dg->valuestring) :
+				NULL;
+		else if (strcmp(mt->valuestring,
+				"application/vnd.ollama.image.projector") == 0 &&
+			 !proj)
+			proj = root ? ollama_blob(root, dg->valuestring) : NULL;
+	}
+	if (!model) {
+		snprintf(err, errlen, "'%s' is an Ollama manifest without a "
+			 "model layer%s", path, root ? "" : " (and not under a "
+			 "manifests/ folder, so its blobs cannot be found)");
+		goto out;
+	}
+	{
+		enum qa_node_kind kind = QA_NODE_MISSING;
+		uint64_t size;
+		int e;
+		struct qa_model_ref *r;
+		char note[512];
+
+		fs->stat(fs, model, &kind, &size, &e);
+		if (kind != QA_NODE_FILE) {
+			snprintf(err, errlen, "'%s': the model blob %s is not in "
+				 "the store (an interrupted pull?)", display,
+				 model);
+			rc = QA_E_IO;
+			goto out;
+		}
+		r = add_ref(out, QA_REF_FILE, model, display);
+		model = NULL;
+		if (!r) {
+			rc = QA_E_NOMEM;
+			goto out;
+		}
+		snprintf(note, sizeof(note), "Ollama model %s: blob %s%s",
+			 display, base_name(r->path), proj ?
+			 ", with its projector layer" : "");
+		r->note = strdup(note);
+		r->mmproj = proj;
+		proj = NULL;
+		rc = r->note ? QA_OK : QA_E_NOMEM;
+	}
+out:
+	free(root);
+	free(model);
+	free(proj);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* Ollama's name grammar (types/model/name.go): [host/][namespace/]model
+ * [:tag], parts of letters, digits, '_', '-', '.', the host also ':'. */
+static bool
+ollama_name_chars(const char *s)
+{
+	if (!*s || *s == '/' || *s == '.' || strstr(s, "..") || strstr(s, "//"))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.:/", *s))
+			return false;
+	return true;
+}
+
+/* The manifest path of an Ollama name under root: host, namespace,
+ * model and tag with the defaults registry.ollama.ai, library, latest
+ * (ParseName). NULL when the name has more than three '/' parts. */
+static char *
+ollama_manifest_path(const char *root, const char *name)
+{
+	char buf[1024], *parts[3] = { NULL, NULL, NULL };
+	const char *tag = "latest";
+	char *colon, *slash, *p;
+	size_t n = 0, i;
+
+	if (strlen(name) >= sizeof(buf))
+		return NULL;
+	strcpy(buf, name);
+	slash = strrchr(buf, '/');
+	colon = strrchr(buf, ':');
+	if (colon && (!slash || colon > slash)) {
+		*colon = '\0';
+		tag = colon + 1;
+		if (!*tag)
+			return NULL;
+	}
+	for (p = buf; p && n < 3;) {
+		char *sl = strchr(p, '/');
+
+		if (sl)
+			*sl = '\0';
+		parts[n++] = p;
+		p = sl ? sl + 1 : NULL;
+	}
+	if (p || n == 0)
+		return NULL;
+	p = malloc(strlen(root) + strlen(name) + 64);
+	if (!p)
+		return NULL;
+	/* right-aligned: model, namespace, host */
+	sprintf(p, "%s/manifests/%s/%s/%s/%s", root,
+		n == 3 ? parts[0] : "registry.ollama.ai",
+		n >= 2 ? parts[n - 2] : "library", parts[n - 1], tag);
+	for (i = 0; i < n; i++)
+		if (!*parts[i]) {
+			free(p);
+			return NULL;
+		}
+	return p;
+}
+
+static int
+resolve_ollama_name(const struct qa_fs *fs, const char *name,
+		    const struct qa_resolve_options *opt,
+		    struct qa_model_refs *out, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (!opt || !ollama_name_chars(name))
+		return QA_E_UNRECOGNIZED;
+	for (i = 0; i < opt->n_ollama_roots; i++) {
+		char *m = ollama_manifest_path(opt->ollama_roots[i], name);
+		enum qa_node_kind kind = QA_NODE_MISSING;
+		uint64_t size;
+		int e, rc;
+
+		if (!m)
+			return QA_E_UNRECOGNIZED;
+		fs->stat(fs, m, &kind, &size, &e);
+		if (kind == QA_NODE_FILE) {
+			rc = resolve_ollama_manifest(fs, m, name, out, err,
+						     errlen);
+			free(m);
+			return rc;
+		}
+		free(m);
+	}
+	return QA_E_UNRECOGNIZED;
+}
+
 int
 qa_input_resolve(const struct qa_fs *fs, const char *path,
+		 const struct qa_resolve_options *opt,
 		 struct qa_model_refs *out, char *err, size_t errlen)
 {
 	enum qa_node_kind kind;
@@ -410,8 +753,23 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 	}
 	if (fs->stat(fs, path, &kind, &size, &e) != QA_OK ||
 	    kind == QA_NODE_MISSING) {
-		snprintf(err, errlen, "cannot open '%s': %s", path,
-			 strerror(e ? e : ENOENT));
+		/* not a path: an Ollama model name? */
+		rc = resolve_ollama_name(fs, path, opt, out, err, errlen);
+		if (rc == QA_OK || err[0]) {
+			if (rc != QA_OK)
+				qa_model_refs_free(out);
+			return rc;
+		}
+		if (opt && opt->n_ollama_roots && ollama_name_chars(path) &&
+		    strchr(path, ':'))
+			snprintf(err, errlen, "cannot open '%s': no such file, "
+				 "nor an Ollama model of that name in %s%s",
+				 path, opt->ollama_roots[0],
+				 opt->n_ollama_roots > 1 ? " or the other "
+				 "Ollama stores (see --help)" : "");
+		else
+			snprintf(err, errlen, "cannot open '%s': %s", path,
+				 strerror(e ? e : ENOENT));
 		return QA_E_IO;
 	}
 	if (kind == QA_NODE_OTHER) {
@@ -420,7 +778,23 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 			 "files by offset", path);
 		return QA_E_UNRECOGNIZED;
 	}
-	if (kind == QA_NODE_DIR)
+	if (kind == QA_NODE_DIR && is_hf_cache_repo(fs, path)) {
+		char *snap = NULL, *note = NULL;
+		size_t i;
+
+		rc = hf_cache_snapshot(fs, path, opt ? opt->revision : NULL,
+				       &snap, &note, err, errlen);
+		if (rc == QA_OK)
+			rc = resolve_dir(fs, snap, out, err, errlen);
+		for (i = 0; rc == QA_OK && i < out->n; i++)
+			if (!out->v[i].note) {
+				out->v[i].note = strdup(note);
+				if (!out->v[i].note)
+					rc = QA_E_NOMEM;
+			}
+		free(snap);
+		free(note);
+	} else if (kind == QA_NODE_DIR)
 		rc = resolve_dir(fs, path, out, err, errlen);
 	else if (strcmp(base_name(path), "config.json") == 0) {
 		/* config.json stands for its folder. */
@@ -434,6 +808,18 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 		free(dir);
 	} else {
 		rc = resolve_file(fs, path, out, err, errlen);
+		if (rc == QA_E_UNRECOGNIZED) {
+			/* an Ollama manifest is JSON, no model of its own */
+			char err2[1024] = "";
+			int rc2 = resolve_ollama_manifest(fs, path, path, out,
+							  err2, sizeof(err2));
+
+			if (rc2 == QA_OK || err2[0]) {
+				rc = rc2;
+				if (err2[0])
+					snprintf(err, errlen, "%s", err2);
+			}
+		}
 	}
 	if (rc != QA_OK)
 		qa_model_refs_free(out);

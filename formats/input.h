@@ -40,13 +40,29 @@ struct qa_model_refs {
 	size_t n;
 };
 
+/* Where names that are not paths are looked up, and which revision. */
+struct qa_resolve_options {
+	/* Hugging Face cache repo folders (models--org--name): the branch,
+	 * tag or commit to read; NULL for "main". */
+	const char *revision;
+	/* Ollama model stores to look "name[:tag]" up in, in order (the
+	 * CLI passes $OLLAMA_MODELS, ~/.ollama/models and the Linux
+	 * service's /usr/share/ollama/.ollama/models). */
+	const char *const *ollama_roots;
+	size_t n_ollama_roots;
+};
+
 /*
  * Resolves path on fs into the models it holds (in a stable order).
+ * Besides files and folders, path may be a Hugging Face cache repo folder
+ * (the snapshot refs/<revision> names), an Ollama manifest file, or an
+ * Ollama model name found in one of opt's stores (opt may be NULL).
  * Returns QA_OK with out->n >= 1, or QA_E_UNRECOGNIZED (nothing to audit:
  * exit 3), QA_E_IO (exit 4), QA_E_USAGE ("-": exit 2) or QA_E_NOMEM, with
  * a one-line diagnostic in err naming the path and what it is.
  */
 int qa_input_resolve(const struct qa_fs *fs, const char *path,
+		     const struct qa_resolve_options *opt,
 		     struct qa_model_refs *out, char *err, size_t errlen);
 void qa_model_refs_free(struct qa_model_refs *refs);
 

@@ -355,7 +355,8 @@ parse_index(struct qa_inventory *inv, struct qa_source *src,
 			    d != (double)(uint64_t)d)
 				ix->total_bad = true;
 			else
-				ix->total = (uint64_t)d;
+				inv->weights.declared_bytes = ix->total =
+					(uint64_t)d;
 			break;
 		}
 	}
@@ -486,6 +487,7 @@ check_numbered(struct qa_inventory *inv, const struct set_files *sf)
 			if (seen[j])
 				continue;
 			missing++;
+			inv->weights.missing_files++;
 			if (reported++ < MAX_PART_FINDINGS)
 				qa_inv_finding(inv, QA1309, NULL, -1, NULL,
 					       "part %u of %u of %.*s is missing",
@@ -508,6 +510,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	size_t nt = sf->end_tensor - sf->first_tensor, i;
 	uint32_t *ti = NULL;
 	uint64_t sum = 0;
+	bool shard_missing = false;
 
 	ti = malloc((nt ? nt : 1) * sizeof(*ti));
 	if (!ti)
@@ -541,8 +544,12 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 				loaded = true;
 				break;
 			}
-		if (!loaded)
-			continue;	/* missing or unsafe: reported already */
+		if (!loaded) {
+			/* missing or unsafe: reported already, and the
+			 * headers cannot add up to total_size */
+			shard_missing = true;
+			continue;
+		}
 		for (k = tidx_lower(inv, ti, nt, e->tensor);
 		     k < nt && strcmp(inv->tensors[ti[k]].name, e->tensor) == 0;
 		     k++)
@@ -578,7 +585,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	if (ix->have_total && ix->total_bad)
 		qa_inv_finding(inv, QA1307, ix->path, -1, NULL,
 			       "metadata.total_size is not a non-negative integer");
-	else if (ix->have_total && ix->total != sum)
+	else if (ix->have_total && ix->total != sum && !shard_missing)
 		qa_inv_finding(inv, QA1307, ix->path, -1, NULL,
 			       "metadata.total_size is %llu, the shard headers hold %llu tensor bytes",
 			       (unsigned long long)ix->total,
@@ -676,10 +683,12 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 			qa_inv_finding(inv, QA1306, ix.path, -1, NULL,
 				       "weight_map names \"%s\", which is not a plain file name in the model folder; it was not opened",
 				       s);
-		else if (!listing_has(&l, s))
+		else if (!listing_has(&l, s)) {
+			inv->weights.missing_files++;
 			qa_inv_finding(inv, QA1304, ix.path, -1, NULL,
 				       "weight_map names %s, which is not in the folder",
 				       s);
+		}
 	}
 	sf.first_file = inv->n_files;
 	sf.first_tensor = inv->n_tensors;
