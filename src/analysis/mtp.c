@@ -179,24 +179,21 @@ describe_missing(char *buf, size_t len, unsigned have)
 	}
 }
 
-/* True when every MTP tensor lives in a file that an index exists for
- * but does not name. */
-static bool
-only_in_unlisted_files(const struct qa_inventory *inv)
+/* MTP tensors that live in a file an index exists for but does not
+ * name: index-following loaders never open it. */
+static uint32_t
+unlisted_mtp(const struct qa_inventory *inv)
 {
-	uint32_t i;
-	bool any = false;
+	uint32_t i, n = 0;
 
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 
-		if (!t->mtp)
-			continue;
-		any = true;
-		if (t->file >= inv->n_files || !inv->files[t->file].unlisted)
-			return false;
+		if (t->mtp && t->file < inv->n_files &&
+		    inv->files[t->file].unlisted)
+			n++;
 	}
-	return any;
+	return n;
 }
 
 /* Blocks holding MTP tensors (at most 64 counted). */
@@ -303,8 +300,11 @@ qa_mtp_summarize(struct qa_inventory *inv)
 				  QA_MTP_PRESENT;
 	} else if (inv->mtp.tensors > 0) {
 		inv->mtp.status = QA_MTP_PRESENT;
-	} else if (fam && (fam->expect == ALWAYS ||
-			   (fam->expect == V3_ROUTING && v3_routing(inv)))) {
+	} else if (fam && !inv->hp.mtp_declared &&
+		   (fam->expect == ALWAYS ||
+		    (fam->expect == V3_ROUTING && v3_routing(inv)))) {
+		/* Only a file that does not say: one that declares 0 MTP
+		 * layers has no head to miss. */
 		inv->mtp.status = QA_MTP_ABSENT;
 	} else {
 		inv->mtp.status = QA_MTP_NOT_APPLICABLE;
@@ -316,6 +316,28 @@ qa_mtp_summarize(struct qa_inventory *inv)
 	}
 	inv->mtp.draft_only = inv->mtp.tensors > 0 && !trunk &&
 			      inv->kind == QA_KIND_GGUF;
+	inv->mtp.unlisted = unlisted_mtp(inv);
 	inv->mtp.only_unlisted = inv->mtp.tensors > 0 &&
-				 only_in_unlisted_files(inv);
+				 inv->mtp.unlisted == inv->mtp.tensors;
+	/* Present is not loaded: say why engines will not see the head. */
+	if (inv->mtp.tensors > 0 && inv->mtp.declared == 0 &&
+	    !inv->mtp.draft_only)
+		inv->mtp.not_loaded = inv->kind == QA_KIND_GGUF ?
+			"undeclared: nextn_predict_layers is not set, and "
+			"llama.cpp refuses a file with tensors it did not "
+			"expect" :
+			"undeclared: engines size the MTP head from "
+			"num_nextn_predict_layers / mtp_num_hidden_layers "
+			"and skip these tensors";
+	else if (inv->mtp.unlisted > 0)
+		inv->mtp.not_loaded = inv->mtp.only_unlisted ?
+			"outside the index: loaders that follow "
+			"model.safetensors.index.json never open the file "
+			"holding it" :
+			"partly outside the index: loaders that follow "
+			"model.safetensors.index.json skip some of its tensors";
+	/* Loaders see only the listed part of a declared head. */
+	if (inv->mtp.unlisted > 0 && inv->mtp.declared > 0 &&
+	    inv->mtp.status == QA_MTP_PRESENT)
+		inv->mtp.status = QA_MTP_PARTIAL;
 }

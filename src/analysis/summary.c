@@ -225,6 +225,7 @@ guess_file_type(struct qa_inventory *inv)
 
 	inv->file_type_guessed = NULL;
 	inv->dominant_type = NULL;
+	inv->dominant_matrix_type = NULL;
 	inv->file_type_declared = inv->hp.file_type >= 0 ?
 		qa_llama_ftype_label(inv->hp.file_type) : NULL;
 	if (inv->kind != QA_KIND_GGUF || inv->n_tensors == 0)
@@ -255,6 +256,89 @@ guess_file_type(struct qa_inventory *inv)
 	if (best_type >= 0)
 		inv->file_type_guessed =
 			qa_llama_ftype_label(ftype_of_type(best_type));
+	/* The type a file-type label speaks of: the weight matrices'.
+	 * Norms and other 1-D tensors stay F32 under every file type and
+	 * may outnumber the matrices of any one type. */
+	memset(counts, 0, sizeof(counts));
+	best = 0;
+	best_type = -1;
+	for (i = 0; i < n; i++) {
+		int t = order[i]->ggml_type;
+
+		if (order[i]->n_dims < 2)
+			continue;
+		counts[t]++;
+		if (counts[t] > best) {
+			best = counts[t];
+			best_type = t;
+		}
+	}
+	if (best_type >= 0)
+		inv->dominant_matrix_type = qa_ggml_type(best_type)->name;
+}
+
+static bool
+recurrent_kind(uint8_t k)
+{
+	return k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION ||
+	       k == QA_LAYER_SHORT_CONV;
+}
+
+/*
+ * Blocks whose tensors say another layer kind than the per-layer arrays:
+ * attention projections (q/k/v/o, fused qkv, MLA) and no recurrent tensor
+ * where the arrays say recurrent, or recurrent tensors (ssm_*, GDN,
+ * short convolution) and no attention projection where they say
+ * attention. Engines build each block from the arrays, so such a file
+ * does not load (QA2110).
+ */
+static void
+find_kind_mismatch(struct qa_inventory *inv)
+{
+	const struct qa_hparams *hp = &inv->hp;
+	int64_t nl = hp->n_layer;
+	uint8_t *seen;
+	uint32_t i;
+	int64_t b;
+
+	memset(&inv->kind_mismatch, 0, sizeof(inv->kind_mismatch));
+	inv->kind_mismatch.first = -1;
+	if (!hp->layer_kind || nl <= 0 || nl > hp->n_layer_all)
+		return;
+	seen = calloc((size_t)nl, 1);	/* bit 1 attention, 2 recurrent */
+	if (!seen)
+		return;
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		enum qa_role r = t->role;
+
+		if (t->layer < 0 || t->layer >= nl || t->mtp)
+			continue;
+		if (r == QA_ROLE_ATTN_Q || r == QA_ROLE_ATTN_K ||
+		    r == QA_ROLE_ATTN_V || r == QA_ROLE_ATTN_O ||
+		    r == QA_ROLE_ATTN_QKV || r == QA_ROLE_MLA_Q_A ||
+		    r == QA_ROLE_MLA_Q_B || r == QA_ROLE_MLA_KV_A ||
+		    r == QA_ROLE_MLA_KV_B)
+			seen[t->layer] |= 1;
+		else if (qa_role_group(r) == QA_GROUP_SSM ||
+			 r == QA_ROLE_GDN_QKV || r == QA_ROLE_GDN_GATE ||
+			 r == QA_ROLE_GDN_BA)
+			seen[t->layer] |= 2;
+	}
+	for (b = 0; b < nl; b++) {
+		uint8_t k = hp->layer_kind[b];
+		bool bad = (recurrent_kind(k) && seen[b] == 1) ||
+			   ((k == QA_LAYER_FULL_ATTENTION ||
+			     k == QA_LAYER_SLIDING_ATTENTION) && seen[b] == 2);
+
+		if (!bad)
+			continue;
+		if (inv->kind_mismatch.n++ == 0) {
+			inv->kind_mismatch.first = (int32_t)b;
+			inv->kind_mismatch.first_has_attention = seen[b] == 1;
+		}
+	}
+	free(seen);
 }
 
 void
@@ -266,4 +350,5 @@ qa_inventory_summarize(struct qa_inventory *inv)
 	build_components(inv);
 	qa_mtp_summarize(inv);
 	guess_file_type(inv);
+	find_kind_mismatch(inv);
 }

@@ -111,4 +111,12 @@ int qa_overrides_parse(struct qa_overrides *ov, const char *spec,
 		       const struct qa_rule *extra, size_t n_extra, char *err,
 		       size_t errlen);
 
+/* A finding about the setup (engine build, GPUs) rather than a model:
+ * reported once per run, not per input. */
+struct qa_advisory {
+	const struct qa_rule *rule;
+	enum qa_severity severity;	/* effective, after overrides */
+	char message[640];
+};
+
 #endif /* QA_SRC_DIAG_H */

@@ -386,3 +386,176 @@ qa_mtp_status_name(enum qa_mtp_status s)
 	}
 	return "not-applicable";
 }
+
+/* ---- grouping repeated findings ----------------------------------------- */
+
+/* The message with every run of digits replaced by '#': findings that
+ * differ only in numbers (a layer, an expert, a count) are the same
+ * finding repeated. */
+static void
+shape_of(const char *msg, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (; *msg && n + 1 < cap; msg++) {
+		if (*msg >= '0' && *msg <= '9') {
+			if (n == 0 || out[n - 1] != '#')
+				out[n++] = '#';
+			continue;
+		}
+		out[n++] = *msg;
+	}
+	out[n] = '\0';
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The k-th run of digits of msg as a number; -1 when there is none or
+ * it is too long. */
+static long long
+nth_number(const char *msg, int k)
+{
+	int i = -1;
+
+	for (; *msg; msg++) {
+		if (*msg < '0' || *msg > '9')
+			continue;
+		if (++i == k) {
+			char *end;
+			long long v = strtoll(msg, &end, 10);
+
+			return end - msg > 15 ? -1 : v;
+		}
+		while (msg[1] >= '0' && msg[1] <= '9')
+			msg++;
+	}
+	return -1;
+}
+
+static int
+count_numbers(const char *msg)
+{
+	int n = 0;
+
+	for (; *msg; msg++)
+		if (*msg >= '0' && *msg <= '9' &&
+		    !(msg[1] >= '0' && msg[1] <= '9'))
+			n++;
+	return n;
+}
+
+static int
+cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* "3, 5-9, 12" of sorted distinct values, as much as fits. */
+static void
+ranges(char *buf, size_t cap, long long *v, size_t n)
+{
+	size_t i = 0, used = 0;
+
+	buf[0] = '\0';
+	while (i < n) {
+		size_t j = i;
+		int w;
+
+		while (j + 1 < n && v[j + 1] == v[j] + 1)
+			j++;
+		w = j > i ? snprintf(buf + used, cap - used, "%s%lld-%lld",
+				     used ? ", " : "", v[i], v[j]) :
+			    snprintf(buf + used, cap - used, "%s%lld",
+				     used ? ", " : "", v[i]);
+		if (w < 0 || (size_t)w >= cap - used) {
+			buf[used] = '\0';
+			return;
+		}
+		used += (size_t)w;
+		i = j + 1;
+	}
+}
+
+void
+qa_inventory_group_findings(struct qa_inventory *inv)
+{
+	uint32_t i, j, k = 0, nf = inv->n_findings;
+	uint32_t *leader;
+	char a[1024], b[1024];
+
+	if (nf < 2)
+		return;
+	leader = malloc(sizeof(*leader) * nf);
+	if (!leader)
+		return;	/* ungrouped is still right */
+	for (i = 0; i < nf; i++)
+		leader[i] = UINT32_MAX;
+	for (i = 0; i < nf; i++) {
+		struct qa_finding *f = &inv->findings[i];
+		uint32_t n = 1;
+		int nums, diff = -1, p;
+		long long *vals = NULL;
+		size_t n_vals = 0;
+
+		if (leader[i] != UINT32_MAX)
+			continue;
+		leader[i] = i;
+		shape_of(f->message, a, sizeof(a));
+		for (j = i + 1; j < nf; j++) {
+			const struct qa_finding *g = &inv->findings[j];
+
+			if (leader[j] != UINT32_MAX || g->rule != f->rule ||
+			    g->severity != f->severity ||
+			    !same_str(g->file, f->file))
+				continue;
+			shape_of(g->message, b, sizeof(b));
+			if (strcmp(a, b) == 0) {
+				leader[j] = i;
+				n++;
+			}
+		}
+		if (n == 1)
+			continue;
+		/* Which number varies: when exactly one does, list its
+		 * values ("for 61-75"); else only the count. */
+		nums = count_numbers(f->message);
+		for (p = 0; p < nums && diff != -2; p++)
+			for (j = i + 1; j < nf; j++)
+				if (leader[j] == i &&
+				    nth_number(inv->findings[j].message, p) !=
+				    nth_number(f->message, p)) {
+					diff = diff == -1 ? p : -2;
+					break;
+				}
+		if (diff >= 0)
+			vals = malloc(sizeof(*vals) * n);
+		if (vals) {
+			vals[n_vals++] = nth_number(f->message, diff);
+			for (j = i + 1; j < nf; j++)
+				if (leader[j] == i)
+					vals[n_vals++] = nth_number(
+						inv->findings[j].message, diff);
+			qsort(vals, n_vals, sizeof(*vals), cmp_ll);
+			ranges(b, sizeof(b), vals, n_vals);
+			f->message = qa_arena_printf(&inv->arena,
+				"%s (%u times, for %s)", f->message, n, b);
+			free(vals);
+		} else {
+			f->message = qa_arena_printf(&inv->arena,
+				"%s (and %u more like it)", f->message, n - 1);
+		}
+		if (!f->message)
+			inv->out_of_memory = true;
+	}
+	for (i = 0; i < nf; i++)
+		if (leader[i] == i)
+			inv->findings[k++] = inv->findings[i];
+	inv->n_findings = k;
+	free(leader);
+}

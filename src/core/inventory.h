@@ -184,7 +184,9 @@ struct qa_hparams {
 	int64_t ssm_d_state;
 	int64_t ssm_dt_rank;
 	int64_t ssm_n_group;
-	int64_t n_mtp;			/* declared MTP / nextn layers */
+	int64_t n_mtp;			/* declared MTP / nextn layers (0 when
+					 * not declared) */
+	bool mtp_declared;		/* the metadata states n_mtp, 0 included */
 	int64_t file_type;		/* general.file_type */
 	bool tie_embeddings;
 };
@@ -195,9 +197,12 @@ enum qa_layer_kind {
 	QA_LAYER_FULL_ATTENTION,
 	QA_LAYER_SLIDING_ATTENTION,
 	QA_LAYER_LINEAR_ATTENTION,	/* GDN / DeltaNet / linear */
-	QA_LAYER_MAMBA,
+	QA_LAYER_MAMBA,			/* Mamba / Mamba-2 (SSD) mixer */
 	QA_LAYER_MLP_ONLY,		/* Nemotron-H '-' / MoE 'E' blocks */
 	QA_LAYER_MTP,
+	QA_LAYER_SHORT_CONV,		/* LFM2 gated short convolution */
+	QA_LAYER_PARALLEL_HYBRID,	/* Falcon-H1: attention and a Mamba-2
+					 * mixer side by side in every layer */
 };
 
 /* MTP verdict of an input (JSON model.mtp.status). */
@@ -278,7 +283,10 @@ struct qa_inventory {
 	uint32_t n_components;
 	const char *file_type_declared;	/* llama_ftype name or NULL */
 	const char *file_type_guessed;	/* llama.cpp's guess from tensors */
-	const char *dominant_type;	/* ggml type held by most tensors */
+	const char *dominant_type;	/* ggml type held by most tensors
+					 * (llama.cpp's file type guess) */
+	const char *dominant_matrix_type;	/* held by most 2-D tensors:
+						 * the weight matrices */
 	/* The MTP summary (src/analysis/mtp.c): what the metadata
 	 * declares, what the tensors hold, what the family ships. */
 	struct {
@@ -303,6 +311,10 @@ struct qa_inventory {
 					 * or NULL */
 		bool only_unlisted;	/* every MTP tensor is in a file the
 					 * index does not name */
+		uint32_t unlisted;	/* MTP tensors in such files */
+		/* Why engines will not load the MTP tensors that are
+		 * there (undeclared; outside the index), or NULL. */
+		const char *not_loaded;
 	} mtp;
 
 	/* The vision projector counted with a GGUF model (mmproj-*.gguf
@@ -314,6 +326,22 @@ struct qa_inventory {
 		uint64_t params;
 		uint32_t tensors;
 	} mmproj;
+	/* Weight files the set names but the folder lacks (split parts,
+	 * index shards, numbered shards), and the weight bytes an index
+	 * declares (metadata.total_size, 0 when unknown): a model missing
+	 * weights is not sized (src/fit/fit_run.c). */
+	struct {
+		uint32_t missing_files;
+		uint64_t declared_bytes;
+	} weights;
+	/* Blocks whose tensors contradict the per-layer layer kind
+	 * (src/analysis/summary.c): how many, the first one, and what its
+	 * tensors hold instead. */
+	struct {
+		uint32_t n;
+		int32_t first;
+		bool first_has_attention;	/* else recurrent tensors */
+	} kind_mismatch;
 	const char *input_note;		/* what input resolution decided, for
 					 * the report, or NULL */
 
@@ -375,6 +403,14 @@ const char *qa_value_type_name(enum qa_value_type t);
 
 /* Worst severity among findings, or -1 if none. */
 int qa_inventory_worst(const struct qa_inventory *inv);
+
+/*
+ * Groups repeated findings: those of one rule, severity and file whose
+ * messages differ only in numbers become one, "... (15 times, for
+ * 61-75)" when a single number varies, "... (and 14 more like it)"
+ * otherwise. Order is kept (a group stands where its first finding was).
+ */
+void qa_inventory_group_findings(struct qa_inventory *inv);
 
 /* Rewrites the severity of every finding and removes disabled ones. */
 void qa_inventory_apply_overrides(struct qa_inventory *inv,

@@ -79,6 +79,7 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 	if (rc == QA_OK) {
 		qa_checks_run(inv, &opt->checks);
 		qa_inventory_apply_overrides(inv, opt->overrides);
+		qa_inventory_group_findings(inv);
 		inv->verdict = qa_verdict(inv, opt->fail_on);
 		if (inv->out_of_memory) {
 			rc = QA_E_NOMEM;
@@ -94,6 +95,39 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 	in->inv = inv;
 }
 
+/* The setup advisories of the run, after the overrides. */
+static void
+advise(const struct qa_audit_options *opt, struct qa_audit *out)
+{
+	const char *engine = opt->checks.engine;
+	size_t i, j, n;
+
+	for (i = 0; !engine && i < out->n; i++)
+		if (out->inputs[i].inv &&
+		    out->inputs[i].inv->kind == QA_KIND_GGUF)
+			engine = "llama.cpp";
+	n = qa_knowledge_advisories(engine, &opt->checks, out->advisories,
+				    sizeof(out->advisories) /
+				    sizeof(out->advisories[0]));
+	out->n_advisories = 0;
+	for (i = 0; i < n; i++) {
+		struct qa_advisory a = out->advisories[i];
+		bool drop = false;
+
+		for (j = 0; opt->overrides && j < opt->overrides->n; j++) {
+			const struct qa_override *o = &opt->overrides->items[j];
+
+			if (o->code != a.rule->code)
+				continue;
+			drop = o->disabled;
+			if (!drop)
+				a.severity = o->severity;
+		}
+		if (!drop)
+			out->advisories[out->n_advisories++] = a;
+	}
+}
+
 int
 qa_audit_run(const char *const *paths, size_t n_paths,
 	     const struct qa_audit_options *opt, struct qa_audit *out)
@@ -105,7 +139,7 @@ qa_audit_run(const char *const *paths, size_t n_paths,
 	for (i = 0; i < n_paths; i++) {
 		struct qa_model_refs refs;
 		char err[1024];
-		int rc = qa_input_resolve(fs, paths[i], &refs, err,
+		int rc = qa_input_resolve(fs, paths[i], opt->resolve, &refs, err,
 					  sizeof(err));
 
 		if (rc != QA_OK) {
@@ -129,6 +163,7 @@ qa_audit_run(const char *const *paths, size_t n_paths,
 		}
 		qa_model_refs_free(&refs);
 	}
+	advise(opt, out);
 	return QA_OK;
 }
 
@@ -157,7 +192,8 @@ qa_input_inspect(const char *path, struct qa_inventory **out, char *err,
 	int rc;
 
 	*out = NULL;
-	rc = qa_input_resolve(qa_fs_default(), path, &refs, err, errlen);
+	rc = qa_input_resolve(qa_fs_default(), path, NULL, &refs, err,
+			      errlen);
 	if (rc != QA_OK)
 		return rc;
 	inv = qa_inventory_create(refs.v[0].display);

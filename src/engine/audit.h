@@ -18,6 +18,7 @@
 
 #include "core/diag.h"
 #include "core/inventory.h"
+#include "formats/input.h"
 #include "fit/fit.h"
 #include "rules/check.h"
 
@@ -30,6 +31,8 @@ struct qa_audit_options {
 	const struct qa_fit_options *fit;	/* NULL: no fit step; the
 						 * engine is chosen per model
 						 * unless QA_FIT_GIVEN_ENGINE */
+	const struct qa_resolve_options *resolve;	/* revision, Ollama
+							 * stores; NULL none */
 };
 
 /* One model audited (or not). */
@@ -45,6 +48,10 @@ struct qa_audit_input {
 struct qa_audit {
 	struct qa_audit_input *inputs;
 	size_t n;
+	/* Setup advisories (engine build on these GPUs), once per run:
+	 * for --engine, or llama.cpp when an input is GGUF. */
+	struct qa_advisory advisories[16];
+	size_t n_advisories;
 };
 
 /*
