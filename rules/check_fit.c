@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/dtypes.h"
 #include "rules/check.h"
@@ -122,6 +123,42 @@ refusals(struct qa_inventory *inv, const struct qa_fit_result *f,
 	return n;
 }
 
+/*
+ * llama.cpp's default CUDA build has FlashAttention kernels only for K
+ * and V of the same type among f16, bf16, q8_0 and q4_0
+ * (ggml/src/ggml-cuda/fattn.cu; other pairs need
+ * -DGGML_CUDA_FA_ALL_QUANTS=ON, iq4_nl has none): other choices run
+ * attention on the CPU (ggml-org/llama.cpp#28455, #28524).
+ */
+static void
+fa_kernels(struct qa_inventory *inv, const struct qa_fit_result *f)
+{
+	static const char *const fast[] = { "F16", "BF16", "Q8_0", "Q4_0" };
+	const char *k = f->kv_type_k ? f->kv_type_k : "F16";
+	const char *v = f->kv_type_v ? f->kv_type_v : "F16";
+	bool k_fast = false;
+	size_t i;
+
+	if (f->engine != QA_ENGINE_LLAMACPP || f->options.gpus.n == 0 ||
+	    f->options.flash_attn == 0)
+		return;
+	for (i = 0; i < sizeof(fast) / sizeof(fast[0]); i++)
+		if (strcasecmp(k, fast[i]) == 0)
+			k_fast = true;
+	if (k_fast && strcasecmp(k, v) == 0)
+		return;
+	qa_inv_finding(inv, QA4006, NULL, -1, NULL,
+		       "KV cache %s/%s: llama.cpp's default CUDA build has "
+		       "FlashAttention kernels only for matching K/V types "
+		       "f16, bf16, q8_0 and q4_0, so attention runs on the CPU "
+		       "(prefill several times slower) unless llama.cpp was "
+		       "built with -DGGML_CUDA_FA_ALL_QUANTS=ON%s "
+		       "(ggml/src/ggml-cuda/fattn.cu; ggml-org/llama.cpp#28455, "
+		       "#28524)", k, v, strcasecmp(k, "IQ4_NL") == 0 ||
+		       strcasecmp(v, "IQ4_NL") == 0 ? "; iq4_nl has no CUDA "
+		       "kernel at all" : "");
+}
+
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
@@ -137,13 +174,35 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		return;
 	verdict = f->verdict ? f->verdict : "does-not-fit";
 	refused = refusals(inv, f, fo);
+	fa_kernels(inv, f);
 	fmt_ctx(a, sizeof(a), f->max_context_f16);
 	fmt_ctx(b, sizeof(b), f->max_context_q8_0);
 	fmt_ctx(c, sizeof(c), f->max_context_q4_0);
 
 	/* A refusal makes the model's verdict does-not-fit without any
 	 * device overflowing: QA4003 says it better. */
-	if (strcmp(verdict, "does-not-fit") == 0 && f->n_devices > 0 &&
+	if (strcmp(verdict, "does-not-fit") == 0 && f->placement.partial) {
+		/* Not on the GPUs alone; the devices hold --fit's offload. */
+		qa_inv_finding(inv, QA4001, NULL, -1, NULL,
+			       "the GPUs together need %.2f MiB more than "
+			       "their usable memory at context %" PRId64
+			       " (KV %s/%s); llama.cpp's --fit would run it "
+			       "with %s in host RAM (%s %" PRId64 "), decode "
+			       "bound by host memory bandwidth; largest "
+			       "context on the GPUs alone: f16 %s, q8_0 %s, "
+			       "q4_0 %s",
+			       (double)f->placement.gpu_shortfall_bytes / MIB,
+			       f->context,
+			       f->kv_type_k ? f->kv_type_k : "f16",
+			       f->kv_type_v ? f->kv_type_v : "f16",
+			       f->placement.n_cpu_moe ?
+			       "the experts of the first layers" :
+			       "the first layers",
+			       f->placement.n_cpu_moe ? "--n-cpu-moe" : "-ngl",
+			       f->placement.n_cpu_moe ?
+			       f->placement.n_cpu_moe :
+			       f->placement.n_gpu_layers, a, b, c);
+	} else if (strcmp(verdict, "does-not-fit") == 0 && f->n_devices > 0 &&
 	    f->devices[worst_device(f)].free_bytes >= 0) {
 		size_t i;
 
@@ -165,19 +224,24 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			const struct qa_fit_device *d =
 				&f->devices[worst_device(f)];
 
+			size_t w = worst_device(f);
+			double over = d->free_bytes < 0 ?
+				      -(double)d->free_bytes / MIB : 0.0;
+			double margin = (double)d->overhead_bytes / MIB;
 			qa_inv_finding(inv, QA4001, NULL, -1, NULL,
-				       "%s needs %.2f MiB more than its %.2f "
-				       "usable MiB at context %" PRId64
-				       " (KV %s/%s); largest context that "
-				       "fits: f16 %s, q8_0 %s, q4_0 %s",
-				       d->name,
-				       d->free_bytes < 0 ?
-				       -(double)d->free_bytes / MIB : 0.0,
+				       "GPU%zu (%s) needs %.2f MiB more than its "
+				       "%.2f usable MiB at context %" PRId64
+				       " (KV %s/%s), keeping the %.0f MiB "
+				       "margin free (%.2f MiB more without "
+				       "it); largest context that fits: f16 "
+				       "%s, q8_0 %s, q4_0 %s",
+				       w, d->name, over,
 				       (double)d->usable_bytes / MIB,
 				       f->context,
 				       f->kv_type_k ? f->kv_type_k : "f16",
 				       f->kv_type_v ? f->kv_type_v : "f16",
-				       a, b, c);
+				       margin, over > margin ? over - margin :
+				       0.0, a, b, c);
 		} else {
 			qa_inv_finding(inv, QA4001, NULL, -1, NULL,
 				       "no device to place the model on");
@@ -186,9 +250,11 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		const struct qa_fit_device *d = &f->devices[worst_device(f)];
 
 		qa_inv_finding(inv, QA4002, NULL, -1, NULL,
-			       "%s keeps only %.2f MiB free at context %"
-			       PRId64, d->name,
-			       (double)d->free_bytes / MIB, f->context);
+			       "GPU%zu (%s) keeps only %.2f MiB free at "
+			       "context %" PRId64 " beyond the %.0f MiB margin",
+			       worst_device(f), d->name,
+			       (double)d->free_bytes / MIB, f->context,
+			       (double)d->overhead_bytes / MIB);
 	}
 
 	/* Without --ctx the fit searches the largest context (llama.cpp

@@ -115,6 +115,21 @@ struct qa_fit_result {
 	size_t n_notes;
 	struct qa_fit_options options;	/* what the numbers were computed
 					 * for (set by qa_fit_run) */
+	/* llama.cpp: the placement the fit chose when the default split
+	 * did not fit (chosen false otherwise), as --fit would: layers per
+	 * device (-ts), and when nothing fits on the GPUs alone, layers
+	 * (-ngl) or experts (--n-cpu-moe) kept in host RAM. */
+	struct qa_fit_placement {
+		bool chosen;
+		bool partial;		/* part of the model on the host */
+		double tensor_split[QA_GPU_MAX];	/* layers per device */
+		int64_t n_gpu_layers;	/* -ngl; -1 all */
+		int64_t n_cpu_moe;	/* --n-cpu-moe; 0 none */
+		uint64_t host_cache_bytes;	/* KV and state of host layers */
+		/* With partial: how much more the default all-GPU split
+		 * needs than the GPUs' usable memory together. */
+		uint64_t gpu_shortfall_bytes;
+	} placement;
 };
 
 /*

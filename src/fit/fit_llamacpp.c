@@ -54,8 +54,9 @@
 
 static const char formula_text[] =
 	"llama.cpp 3f545bec: KV pad256, iSWA, MLA K-only, f32 recurrent; "
-	"compute closed form §1.8.3 (x4 pipeline input copies §1.8.4); "
-	"memory-models.md §1";
+	"compute closed form estimating llama-context.cpp sched_reserve (x4 "
+	"pipeline input copies, ggml-backend.cpp GGML_SCHED_MAX_COPIES); "
+	"docs/fit.md";
 
 /* Sticky-overflow arithmetic: sizes come from files, so every product is
  * checked (src/ckd.h) and an overflow fails the whole estimate. */
@@ -139,7 +140,12 @@ struct lc_model {
 	size_t n_dev;
 	bool cpu;			/* host-only (CPU backend) */
 	bool pipeline;			/* section 1.8.4 applies */
-	int32_t *unit_dev;		/* n_placed + 1 units -> device */
+	int32_t *unit_dev;		/* n_placed + 1 units -> device, or
+					 * -1: kept on the host (-ngl) */
+	int32_t *base_dev;		/* the split -ts or free memory gives */
+	bool *unit_cpu_exp;		/* experts kept on the host
+					 * (--n-cpu-moe) */
+	bool searched;			/* unit_dev is a split the fit chose */
 	uint64_t *unit_w, *unit_exp;	/* per unit: weights, expert bytes */
 	uint64_t host_w;		/* token_embd + position embeddings */
 	uint64_t usable[QA_GPU_MAX];
@@ -349,9 +355,12 @@ place_weights(struct lc_model *m, const struct qa_fit_options *opt,
 	uint32_t i;
 
 	m->unit_dev = qa_arena_array(a, n_units, sizeof(*m->unit_dev));
+	m->base_dev = qa_arena_array(a, n_units, sizeof(*m->base_dev));
+	m->unit_cpu_exp = qa_arena_array(a, n_units, sizeof(*m->unit_cpu_exp));
 	m->unit_w = qa_arena_array(a, n_units, sizeof(*m->unit_w));
 	m->unit_exp = qa_arena_array(a, n_units, sizeof(*m->unit_exp));
-	if (!m->unit_dev || !m->unit_w || !m->unit_exp)
+	if (!m->unit_dev || !m->base_dev || !m->unit_cpu_exp || !m->unit_w ||
+	    !m->unit_exp)
 		return -1;
 	for (j = 0; j < m->n_dev; j++)
 		if (opt->tensor_split[j] > 0)
@@ -371,7 +380,7 @@ place_weights(struct lc_model *m, const struct qa_fit_options *opt,
 
 		for (j = 0; j + 1 < m->n_dev && !(cum[j] > x); j++)
 			;
-		m->unit_dev[i] = (int32_t)j;
+		m->unit_dev[i] = m->base_dev[i] = (int32_t)j;
 	}
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
@@ -410,6 +419,8 @@ struct lc_eval {
 	struct qa_fit_device dev[QA_GPU_MAX];
 	struct qa_fit_llamacpp_detail d;
 	uint64_t read_bytes[QA_GPU_MAX];	/* decode bytes per token */
+	uint64_t host_w;	/* weights of host-kept layers and experts */
+	uint64_t host_cache;	/* KV and recurrent state of host layers */
 	bool ovf;
 };
 
@@ -524,8 +535,13 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				e->d.v_base = cadd(ovf, e->d.v_base, vb);
 				e->d.layers_base++;
 			}
-			e->dev[dv_i].kv_bytes = cadd(ovf, e->dev[dv_i].kv_bytes,
+			if (dv_i < 0)	/* a host layer's cache is host */
+				e->host_cache = cadd(ovf, e->host_cache,
 						     cadd(ovf, kb, vb));
+			else
+				e->dev[dv_i].kv_bytes =
+					cadd(ovf, e->dev[dv_i].kv_bytes,
+					     cadd(ovf, kb, vb));
 		}
 	}
 	e->d.cells_base = e->d.layers_base ? n_ctx_seq : 0;
@@ -548,9 +564,13 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		e->d.r_bytes = cadd(ovf, e->d.r_bytes, rb);
 		e->d.s_bytes = cadd(ovf, e->d.s_bytes, sb);
 		e->d.layers_recurrent++;
-		e->dev[dv_i].recurrent_bytes =
-			cadd(ovf, e->dev[dv_i].recurrent_bytes,
-			     cadd(ovf, rb, sb));
+		if (dv_i < 0)
+			e->host_cache = cadd(ovf, e->host_cache,
+					     cadd(ovf, rb, sb));
+		else
+			e->dev[dv_i].recurrent_bytes =
+				cadd(ovf, e->dev[dv_i].recurrent_bytes,
+				     cadd(ovf, rb, sb));
 	}
 
 	/* Section 1.8.3 closed form. Masks: one per cache, n_kv x n_ub of
@@ -605,6 +625,7 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 	for (j = 0; j < m->n_dev; j++) {
 		struct qa_fit_device *d = &e->dev[j];
 		uint64_t body = cadd(ovf, a_ffn, a_attn), used, exp = 0;
+		uint64_t skip_w = 0;
 		uint64_t c, margin;
 		size_t u;
 
@@ -612,9 +633,21 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		for (u = 0; u <= (size_t)m->n_placed; u++) {
 			if (m->unit_dev[u] != (int32_t)j)
 				continue;
-			d->weights_bytes = cadd(ovf, d->weights_bytes,
-						m->unit_w[u]);
-			exp = cadd(ovf, exp, m->unit_exp[u]);
+			if (m->unit_cpu_exp[u]) {
+				/* --n-cpu-moe: the experts stay on the host,
+				 * the rest of the layer on the device */
+				d->weights_bytes = cadd(ovf, d->weights_bytes,
+							m->unit_w[u] -
+							m->unit_exp[u]);
+			} else {
+				d->weights_bytes = cadd(ovf, d->weights_bytes,
+							m->unit_w[u]);
+				exp = cadd(ovf, exp, m->unit_exp[u]);
+			}
+			/* MTP layers (--mtp on) are read only by the
+			 * draft: not part of one no-speculation token */
+			if (u >= (size_t)m->n_layer && u < (size_t)m->n_placed)
+				skip_w = cadd(ovf, skip_w, m->unit_w[u]);
 			if (u == (size_t)m->n_placed) {
 				d->has_output = true;
 				continue;
@@ -638,8 +671,17 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			c = d->has_output && logits > live ? logits : live;
 		}
 		d->compute_bytes = c;
-		margin = opt->margin_bytes ? opt->margin_bytes :
-					     DEFAULT_MARGIN;
+		/* llama-server puts the projector (--mmproj) whole on the
+		 * first GPU (tools/mtmd/clip.cpp backend selection). */
+		if (j == 0 && !m->cpu && m->inv->mmproj.file) {
+			d->weights_bytes = cadd(ovf, d->weights_bytes,
+						m->inv->mmproj.bytes);
+			/* read for images only, not per token */
+			skip_w = cadd(ovf, skip_w, m->inv->mmproj.bytes);
+		}
+		/* --margin 0 means 0; the options default is --fit's
+		 * 1024 MiB (qa_fit_options_init). */
+		margin = opt->margin_bytes;
 		d->overhead_bytes = m->cpu ? 0 : margin;
 		used = cadd(ovf, cadd(ovf, d->weights_bytes, d->kv_bytes),
 			    cadd(ovf, d->recurrent_bytes,
@@ -651,7 +693,9 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				-(int64_t)((used - m->usable[j]) & INT64_MAX);
 		/* Decode reads every non-expert weight, n_used / n_expert
 		 * of the expert bytes, and the whole cache per token. */
-		e->read_bytes[j] = cadd(ovf, d->weights_bytes - exp,
+		e->read_bytes[j] = cadd(ovf, d->weights_bytes - exp -
+					(skip_w < d->weights_bytes - exp ?
+					 skip_w : 0),
 					cadd(ovf, d->kv_bytes,
 					     d->recurrent_bytes));
 		if (hp->n_expert > 0 && hp->n_expert_used > 0)
@@ -662,6 +706,14 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 						     hp->n_expert_used));
 		else
 			e->read_bytes[j] = cadd(ovf, e->read_bytes[j], exp);
+	}
+	/* Layers kept on the host (-ngl) and experts kept there
+	 * (--n-cpu-moe) are host memory. */
+	for (j = 0; j <= (size_t)m->n_placed; j++) {
+		if (m->unit_dev[j] < 0)
+			e->host_w = cadd(ovf, e->host_w, m->unit_w[j]);
+		else if (m->unit_cpu_exp[j])
+			e->host_w = cadd(ovf, e->host_w, m->unit_exp[j]);
 	}
 }
 
@@ -678,6 +730,147 @@ eval_fits(const struct lc_model *m, const struct lc_eval *e)
 	return true;
 }
 
+/* The default split back in place: nothing on the host. */
+static void
+reset_split(struct lc_model *m)
+{
+	size_t u;
+
+	for (u = 0; u <= (size_t)m->n_placed; u++) {
+		m->unit_dev[u] = m->base_dev[u];
+		m->unit_cpu_exp[u] = false;
+	}
+	m->searched = false;
+}
+
+static void
+assign(struct lc_model *m, size_t from, size_t to, int32_t dev)
+{
+	for (; from < to; from++)
+		m->unit_dev[from] = dev;
+}
+
+/*
+ * The split llama.cpp's --fit (on by default) moves to when the default
+ * one overflows a device (common/fit.cpp): the devices filled from the
+ * last to the first with as many whole layers as fit (the output unit
+ * on the last), the first device taking the rest. Units [0, host) stay
+ * on the host (-ngl) and units [0, cpu_exp) keep their experts there
+ * (--n-cpu-moe). True when every device fits; unit_dev holds the split.
+ */
+static bool
+greedy_split(struct lc_model *m, const struct qa_fit_options *opt,
+	     int64_t ctx, const struct qa_ggml_type *tk,
+	     const struct qa_ggml_type *tv, struct lc_eval *e, size_t host,
+	     size_t cpu_exp)
+{
+	size_t n_units = (size_t)m->n_placed + 1, end = n_units, u, j;
+
+	for (u = 0; u < n_units; u++) {
+		m->unit_cpu_exp[u] = u < cpu_exp;
+		m->unit_dev[u] = u < host ? -1 : 0;
+	}
+	if (host >= n_units)
+		return false;	/* the output layer needs a device */
+	for (j = m->n_dev - 1; j >= 1; j--) {
+		/* smallest start s in [host, end] with [s, end) fitting on
+		 * device j: fewer units never need more memory */
+		size_t lo = host, hi = end;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			assign(m, host, mid, (int32_t)j - 1);
+			assign(m, mid, end, (int32_t)j);
+			evaluate(m, opt, ctx, tk, tv, e);
+			if (!e->ovf && !e->d.refusal[0] &&
+			    e->dev[j].free_bytes >= 0)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		assign(m, lo, end, (int32_t)j);
+		end = lo;
+	}
+	assign(m, host, end, 0);
+	evaluate(m, opt, ctx, tk, tv, e);
+	return eval_fits(m, e);
+}
+
+/* Whether the fit may move layers: GPUs to place on and no -ts given. */
+static bool
+may_search(const struct lc_model *m, const struct qa_fit_options *opt)
+{
+	return !m->cpu && opt->gpus.n > 0 &&
+	       !(opt->given & QA_FIT_GIVEN_TS);
+}
+
+/*
+ * Does the model fit on the GPUs at ctx: with the default split, else
+ * with the split --fit would move to (several GPUs). unit_dev is left at
+ * the placement that fits, or the default one.
+ */
+static bool
+fits_gpus(struct lc_model *m, const struct qa_fit_options *opt, int64_t ctx,
+	  const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
+	  struct lc_eval *e)
+{
+	reset_split(m);
+	evaluate(m, opt, ctx, tk, tv, e);
+	if (eval_fits(m, e) || !may_search(m, opt) || m->n_dev < 2)
+		return eval_fits(m, e);
+	if (greedy_split(m, opt, ctx, tk, tv, e, 0, 0)) {
+		m->searched = true;
+		return true;
+	}
+	reset_split(m);
+	evaluate(m, opt, ctx, tk, tv, e);
+	return false;
+}
+
+/*
+ * When nothing fits on the GPUs alone, what --fit falls back to: the
+ * experts of the first K layers on the host (--n-cpu-moe K) for MoE
+ * models, else the first K layers on the host (-ngl). The smallest K
+ * that fits (binary search: more on the host never needs more VRAM);
+ * unit_dev holds that placement and *k_out is K. False when even all
+ * of it on the host does not fit.
+ */
+static bool
+partial_offload(struct lc_model *m, const struct qa_fit_options *opt,
+		int64_t ctx, const struct qa_ggml_type *tk,
+		const struct qa_ggml_type *tv, struct lc_eval *e, bool *moe,
+		int64_t *k_out)
+{
+	size_t lo = 1, hi = (size_t)m->n_layer, u;
+	bool experts = false;
+
+	for (u = 0; u < (size_t)m->n_placed; u++)
+		if (m->unit_exp[u])
+			experts = true;
+	*moe = experts;
+	if (!may_search(m, opt) || m->n_layer <= 0)
+		return false;
+	if (!(experts ? greedy_split(m, opt, ctx, tk, tv, e, 0, hi) :
+			greedy_split(m, opt, ctx, tk, tv, e, hi, 0)))
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (experts ? greedy_split(m, opt, ctx, tk, tv, e, 0, mid) :
+			      greedy_split(m, opt, ctx, tk, tv, e, mid, 0))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!(experts ? greedy_split(m, opt, ctx, tk, tv, e, 0, lo) :
+			greedy_split(m, opt, ctx, tk, tv, e, lo, 0)))
+		return false;
+	m->searched = true;
+	*k_out = (int64_t)lo;
+	return true;
+}
+
 /*
  * Largest context that fits with K = V = t: binary search over multiples
  * of 256 n_stream from 4096 (--fit's fit_params_min_ctx) up to the
@@ -685,7 +878,7 @@ eval_fits(const struct lc_model *m, const struct lc_eval *e)
  * type is refused or not even the minimum fits.
  */
 static int64_t
-max_context(const struct lc_model *m, const struct qa_fit_options *opt,
+max_context(struct lc_model *m, const struct qa_fit_options *opt,
 	    const struct qa_ggml_type *t, struct lc_eval *e)
 {
 	int64_t n_seq = opt->parallel > 0 ? opt->parallel : 1;
@@ -698,17 +891,14 @@ max_context(const struct lc_model *m, const struct qa_fit_options *opt,
 	hi = cap / step;
 	if (hi < lo)
 		hi = lo;
-	evaluate(m, opt, lo * step, t, t, e);
-	if (!eval_fits(m, e))
+	if (!fits_gpus(m, opt, lo * step, t, t, e))
 		return -1;
-	evaluate(m, opt, hi * step, t, t, e);
-	if (eval_fits(m, e))
+	if (fits_gpus(m, opt, hi * step, t, t, e))
 		return hi * step;
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2;
 
-		evaluate(m, opt, mid * step, t, t, e);
-		if (eval_fits(m, e))
+		if (fits_gpus(m, opt, mid * step, t, t, e))
 			lo = mid;
 		else
 			hi = mid;
@@ -751,9 +941,12 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	const struct qa_ggml_type *tk, *tv;
 	struct lc_model m;
 	struct lc_eval *e;
-	int64_t ctx, mtp_layers;
+	int64_t ctx, mtp_layers, offload_k = 0;
+	int64_t gpu_ctx;
+	uint64_t shortfall = 0;
 	double secs = 0;
 	bool bw_known = true, tight = false, fits = true;
+	bool gpu_fit, offload = false, moe = false;
 	size_t j;
 
 	memset(out, 0, sizeof(*out));
@@ -843,9 +1036,29 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	ctx = opt->ctx;
 	if (ctx < 0) {
 		ctx = tk == tv ? max_context(&m, opt, tk, e) : -1;
-		if (ctx < 0)
-			ctx = MIN_CONTEXT;
+		if (ctx < 0)	/* --fit's floor, or the trained context */
+			ctx = hp->n_ctx_train > 0 &&
+			      hp->n_ctx_train < MIN_CONTEXT ?
+			      hp->n_ctx_train : MIN_CONTEXT;
 	}
+	/* The placement: the default split, the split --fit moves to, or
+	 * when nothing fits on the GPUs the partial offload it falls back
+	 * to (common/fit.cpp). */
+	gpu_fit = fits_gpus(&m, opt, ctx, tk, tv, e);
+	if (!gpu_fit && !e->d.refusal[0]) {
+		/* What all on the GPUs would lack, before --fit offloads. */
+		int64_t over = 0;
+
+		reset_split(&m);
+		evaluate(&m, opt, ctx, tk, tv, e);
+		for (j = 0; j < m.n_dev; j++)
+			over -= e->dev[j].free_bytes;
+		shortfall = over > 0 ? (uint64_t)over : 0;
+		offload = partial_offload(&m, opt, ctx, tk, tv, e, &moe,
+					  &offload_k);
+	}
+	if (!gpu_fit && !offload)
+		reset_split(&m);
 	evaluate(&m, opt, ctx, tk, tv, e);
 	if (e->ovf) {
 		snprintf(err, errlen, "size overflow computing the fit");
@@ -855,7 +1068,23 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	out->kv_type_k = type_label(tk);
 	out->kv_type_v = type_label(tv);
 	out->n_devices = m.n_dev;
-	out->host_bytes = m.host_w;
+	out->host_bytes = cadd(&e->ovf, m.host_w, e->host_w);
+	if (m.searched) {
+		struct qa_fit_placement *pl = &out->placement;
+		size_t u;
+
+		pl->chosen = true;
+		pl->n_gpu_layers = -1;
+		for (u = 0; u < (size_t)m.n_placed; u++)
+			if (m.unit_dev[u] >= 0)
+				pl->tensor_split[m.unit_dev[u]] += 1;
+		if (offload && !moe)
+			pl->n_gpu_layers = m.n_placed + 1 - offload_k;
+		pl->n_cpu_moe = offload && moe ? offload_k : 0;
+		pl->host_cache_bytes = e->host_cache;
+		pl->partial = offload;
+		pl->gpu_shortfall_bytes = offload ? shortfall : 0;
+	}
 	for (j = 0; j < m.n_dev; j++) {
 		struct qa_fit_device *d = &out->devices[j];
 
@@ -886,6 +1115,10 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		bw_known = false;
 		tight = false;
 	}
+	/* With layers or experts in host RAM decode is bound by the host's
+	 * memory bandwidth, which quantaudit does not know. */
+	if (offload)
+		bw_known = false;
 	out->decode_tokens_per_s_max = bw_known && secs > 0 ? 1.0 / secs : 0;
 	out->formula = formula_text;
 	if (e->d.refusal[0]) {
@@ -893,8 +1126,35 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		add_note(out, qa_arena_printf(a, "llama.cpp refuses this "
 					      "context: %s", e->d.refusal));
 	} else {
-		out->verdict = !fits ? "does-not-fit" :
+		out->verdict = !fits || offload ? "does-not-fit" :
 			       tight ? "tight" : "fits";
+	}
+	if (detail)
+		*detail = e->d;
+	if (offload) {
+		add_note(out, qa_arena_printf(a, "nothing fits on the GPUs "
+			 "alone: llama.cpp's --fit (on by default) keeps %s "
+			 "in host RAM (%s %" PRId64 ") and runs, with decode "
+			 "bound by host memory bandwidth (common/fit.cpp)",
+			 moe ? "the experts of the first layers" :
+			 "the first layers", moe ? "--n-cpu-moe" : "-ngl",
+			 moe ? offload_k : m.n_placed + 1 - offload_k));
+		/* An explicit or trained context: --fit would have lowered
+		 * an unset -c first. max_context reuses e and moves the
+		 * split, so this comes after both were read out. */
+		gpu_ctx = opt->ctx >= 0 && tk == tv ?
+			  max_context(&m, opt, tk, e) : -1;
+		if (gpu_ctx > 0)
+			add_note(out, qa_arena_printf(a, "with -c unset, "
+				 "--fit lowers the context first and keeps all "
+				 "of it on the GPUs at about %" PRId64 " tokens;"
+				 " the placement is for -c %" PRId64, gpu_ctx,
+				 out->context));
+	} else if (m.searched) {
+		add_note(out, "the default split overflows a GPU: llama.cpp's "
+			 "--fit (on by default) moves whole layers between the "
+			 "GPUs, and the numbers are for the split it moves to "
+			 "(common/fit.cpp)");
 	}
 	if (opt->gpus.n == 0)
 		add_note(out, "host only: device memory is not checked");
@@ -924,8 +1184,6 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 			 "with a full-context KV cache of their own (draft "
 			 "context, same types)" :
 			 "MTP/nextn layers excluded (not loaded)");
-	if (detail)
-		*detail = e->d;
 	return 0;
 }
 

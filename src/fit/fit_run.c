@@ -143,8 +143,33 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	   char *err, size_t errlen)
 {
 	struct qa_fit_result r;
+	char gb[32];
 	int rc;
 
+	/* A fit over part of the weights is not a fit: say what is missing
+	 * instead of placing what is there. */
+	if (inv->n_tensors == 0) {
+		snprintf(err, errlen, "no weights: %s holds only its "
+			 "configuration (no .safetensors or .gguf files), so "
+			 "there is nothing to place", inv->path);
+		return -1;
+	}
+	if (inv->weights.missing_files > 0) {
+		gb[0] = '\0';
+		if (inv->weights.declared_bytes)
+			snprintf(gb, sizeof(gb), "%.2f GiB",
+				 (double)inv->weights.declared_bytes /
+				 (double)((uint64_t)1 << 30));
+		snprintf(err, errlen, "%u weight file%s of the set %s missing, "
+			 "so the weights cannot be placed%s%s%s",
+			 inv->weights.missing_files,
+			 inv->weights.missing_files == 1 ? "" : "s",
+			 inv->weights.missing_files == 1 ? "is" : "are",
+			 gb[0] ? " (the index declares " : "", gb,
+			 gb[0] ? " of weights for the whole set; no estimate "
+			 "is given as a fit)" : "");
+		return -1;
+	}
 	memset(&r, 0, sizeof(r));
 	if (opt->engine == QA_ENGINE_VLLM)
 		rc = qa_fit_vllm(inv, opt, &r, err, errlen);

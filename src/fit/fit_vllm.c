@@ -254,6 +254,22 @@ mamba_state_bytes(const struct qa_hparams *hp, bool gdn, uint64_t tp,
 	return add_sat(mul_sat(conv, s_model), mul_sat(ssm, s_ssm));
 }
 
+/*
+ * State bytes of one LFM2 short-convolution layer per rank:
+ * MambaStateShapeCalculator.short_conv_state_shape
+ * (vllm/model_executor/layers/mamba/mamba_utils.py): a conv state of
+ * (L_cache - 1) x hidden/tp in the model dtype, no SSM state.
+ */
+static uint64_t
+short_conv_state_bytes(const struct qa_hparams *hp, uint64_t tp,
+		       unsigned s_model)
+{
+	uint64_t lc = hp->ssm_d_conv > 1 ? (uint64_t)hp->ssm_d_conv - 1 : 2;
+	uint64_t dim = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
+
+	return mul_sat(mul_sat(lc, dim / tp), s_model);
+}
+
 /* Fills the per-rank KV layout for a KV element size s. */
 static void
 build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
@@ -278,14 +294,21 @@ build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
 		enum spec sp;
 		uint64_t tok;
 
-		if (k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION) {
-			uint64_t st = mamba_state_bytes(hp,
-				k == QA_LAYER_LINEAR_ATTENTION, tp, s_model);
+		if (k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION ||
+		    k == QA_LAYER_SHORT_CONV ||
+		    k == QA_LAYER_PARALLEL_HYBRID) {
+			uint64_t st = k == QA_LAYER_SHORT_CONV ?
+				short_conv_state_bytes(hp, tp, s_model) :
+				mamba_state_bytes(hp,
+					k == QA_LAYER_LINEAR_ATTENTION, tp,
+					s_model);
 
 			lay->n[SPEC_MAMBA]++;
 			if (st > lay->mamba_state)
 				lay->mamba_state = st;
-			continue;
+			/* Falcon-H1 layers also hold attention (below). */
+			if (k != QA_LAYER_PARALLEL_HYBRID)
+				continue;
 		}
 		if (k == QA_LAYER_MLP_ONLY || k == QA_LAYER_MTP)
 			continue;
@@ -761,7 +784,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	    !opt->vllm_cudagraph_bytes)
 		note(&nb, "vLLM measures activations (P), non-torch memory "
 		     "(N) and CUDA graphs (G) at start-up; estimated here "
-		     "(P closed form of memory-models.md 2.6, N 0.25 GiB, "
+		     "(P closed form of docs/fit.md, N 0.25 GiB, "
 		     "G 0.35 GiB): non-deterministic");
 
 	max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
@@ -910,13 +933,14 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			"vLLM V1 TP=%llu: M_avail = ceil(%.2f*T) - (W + P + N) "
 			"- G = %.2f GiB on the worst rank; %s; %s %llu "
 			"layers; max_model_len by _auto_fit_max_model_len "
-			"(memory-models.md 2.1-2.5)",
+			"(vllm/v1/worker/gpu_worker.py, "
+			"vllm/v1/core/kv_cache_utils.py; docs/fit.md)",
 			(unsigned long long)tp, u,
 			(double)min_avail / (double)GIB, kinds,
 			lay.hybrid ? "hybrid groups of" : "one KV group of",
 			(unsigned long long)lay.g);
 		if (!out->formula)
-			out->formula = "vLLM V1 (memory-models.md 2)";
+			out->formula = "vLLM V1 (docs/fit.md)";
 	}
 	return 0;
 }
