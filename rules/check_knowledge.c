@@ -21,6 +21,7 @@
  * (llama.cpp LLM_ARCH names, vLLM registry classes).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rules/check.h"
@@ -43,40 +44,69 @@ struct fact {
 	int layer;
 	const char *quant;
 	int cc_min, cc_max, min_gpus;
+	const char *build;
 	enum qa_severity severity;
 	const char *message, *source, *as_of;
 };
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof) { e, n, how },
 #define QA_ARCH_NAME(g, m, c)
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
 static const struct engine_arch engine_archs[] = {
 #include "engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
 #undef QA_KNOWLEDGE
+#undef QA_ADVISORY
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof)
 #define QA_ARCH_NAME(g, m, c) { g, m, c },
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
 static const struct arch_name arch_names[] = {
 #include "engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
 #undef QA_KNOWLEDGE
+#undef QA_ADVISORY
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof)
 #define QA_ARCH_NAME(g, m, c)
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof) \
-	{ code, e, a, l, q, lo, hi, g, sev, msg, src, asof },
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof) \
+	{ code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof },
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
 static const struct fact facts[] = {
 #include "engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
 #undef QA_KNOWLEDGE
+#undef QA_ADVISORY
+
+struct advisory {
+	unsigned code;
+	const char *engine;
+	int cc_min, cc_max, min_gpus;
+	const char *build;
+	enum qa_severity severity;
+	const char *message, *source, *as_of;
+};
+
+#define QA_ENGINE_ARCH(e, n, how, src, asof)
+#define QA_ARCH_NAME(g, m, c)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof) \
+	{ code, e, lo, hi, g, b, sev, msg, src, asof },
+static const struct advisory advisories[] = {
+#include "engines.def"
+};
+#undef QA_ENGINE_ARCH
+#undef QA_ARCH_NAME
+#undef QA_KNOWLEDGE
+#undef QA_ADVISORY
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -88,10 +118,12 @@ enum {
 	Q_NVFP4 = 1 << 0,
 	Q_NVFP4A16 = 1 << 1,
 	Q_AWQ = 1 << 2,
+	Q_IQ_S = 1 << 3,
 };
 
 struct ctx {
 	const char *engine;		/* effective engine or NULL */
+	const char *build;		/* --engine ENGINE@BUILD, or NULL */
 	const char *names[4];		/* arch names to match, NULL-padded */
 	unsigned quant;			/* Q_* */
 	struct qa_gpu_set gpus;
@@ -129,11 +161,17 @@ static unsigned
 detect_quant(const struct qa_inventory *inv)
 {
 	bool nvfp4 = false, act_scale = false, awq = false, awq_seen = false;
+	bool iq_s = false;
 	uint32_t i;
 
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 
+		if (t->ggml_type >= 0 && t->dtype &&
+		    (strcmp(t->dtype, "IQ1_S") == 0 ||
+		     strcmp(t->dtype, "IQ2_S") == 0 ||
+		     strcmp(t->dtype, "IQ3_S") == 0))
+			iq_s = true;
 		if (!t->name || t->ggml_type >= 0)
 			continue;	/* GGUF tensors have their own types */
 		/* compressed-tensors nvfp4-pack-quantized and ModelOpt
@@ -158,7 +196,7 @@ detect_quant(const struct qa_inventory *inv)
 		}
 	}
 	return (nvfp4 ? Q_NVFP4 : 0u) | (nvfp4 && !act_scale ? Q_NVFP4A16 : 0u) |
-	       (awq ? Q_AWQ : 0u);
+	       (awq ? Q_AWQ : 0u) | (iq_s ? Q_IQ_S : 0u);
 }
 
 static bool
@@ -172,6 +210,8 @@ quant_matches(const char *q, unsigned have)
 		return have & Q_NVFP4A16;
 	if (strcmp(q, "awq") == 0)
 		return have & Q_AWQ;
+	if (strcmp(q, "iq_s") == 0)
+		return have & Q_IQ_S;
 	return false;
 }
 
@@ -275,6 +315,17 @@ collect_names(struct ctx *c, const struct qa_inventory *inv)
 		else if (strcmp(arch_names[i].model_type, a) == 0)
 			add_name(c, arch_names[i].gguf);
 	}
+	/* Engines pick their implementation by the config's class
+	 * (convert_hf_to_gguf.py's ModelBase.register, vLLM's registry),
+	 * not by model_type: Kimi-K2 is model_type kimi_k2 with class
+	 * DeepseekV3ForCausalLM. */
+	if (inv->kind == QA_KIND_GGUF || !inv->hp.arch_raw)
+		return;
+	for (i = 0; i < N_OF(arch_names); i++)
+		if (strcmp(arch_names[i].hf_class, inv->hp.arch_raw) == 0) {
+			add_name(c, arch_names[i].gguf);
+			add_name(c, arch_names[i].model_type);
+		}
 }
 
 static bool
@@ -289,6 +340,70 @@ engine_has(const char *engine, const char *name, int *how)
 			return true;
 		}
 	return false;
+}
+
+/* "cuda12.8" -> 12 and 8 (minor -1 when absent); false when build names
+ * no CUDA version. */
+static bool
+cuda_version(const char *build, int *major, int *minor)
+{
+	const char *p = build ? strstr(build, "cuda") : NULL;
+	const char *dot;
+
+	if (!p || p[4] < '0' || p[4] > '9')
+		return false;
+	*major = atoi(p + 4);
+	dot = strchr(p + 4, '.');
+	*minor = dot && dot[1] >= '0' && dot[1] <= '9' ? atoi(dot + 1) : -1;
+	return true;
+}
+
+/* A build that runs no CUDA at all. */
+static bool
+other_backend(const char *build)
+{
+	static const char *const names[] = {
+		"cpu", "vulkan", "rocm", "hip", "metal", "sycl", NULL,
+	};
+	size_t i;
+
+	for (i = 0; names[i]; i++)
+		if (strcmp(build, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Does the declared build (NULL: not declared) fall under cond? An
+ * undeclared build, or one that does not say, keeps the advisory. */
+static bool
+build_applies(const char *cond, const char *build)
+{
+	if (!cond[0] || !build || !build[0])
+		return true;
+	if (strncmp(cond, "cuda=", 5) == 0) {
+		int maj, min, want_maj = atoi(cond + 5), want_min = -1;
+		const char *dot = strchr(cond + 5, '.');
+
+		if (dot)
+			want_min = atoi(dot + 1);
+		/* another backend entirely: no CUDA, no CUDA problem */
+		if (other_backend(build))
+			return false;
+		if (!cuda_version(build, &maj, &min))
+			return true;	/* a release number says nothing */
+		return maj == want_maj &&
+		       (want_min < 0 || min < 0 || min == want_min);
+	}
+	if (strncmp(cond, "version=", 8) == 0) {
+		const char *v = cond + 8;
+		size_t n = strlen(v);
+
+		if (build[0] < '0' || build[0] > '9')
+			return true;
+		return strncmp(build, v, n) == 0 &&
+		       (build[n] == '\0' || build[n] == '.');
+	}
+	return true;
 }
 
 static void
@@ -311,7 +426,8 @@ check_facts(struct qa_inventory *inv, const struct ctx *c)
 		else
 			model = (f->arch[0] && arch_matches(c, f->arch)) ||
 				(f->layer && has_layer(inv, f->layer));
-		if (!model || !quant_matches(f->quant, c->quant))
+		if (!model || !quant_matches(f->quant, c->quant) ||
+		    !build_applies(f->build, c->build))
 			continue;
 		if (f->cc_min || f->cc_max) {
 			size_t n = gpus_in_range(c, f->cc_min, f->cc_max, &d);
@@ -414,6 +530,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		return;
 	memset(&c, 0, sizeof(c));
 	c.engine = opt->engine;
+	c.build = opt->engine_build;
 	if (!c.engine && inv->kind == QA_KIND_GGUF)
 		c.engine = "llama.cpp";	/* GGUF files are llama.cpp's */
 	/* The CLI validated the spec; a spec that still fails to parse
@@ -430,3 +547,49 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 }
 
 const struct qa_check qa_check_knowledge = { "knowledge", run };
+
+/* ---- setup advisories ---------------------------------------------------- */
+
+size_t
+qa_knowledge_advisories(const char *engine, const struct qa_check_options *opt,
+			struct qa_advisory *out, size_t cap)
+{
+	struct ctx c;
+	char err[256];
+	size_t i, n = 0;
+
+	if (!engine || !opt || !opt->gpus)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	if (qa_gpuspec_parse(opt->gpus, &c.gpus, err, sizeof(err)) != 0)
+		return 0;
+	for (i = 0; i < N_OF(advisories) && n < cap; i++) {
+		const struct advisory *a = &advisories[i];
+		const struct qa_gpu_device *d = NULL;
+		size_t k;
+		char where[160] = "";
+
+		if (strcmp(a->engine, engine) != 0 ||
+		    !build_applies(a->build, opt->engine_build))
+			continue;
+		k = gpus_in_range(&c, a->cc_min, a->cc_max, &d);
+		if (k == 0 || k < (size_t)a->min_gpus)
+			continue;
+		if (k > 1)
+			snprintf(where, sizeof(where), "%zu devices such as %s "
+				 "(compute capability %d.%d): ", k, d->name,
+				 d->cc_major, d->cc_minor);
+		else
+			snprintf(where, sizeof(where), "%s (compute "
+				 "capability %d.%d): ", d->name, d->cc_major,
+				 d->cc_minor);
+		out[n].rule = qa_rule_find(a->code);
+		out[n].severity = a->severity;
+		snprintf(out[n].message, sizeof(out[n].message),
+			 "%s%s (%s, as of %s)", where, a->message, a->source,
+			 a->as_of);
+		if (out[n].rule)
+			n++;
+	}
+	return n;
+}

@@ -35,40 +35,69 @@ struct fact {
 	int layer;
 	const char *quant;
 	int cc_min, cc_max, min_gpus;
+	const char *build;
+	enum qa_severity severity;
+	const char *message, *source, *as_of;
+};
+
+struct advisory {
+	unsigned code;
+	const char *engine;
+	int cc_min, cc_max, min_gpus;
+	const char *build;
 	enum qa_severity severity;
 	const char *message, *source, *as_of;
 };
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof) { e, n, how, src, asof },
 #define QA_ARCH_NAME(g, m, c)
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
 static const struct engine_arch engine_archs[] = {
 #include "rules/engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
 #undef QA_KNOWLEDGE
+#undef QA_ADVISORY
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof)
 #define QA_ARCH_NAME(g, m, c) { g, m, c },
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
 static const struct arch_name arch_names[] = {
 #include "rules/engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
 #undef QA_KNOWLEDGE
+#undef QA_ADVISORY
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof)
 #define QA_ARCH_NAME(g, m, c)
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, sev, msg, src, asof) \
-	{ code, e, a, l, q, lo, hi, g, sev, msg, src, asof },
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof) \
+	{ code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof },
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
 static const struct fact facts[] = {
 #include "rules/engines.def"
 };
 #undef QA_ENGINE_ARCH
 #undef QA_ARCH_NAME
 #undef QA_KNOWLEDGE
+#undef QA_ADVISORY
+
+#define QA_ENGINE_ARCH(e, n, how, src, asof)
+#define QA_ARCH_NAME(g, m, c)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof) \
+	{ code, e, lo, hi, g, b, sev, msg, src, asof },
+static const struct advisory advisories[] = {
+#include "rules/engines.def"
+};
+#undef QA_ENGINE_ARCH
+#undef QA_ARCH_NAME
+#undef QA_KNOWLEDGE
+#undef QA_ADVISORY
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -167,6 +196,9 @@ facts_doc(void)
 			       f->cc_max % 10);
 		if (f->min_gpus)
 			printf("- devices: at least %d\n", f->min_gpus);
+		if (f->build[0])
+			printf("- engine build: %s (left out when --engine "
+			       "declares another)\n", f->build);
 		printf("- says: %s.\n- source: %s (as of %s)\n\n",
 		       f->message, f->source, f->as_of);
 	}
@@ -235,6 +267,37 @@ ok_name(const struct qa_gpu_profile *p, size_t i, const char *name,
 	}
 }
 
+static void
+advisories_doc(void)
+{
+	size_t i;
+
+	puts("## Setup advisories\n");
+	puts("Facts about an engine build on a GPU generation rather than a "
+	     "model: a run\nprints each once (\"setup\" in text, "
+	     "\"advisories\" in JSON), for `--engine`\n(or llama.cpp when "
+	     "an input is GGUF) and `--gpus`. Declaring the build\n"
+	     "(`--engine llama.cpp@cuda12.8`, `--engine vllm@0.21.0`) leaves "
+	     "out those that\ndo not concern it.\n");
+	for (i = 0; i < N_OF(advisories); i++) {
+		const struct advisory *a = &advisories[i];
+		const struct qa_rule *r = qa_rule_find(a->code);
+
+		printf("### QA%04u `%s` (%s)\n\n", a->code, r ? r->id : "?",
+		       qa_severity_name(a->severity));
+		printf("- engine: %s\n", a->engine);
+		printf("- GPU: compute capability %d.%d to %d.%d\n",
+		       a->cc_min / 10, a->cc_min % 10, a->cc_max / 10,
+		       a->cc_max % 10);
+		if (a->min_gpus)
+			printf("- devices: at least %d\n", a->min_gpus);
+		if (a->build[0])
+			printf("- engine build: %s\n", a->build);
+		printf("\n%s.\n\nSource: %s (as of %s).\n\n", a->message,
+		       a->source, a->as_of);
+	}
+}
+
 /* Consistency the tables cannot express themselves. */
 static int
 validate(void)
@@ -249,6 +312,16 @@ validate(void)
 		if (!r || r->severity != facts[i].severity) {
 			fprintf(stderr, "mkknowledgedoc: QA%04u: %s\n",
 				facts[i].code, r ? "severity differs from "
+				"the registry" : "not in the registry");
+			bad = 1;
+		}
+	}
+	for (i = 0; i < N_OF(advisories); i++) {
+		const struct qa_rule *r = qa_rule_find(advisories[i].code);
+
+		if (!r || r->severity != advisories[i].severity) {
+			fprintf(stderr, "mkknowledgedoc: QA%04u: %s\n",
+				advisories[i].code, r ? "severity differs from "
 				"the registry" : "not in the registry");
 			bad = 1;
 		}
@@ -283,6 +356,7 @@ main(void)
 	     "edit it by hand.\n");
 	gpus();
 	facts_doc();
+	advisories_doc();
 	archs();
 	return 0;
 }
