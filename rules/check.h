@@ -23,6 +23,8 @@ struct qa_policy;	/* user rule file, rules/policy.c */
 /* What the command line adds to the files for the checks. */
 struct qa_check_options {
 	const char *engine;		/* "llama.cpp", "vllm", or NULL */
+	const char *engine_build;	/* what followed '@' in --engine
+					 * ("cuda12.8", "0.21.0"), or NULL */
 	const char *gpus;		/* GPU spec as given, or NULL */
 	const struct qa_policy *policy;	/* user rules, or NULL */
 };
@@ -42,5 +44,14 @@ extern const struct qa_check qa_check_knowledge;	/* rules/check_knowledge.c */
 extern const struct qa_check qa_check_fit;		/* rules/check_fit.c */
 extern const struct qa_check qa_check_quant;		/* rules/check_quant.c */
 extern const struct qa_check qa_check_policy;		/* rules/policy.c */
+
+/*
+ * The setup advisories (rules/engines.def QA_ADVISORY rows) that hold for
+ * engine (a name) with opt's build and GPUs: at most cap into out;
+ * returns how many. rules/check_knowledge.c
+ */
+size_t qa_knowledge_advisories(const char *engine,
+			       const struct qa_check_options *opt,
+			       struct qa_advisory *out, size_t cap);
 
 #endif /* QA_RULES_CHECK_H */

@@ -77,14 +77,17 @@ check_file_type(struct qa_inventory *inv)
 			       (long long)inv->hp.file_type);
 		return;
 	}
-	if (inv->dominant_type && strcmp(main_type, inv->dominant_type) != 0)
+	/* The label speaks of the weight matrices (1-D norms are F32 under
+	 * every file type and may outnumber any one matrix type). */
+	if (inv->dominant_matrix_type &&
+	    strcmp(main_type, inv->dominant_matrix_type) != 0)
 		qa_inv_finding(inv, QA7001,
 			       kv ? inv->files[kv->file].path : NULL,
 			       kv ? (int64_t)kv->offset : -1, NULL,
 			       "general.file_type says %s (mostly %s) but "
-			       "most tensors are %s",
+			       "most weight matrices are %s",
 			       inv->file_type_declared, main_type,
-			       inv->dominant_type);
+			       inv->dominant_matrix_type);
 }
 
 /* Counts a finding of rule code; false once the cap is reached. */
@@ -675,6 +678,61 @@ check_config_layout(struct ctx *c)
 			       (long long)hp->full_attention_interval_declared);
 }
 
+/* ---- per-layer kinds against the tensors (QA2110) --------------------- */
+
+/* The first tensor llama.cpp requires of a recurrent block of the arch
+ * (src/models/<arch>.cpp load_tensors): what its error names. */
+static const char *
+first_recurrent_tensor(const char *arch)
+{
+	if (!arch)
+		return "ssm_in.weight";
+	if (strncmp(arch, "lfm2", 4) == 0)
+		return "shortconv.conv.weight";
+	if (strcmp(arch, "qwen3next") == 0 || strncmp(arch, "qwen35", 6) == 0)
+		return "ssm_conv1d.weight";
+	return "ssm_in.weight";
+}
+
+static void
+check_layer_kinds(struct ctx *c)
+{
+	struct qa_inventory *inv = c->inv;
+	const char *where = inv->kind == QA_KIND_GGUF && c->block_kv ?
+			    kv_file(inv, c->block_kv) : inv->config_file;
+	int32_t b = inv->kind_mismatch.first;
+
+	if (!inv->kind_mismatch.n)
+		return;
+	if (inv->kind == QA_KIND_GGUF)
+		qa_inv_finding(inv, QA2110, where, -1, NULL,
+			       "%u block%s (first blk.%d) hold%s %s tensors "
+			       "where the per-layer arrays say %s: llama.cpp "
+			       "refuses the file (check_tensor_dims: tensor "
+			       "'blk.%d.%s' not found)", inv->kind_mismatch.n,
+			       inv->kind_mismatch.n == 1 ? "" : "s", b,
+			       inv->kind_mismatch.n == 1 ? "s" : "",
+			       inv->kind_mismatch.first_has_attention ?
+			       "attention" : "recurrent",
+			       inv->kind_mismatch.first_has_attention ?
+			       "recurrent" : "attention", b,
+			       inv->kind_mismatch.first_has_attention ?
+			       first_recurrent_tensor(inv->hp.arch_raw) :
+			       "attn_q.weight");
+	else
+		qa_inv_finding(inv, QA2110, where, -1, NULL,
+			       "%u layer%s (first %d) hold%s %s tensors where "
+			       "config.json's layer layout says %s: engines "
+			       "build the layer from the config and fail to "
+			       "load its weights", inv->kind_mismatch.n,
+			       inv->kind_mismatch.n == 1 ? "" : "s", b,
+			       inv->kind_mismatch.n == 1 ? "s" : "",
+			       inv->kind_mismatch.first_has_attention ?
+			       "attention" : "recurrent",
+			       inv->kind_mismatch.first_has_attention ?
+			       "recurrent" : "attention");
+}
+
 /* ---- quantization ignore lists (QA2109) ------------------------------ */
 
 /*
@@ -745,6 +803,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_expert_names(&c);
 	check_fused_experts(&c);
 	check_gguf_layout(&c);
+	check_layer_kinds(&c);
 	if (inv->have_config)
 		check_config_layout(&c);
 	check_ignore_lists(&c);

@@ -46,6 +46,10 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			       "and a decoder layer");
 		break;
 	case QA_MTP_PARTIAL:
+		/* partial only because files lie outside the index:
+		 * QA2007's business below */
+		if (inv->mtp.incomplete == 0)
+			break;
 		qa_inv_finding(inv, QA2002, where, -1, NULL,
 			       "%" PRId64 " of %" PRId64 " declared MTP "
 			       "layer%s incomplete: %s", inv->mtp.incomplete,
@@ -87,6 +91,13 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		qa_inv_finding(inv, QA2007, where, -1, NULL,
 			       "all %" PRIu32 " MTP tensors are in files that "
 			       "model.safetensors.index.json does not list",
+			       inv->mtp.tensors);
+	else if (inv->mtp.unlisted > 0)
+		qa_inv_finding(inv, QA2007, where, -1, NULL,
+			       "%" PRIu32 " of the %" PRIu32 " MTP tensors are "
+			       "in files that model.safetensors.index.json "
+			       "does not list: loaders that follow the index "
+			       "get an incomplete head", inv->mtp.unlisted,
 			       inv->mtp.tensors);
 }
 
