@@ -79,7 +79,8 @@ enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
-	O_CALIBRATE, O_EXPLAIN, O_QUIET, O_NO_COLOR, O_HELP, O_VERSION,
+	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_QUIET, O_NO_COLOR, O_HELP,
+	O_VERSION,
 };
 
 static const struct option_def {
@@ -98,6 +99,9 @@ static const struct option_def {
 	{ O_MATCH, "match", 'm', "RE", C(TENSORS),
 	  "list only names matching the POSIX extended\n"
 	  "regular expression RE" },
+	{ O_REVISION, "revision", 0, "REV", C_AUDIT,
+	  "Hugging Face cache folders (models--org--name):\n"
+	  "the branch, tag or commit to read (default main)" },
 	{ O_SUMMARY, "summary", 0, NULL, C_AUDIT,
 	  "json: leave out the tensor and module lists" },
 	{ O_LAYERS, "layers", 0, NULL, C(INSPECT) | C(CHECK),
@@ -112,10 +116,13 @@ static const struct option_def {
 	  "info, off); RULE is a code or an id" },
 	{ O_DISABLE, "disable", 0, "RULE", C_AUDIT,
 	  "do not report RULE" },
-	{ O_ENGINE, "engine", 0, "ENGINE", C_GPU,
+	{ O_ENGINE, "engine", 0, "ENGINE[@BUILD]", C_GPU,
 	  "llama.cpp or vllm: the engine to advise on and\n"
 	  "to size for (default: llama.cpp for GGUF, vllm\n"
-	  "for safetensors and model folders)" },
+	  "for safetensors and model folders); @BUILD\n"
+	  "declares yours (llama.cpp@cuda12.8,\n"
+	  "vllm@0.21.0) so setup advisories that do not\n"
+	  "concern it are left out" },
 	{ O_GPUS, "gpus", 0, "SPEC", C_GPU,
 	  "2x16G, 16G,24G, rtx-5060-ti:2,\n"
 	  "rtx-4090+rtx-3090, unified:128G, none (host\n"
@@ -160,7 +167,10 @@ static const struct option_def {
 static const char paths_text[] =
 "PATH is a .gguf file (any part of a split set), a .safetensors file,\n"
 "shard or *.safetensors.index.json, a model folder (a Hugging Face\n"
-"checkpoint, or a folder of GGUF files: every model in it is audited).\n";
+"checkpoint, or a folder of GGUF files: every model in it is audited), a\n"
+"Hugging Face cache folder (models--org--name), or an Ollama model: its\n"
+"manifest file or its name[:tag] ($OLLAMA_MODELS, ~/.ollama/models,\n"
+"/usr/share/ollama/.ollama/models).\n";
 
 static const char exit_text[] =
 "Exit status: 0 pass, 1 findings at or above --fail-on (fit: or a model\n"
@@ -246,9 +256,11 @@ struct cli {
 	const char *rules_file;
 	const char *explain;
 	const char *calibrate;
+	const char *revision;
 	enum qa_severity fail_on;
 	bool quiet, no_color, summary, summary_given, layers;
 	const char *engine;
+	const char *engine_build;
 	const char *gpus;
 	struct qa_fit_options fit;
 	bool fit_asked;		/* a fit option was given */
@@ -365,6 +377,34 @@ parse_split(const char *s, double *ts, size_t *n_out)
 	return sum > 0;
 }
 
+/* The build of --engine ENGINE@BUILD: for llama.cpp its backend
+ * ("cuda12.8", "cpu", "vulkan", "rocm", "metal", "sycl") or release
+ * ("b6543"), for vLLM its version ("0.21.0"). */
+static bool
+valid_build(const char *engine, const char *b)
+{
+	static const char *const backends[] = {
+		"cpu", "vulkan", "rocm", "hip", "metal", "sycl", NULL,
+	};
+	size_t i;
+
+	if (strcmp(engine, "vllm") == 0) {
+		for (i = 0; b[i]; i++)
+			if (!((b[i] >= '0' && b[i] <= '9') || b[i] == '.'))
+				return false;
+		return b[0] >= '0' && b[0] <= '9';
+	}
+	if (strncmp(b, "cuda", 4) == 0)
+		return b[4] >= '1' && b[4] <= '9' &&
+		       strspn(b + 4, "0123456789.") == strlen(b + 4);
+	if (b[0] == 'b' && b[1])
+		return strspn(b + 1, "0123456789") == strlen(b + 1);
+	for (i = 0; backends[i]; i++)
+		if (strcmp(b, backends[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Applies one option; returns -1 to go on, or an exit code. */
 static int
 apply_option(struct cli *cli, enum opt_id id, const char *arg)
@@ -410,20 +450,35 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 			id == O_DISABLE;
 		cli->override_args[cli->n_override_args++] = arg;
 		break;
-	case O_ENGINE:
-		if (strcmp(arg, "llama.cpp") == 0 ||
-		    strcmp(arg, "llamacpp") == 0) {
+	case O_ENGINE: {
+		/* ENGINE[@BUILD]: llama.cpp@cuda12.8, vllm@0.21.0 */
+		const char *at = strchr(arg, '@');
+		size_t k = at ? (size_t)(at - arg) : strlen(arg);
+
+		if ((k == 9 && strncmp(arg, "llama.cpp", k) == 0) ||
+		    (k == 8 && strncmp(arg, "llamacpp", k) == 0)) {
 			o->engine = QA_ENGINE_LLAMACPP;
 			cli->engine = "llama.cpp";
-		} else if (strcmp(arg, "vllm") == 0) {
+		} else if (k == 4 && strncmp(arg, "vllm", k) == 0) {
 			o->engine = QA_ENGINE_VLLM;
 			cli->engine = "vllm";
 		} else {
 			return usage_error(cli, "unknown --engine '%s' "
-					   "(llama.cpp or vllm)", arg);
+					   "(llama.cpp or vllm, optionally "
+					   "with @BUILD: llama.cpp@cuda12.8, "
+					   "vllm@0.21.0)", arg);
 		}
+		if (at && !valid_build(cli->engine, at + 1))
+			return usage_error(cli, "--engine '%s': the build after "
+					   "'@' is %s", arg,
+					   o->engine == QA_ENGINE_VLLM ?
+					   "a vLLM version such as 0.21.0" :
+					   "cudaX.Y, cpu, vulkan, rocm, metal, "
+					   "sycl or a release bNNNN");
+		cli->engine_build = at ? at + 1 : NULL;
 		o->given |= QA_FIT_GIVEN_ENGINE;
 		break;
+	}
 	case O_GPUS:
 		if (qa_gpuspec_parse(arg, &o->gpus, gerr, sizeof(gerr)) != 0)
 			return usage_error(cli, "--gpus: %s", gerr);
@@ -499,6 +554,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		break;
 	case O_EXPLAIN:
 		cli->explain = arg;
+		break;
+	case O_REVISION:
+		cli->revision = arg;
 		break;
 	case O_QUIET:
 		cli->quiet = true;
@@ -814,10 +872,36 @@ calibrate(struct cli *cli, struct qa_inventory *inv, FILE *out)
 	return QA_EXIT_PASS;
 }
 
+/*
+ * Ollama stores to look model names up in, as Ollama itself finds them
+ * (envconfig/config.go Models(): $OLLAMA_MODELS, else ~/.ollama/models),
+ * then the Linux service's store, whose user ollama has its home in
+ * /usr/share/ollama (scripts/install.sh).
+ */
+static void
+ollama_roots(const char **roots, char bufs[2][4096], size_t *n)
+{
+	const char *env = getenv("OLLAMA_MODELS"), *home = getenv("HOME");
+
+	*n = 0;
+	if (env && *env && strlen(env) < sizeof(bufs[0])) {
+		snprintf(bufs[0], sizeof(bufs[0]), "%s", env);
+		roots[(*n)++] = bufs[0];
+	}
+	if (home && *home && strlen(home) + 16 < sizeof(bufs[1])) {
+		snprintf(bufs[1], sizeof(bufs[1]), "%s/.ollama/models", home);
+		roots[(*n)++] = bufs[1];
+	}
+	roots[(*n)++] = "/usr/share/ollama/.ollama/models";
+}
+
 static int
 run(struct cli *cli, char **paths, int n_paths)
 {
 	struct qa_audit_options aopt;
+	struct qa_resolve_options ropt_in;
+	const char *roots[3];
+	char root_bufs[2][4096];
 	struct qa_report_options ropt;
 	struct qa_audit audit;
 	struct qa_inventory **invs = NULL;
@@ -827,7 +911,12 @@ run(struct cli *cli, char **paths, int n_paths)
 	FILE *out = stdout;
 
 	memset(&aopt, 0, sizeof(aopt));
+	ollama_roots(roots, root_bufs, &ropt_in.n_ollama_roots);
+	ropt_in.ollama_roots = roots;
+	ropt_in.revision = cli->revision;
+	aopt.resolve = &ropt_in;
 	aopt.checks.engine = cli->engine;
+	aopt.checks.engine_build = cli->engine_build;
 	aopt.checks.gpus = cli->gpus;
 	aopt.checks.policy = cli->policy;
 	aopt.overrides = &cli->overrides;
@@ -909,6 +998,8 @@ run(struct cli *cli, char **paths, int n_paths)
 						   &ropt.n_extra_rules);
 	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
 		     isatty(fileno(stdout));
+	ropt.advisories = audit.advisories;
+	ropt.n_advisories = audit.n_advisories;
 	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
 		for (i = 0; i < n_ok; i++)
 			print_diagnostics(invs[i], cli->fail_on);

@@ -34,6 +34,9 @@ struct qa_report_options {
 	size_t n_extra_rules;
 	bool layers;			/* text: always print the per-layer
 					 * precision map (inspect --layers) */
+	const struct qa_advisory *advisories;	/* setup advisories of the
+						 * run, printed once */
+	size_t n_advisories;
 };
 
 /*
@@ -52,6 +55,10 @@ struct qa_reporter {
 extern const struct qa_reporter *const qa_reporters[];
 /* The reporter named name, or NULL. */
 const struct qa_reporter *qa_reporter_find(const char *name);
+
+/* The setup advisories of opt, once, as text (nothing without any). */
+void qa_report_text_advisories(FILE *out,
+			       const struct qa_report_options *opt);
 
 /* Text of the fit view: per input its name, the fit block, the notes of
  * resolution and the findings. */

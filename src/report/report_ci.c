@@ -1073,3 +1073,25 @@ qa_report_junit(FILE *out, struct qa_inventory *const *invs, size_t n,
 	rl_free(&rl);
 	return rc;
 }
+
+/* The fit view in Markdown: per input the fit table and verdict, or why
+ * there is none. */
+int
+qa_report_markdown_fit(FILE *out, struct qa_inventory *const *invs,
+		       size_t n, const struct qa_report_options *opt)
+{
+	size_t i;
+
+	(void)opt;
+	for (i = 0; i < n; i++) {
+		if (invs[i]->fit_error)
+			fprintf(out, "#### VRAM fit: none\n\n%s: %s\n\n",
+				qa_fit_engine_name(
+					(enum qa_engine)invs[i]->fit_engine),
+				invs[i]->fit_error);
+		qa_report_fit_markdown(out, invs[i]);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}

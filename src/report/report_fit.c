@@ -16,7 +16,6 @@
  * compare them with the engine's log line for line.
  */
 #include "report/report_fit.h"
-#include "report/report.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -105,11 +104,27 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 	jw_ctx(w, "q8_0", f->max_context_q8_0);
 	jw_ctx(w, "q4_0", f->max_context_q4_0);
 	qa_jw_close(w, '}');
-	if (f->decode_tokens_per_s_max > 0)
+	/* no ceiling for a configuration that does not fit */
+	if (f->decode_tokens_per_s_max > 0 &&
+	    strcmp(str_or(f->verdict, "does-not-fit"), "does-not-fit") != 0)
 		qa_jw_double(w, "decode_tokens_per_s_max",
 			     f->decode_tokens_per_s_max, QA_JW_F32);
 	else
 		qa_jw_null(w, "decode_tokens_per_s_max");
+	if (f->placement.chosen) {
+		const struct qa_fit_placement *pl = &f->placement;
+
+		qa_jw_obj(w, "placement");
+		qa_jw_arr(w, "tensor_split", true);
+		for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
+			qa_jw_i64(w, NULL, (int64_t)pl->tensor_split[i]);
+		qa_jw_close(w, ']');
+		qa_jw_i64(w, "n_gpu_layers", pl->n_gpu_layers);
+		qa_jw_i64(w, "n_cpu_moe", pl->n_cpu_moe);
+		qa_jw_bool(w, "partial_offload", pl->partial);
+		qa_jw_u64(w, "host_cache_bytes", pl->host_cache_bytes);
+		qa_jw_close(w, '}');
+	}
 	qa_jw_str(w, "verdict", str_or(f->verdict, "does-not-fit"));
 	qa_jw_str(w, "formula", str_or(f->formula, ""));
 	qa_jw_arr(w, "notes", false);
@@ -286,14 +301,76 @@ put_ctx(FILE *out, const char *name, int64_t v, bool last)
 	fputs(last ? "\n" : " \xc2\xb7 ", out);
 }
 
+/* The -ts the numbers are for, or the partial offload, when the fit
+ * chose them as llama.cpp's --fit would. */
+static void
+put_placement(FILE *out, const struct qa_fit_result *f)
+{
+	const struct qa_fit_placement *pl = &f->placement;
+	char line[256];
+	size_t i, n = 0;
+
+	if (!pl->chosen)
+		return;
+	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.0f",
+				      i ? "," : "", pl->tensor_split[i]);
+	fprintf(out, "placement (as llama.cpp --fit chooses): -c %" PRId64
+		" -ts %s", f->context, line);
+	if (pl->n_cpu_moe > 0)
+		fprintf(out, " --n-cpu-moe %" PRId64, pl->n_cpu_moe);
+	if (pl->n_gpu_layers >= 0)
+		fprintf(out, " -ngl %" PRId64, pl->n_gpu_layers);
+	fputc('\n', out);
+}
+
+/* The decode ceiling: for the context of the numbers, only for a
+ * configuration that fits, and not a bound on speculative decoding. */
+static void
+put_decode(FILE *out, const struct qa_inventory *inv,
+	   const struct qa_fit_result *f)
+{
+	const char *v = str_or(f->verdict, "does-not-fit");
+	char line[200];
+
+	if (strcmp(v, "does-not-fit") == 0) {
+		fputs("decode ceiling: none (it does not fit)\n", out);
+		return;
+	}
+	if (f->decode_tokens_per_s_max <= 0) {
+		fputs("decode ceiling: unknown (no bandwidth for these "
+		      "devices)\n", out);
+		return;
+	}
+	snprintf(line, sizeof(line), "decode ceiling: %.1f tokens/s at "
+		 "context %" PRId64 " without speculative decoding (memory "
+		 "bandwidth bound)", f->decode_tokens_per_s_max, f->context);
+	put_wrapped(out, line, 0, 2);
+	if (inv->mtp.tensors > 0 && !inv->mtp.not_loaded) {
+		fputs("  ", out);
+		put_wrapped(out, "with its MTP head as a draft, speculative "
+			    "decoding accepts several tokens per weight pass "
+			    "and can exceed this ceiling", 2, 2);
+	}
+}
+
 void
 qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 {
 	const struct qa_fit_result *f = inv ? inv->fit : NULL;
 	const char *verdict;
-	char line[256];
+	char line[640];
 	size_t i;
 
+	if (!f && inv && inv->fit_error) {
+		/* asked, but the model cannot be sized: why, first */
+		snprintf(line, sizeof(line), "VRAM fit (%s): none: %s",
+			 qa_fit_engine_name((enum qa_engine)inv->fit_engine),
+			 inv->fit_error);
+		fputc('\n', out);
+		put_wrapped(out, line, 0, 2);
+		return;
+	}
 	if (!f)
 		return;
 	verdict = str_or(f->verdict, "does-not-fit");
@@ -315,6 +392,7 @@ qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 	putc('\n', out);
 	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
 		put_device(out, f, i);
+	put_placement(out, f);
 	if (f->host_bytes > 0)
 		fprintf(out, "host RAM: %.2f MiB of weights (not VRAM)\n",
 			(double)f->host_bytes / MIB);
@@ -327,12 +405,7 @@ qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 	put_ctx(out, "f16", f->max_context_f16, false);
 	put_ctx(out, "q8_0", f->max_context_q8_0, false);
 	put_ctx(out, "q4_0", f->max_context_q4_0, true);
-	if (f->decode_tokens_per_s_max > 0)
-		fprintf(out, "decode ceiling: %.1f tokens/s (memory bandwidth "
-			"bound)\n", f->decode_tokens_per_s_max);
-	else
-		fputs("decode ceiling: unknown (no bandwidth for these "
-		      "devices)\n", out);
+	put_decode(out, inv, f);
 	if (f->formula && *f->formula) {
 		fputs("formula: ", out);
 		put_wrapped(out, f->formula, 9, 2);
@@ -398,77 +471,4 @@ qa_report_fit_markdown(FILE *out, const struct qa_inventory *inv)
 		if (f->notes[i])
 			fprintf(out, "\n- %s", f->notes[i]);
 	fputs(f->n_notes ? "\n\n" : "\n", out);
-}
-
-/* ---- the fit view ------------------------------------------------------ */
-
-/* One input of the fit view: its name, the fit block (or why there is
- * none), what input resolution decided, the findings. */
-static void
-fit_view_one(FILE *out, const struct qa_inventory *inv, bool color)
-{
-	char line[1200];
-	uint32_t i;
-
-	snprintf(line, sizeof(line), "%s: %s%s%s%s", inv->path,
-		 inv->hp.arch ? inv->hp.arch : "unknown architecture",
-		 inv->hp.name ? " \"" : "", inv->hp.name ? inv->hp.name : "",
-		 inv->hp.name ? "\"" : "");
-	qa_report_fit_wrap(out, line, 2);
-	if (inv->input_note) {
-		snprintf(line, sizeof(line), "note: %s", inv->input_note);
-		qa_report_fit_wrap(out, line, 2);
-	}
-	if (inv->fit_error) {
-		snprintf(line, sizeof(line), "\nno VRAM fit (%s): %s",
-			 qa_fit_engine_name((enum qa_engine)inv->fit_engine),
-			 inv->fit_error);
-		qa_report_fit_wrap(out, line, 2);
-	}
-	qa_report_fit_text(out, inv, color);
-	for (i = 0; i < inv->n_findings; i++) {
-		const struct qa_finding *f = &inv->findings[i];
-
-		snprintf(line, sizeof(line), "%s [QA%04u %s] %s",
-			 qa_severity_name(f->severity),
-			 (unsigned)f->rule->code, f->rule->id,
-			 f->message ? f->message : "");
-		qa_report_fit_wrap(out, line, 2);
-	}
-}
-
-int
-qa_report_text_fit(FILE *out, struct qa_inventory *const *invs, size_t n,
-		   const struct qa_report_options *opt)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputs("\n\n", out);
-		fit_view_one(out, invs[i], opt->color);
-	}
-	if (fflush(out) != 0 || ferror(out))
-		return -1;
-	return 0;
-}
-
-int
-qa_report_markdown_fit(FILE *out, struct qa_inventory *const *invs,
-		       size_t n, const struct qa_report_options *opt)
-{
-	size_t i;
-
-	(void)opt;
-	for (i = 0; i < n; i++) {
-		if (invs[i]->fit_error)
-			fprintf(out, "#### VRAM fit: none\n\n%s: %s\n\n",
-				qa_fit_engine_name(
-					(enum qa_engine)invs[i]->fit_engine),
-				invs[i]->fit_error);
-		qa_report_fit_markdown(out, invs[i]);
-	}
-	if (fflush(out) != 0 || ferror(out))
-		return -1;
-	return 0;
 }

@@ -94,6 +94,10 @@ layer_kind_name(uint8_t k)
 		return "mlp";
 	case QA_LAYER_MTP:
 		return "mtp";
+	case QA_LAYER_SHORT_CONV:
+		return "short_conv";
+	case QA_LAYER_PARALLEL_HYBRID:
+		return "hybrid";
 	default:
 		return "unknown";
 	}
@@ -428,6 +432,12 @@ write_mtp(struct qa_jw *w, const struct qa_inventory *inv)
 		qa_jw_str(w, "family", inv->mtp.family);
 	if (inv->mtp.draft_only)
 		qa_jw_bool(w, "draft_only", true);
+	if (inv->mtp.tensors > 0)
+		qa_jw_bool(w, "loadable", inv->mtp.not_loaded == NULL);
+	if (inv->mtp.not_loaded)
+		qa_jw_str(w, "not_loaded", inv->mtp.not_loaded);
+	if (inv->mtp.unlisted)
+		qa_jw_u64(w, "unlisted_tensors", inv->mtp.unlisted);
 	qa_jw_close(w, '}');
 }
 
@@ -670,6 +680,16 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	qa_jw_obj(w, NULL);
 	qa_jw_str(w, "path", inv->path);
 	qa_jw_str(w, "kind", kind_name(inv->kind));
+	if (inv->input_note)
+		qa_jw_str(w, "source", inv->input_note);
+	if (inv->mmproj.file) {
+		qa_jw_obj(w, "projector");
+		qa_jw_str(w, "file", inv->mmproj.file);
+		qa_jw_u64(w, "bytes", inv->mmproj.bytes);
+		qa_jw_u64(w, "params", inv->mmproj.params);
+		qa_jw_u64(w, "tensors", inv->mmproj.tensors);
+		qa_jw_close(w, '}');
+	}
 	write_files(w, inv);
 	write_model(w, inv);
 	write_metadata(w, inv);
@@ -679,7 +699,10 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	}
 	write_findings(w, inv);
 	qa_report_fit_json(w, inv);
-	qa_jw_str(w, "verdict", qa_verdict(inv, opt->fail_on));
+	if (inv->fit_error)
+		qa_jw_str(w, "fit_error", inv->fit_error);
+	qa_jw_str(w, "verdict", inv->verdict ? inv->verdict :
+		  qa_verdict(inv, opt->fail_on));
 	qa_jw_close(w, '}');
 }
 
@@ -701,6 +724,25 @@ qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
 		write_input(&w, invs[i], opt->tensor_mask ?
 			    opt->tensor_mask[i] : NULL, opt);
 	qa_jw_close(&w, ']');
+	if (opt->n_advisories) {
+		qa_jw_arr(&w, "advisories", false);
+		for (i = 0; i < opt->n_advisories; i++) {
+			const struct qa_advisory *a = &opt->advisories[i];
+			char code[16];
+
+			snprintf(code, sizeof(code), "QA%04u",
+				 (unsigned)a->rule->code);
+			qa_jw_obj(&w, NULL);
+			qa_jw_str(&w, "code", code);
+			qa_jw_str(&w, "id", a->rule->id);
+			qa_jw_str(&w, "category",
+				  qa_category_name(a->rule->category));
+			qa_jw_str(&w, "severity", qa_severity_name(a->severity));
+			qa_jw_str(&w, "message", a->message);
+			qa_jw_close(&w, '}');
+		}
+		qa_jw_close(&w, ']');
+	}
 	qa_jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
 	qa_jw_close(&w, '}');
 	putc('\n', out);

@@ -48,6 +48,10 @@ struct lb {
 	size_t len;
 };
 
+static void put_wrapped(FILE *out, const char *raw, size_t indent,
+			size_t hang, const char *color, size_t color_bytes);
+static const char *base_name(const char *path);
+
 static void
 lb_reset(struct lb *b)
 {
@@ -376,6 +380,10 @@ layer_kind_text(uint8_t k)
 		return "MLP only";
 	case QA_LAYER_MTP:
 		return "MTP";
+	case QA_LAYER_SHORT_CONV:
+		return "short conv";
+	case QA_LAYER_PARALLEL_HYBRID:
+		return "attention + Mamba";
 	default:
 		return "unknown";
 	}
@@ -384,8 +392,9 @@ layer_kind_text(uint8_t k)
 /* "48 layers: 36 linear (GDN) + 12 full attention", kinds in order of
  * first appearance; then the sliding window and full-attention period. */
 static void
-attention_line(FILE *out, const struct qa_hparams *hp)
+attention_line(FILE *out, const struct qa_inventory *inv)
 {
+	const struct qa_hparams *hp = &inv->hp;
 	uint32_t counts[256] = { 0 };
 	uint8_t order[256];
 	int n_kinds = 0, i;
@@ -421,6 +430,20 @@ attention_line(FILE *out, const struct qa_hparams *hp)
 	}
 	if (!first)
 		put_line(out, &b);
+	/* Kinds come from the per-layer arrays; say so when the tensors
+	 * disagree rather than print two stories. */
+	if (inv->kind_mismatch.n) {
+		char line[256];
+
+		snprintf(line, sizeof(line), "%*sper the metadata; the tensors "
+			 "of %u block%s (first %d) say %s (QA2110)",
+			 2 + LABEL_COLS, "", inv->kind_mismatch.n,
+			 inv->kind_mismatch.n == 1 ? "" : "s",
+			 inv->kind_mismatch.first,
+			 inv->kind_mismatch.first_has_attention ? "attention" :
+			 "recurrent");
+		put_wrapped(out, line, 0, 2 + LABEL_COLS, NULL, 0);
+	}
 
 	/* The window gets its own line: the layout above can fill one. */
 	if (hp->sliding_window > 0) {
@@ -519,6 +542,7 @@ size_lines(FILE *out, const struct qa_inventory *inv)
 	}
 }
 
+
 static void
 files_line(FILE *out, const struct qa_inventory *inv)
 {
@@ -546,6 +570,23 @@ files_line(FILE *out, const struct qa_inventory *inv)
 		lb_add(&b, ")");
 	}
 	put_line(out, &b);
+	if (inv->mmproj.file) {
+		char sz[32], par[32], line[512];
+
+		qa_fmt_bytes(sz, sizeof(sz), inv->mmproj.bytes);
+		qa_fmt_params(par, sizeof(par), inv->mmproj.params);
+		snprintf(line, sizeof(line), "  %-*s%s: %s params, %s, counted "
+			 "in the fit", LABEL_COLS, "projector",
+			 base_name(inv->mmproj.file), par, sz);
+		put_wrapped(out, line, 0, 2 + LABEL_COLS, NULL, 0);
+	}
+	if (inv->input_note) {
+		char line[600];
+
+		snprintf(line, sizeof(line), "  %-*s%s", LABEL_COLS, "source",
+			 inv->input_note);
+		put_wrapped(out, line, 0, 2 + LABEL_COLS, NULL, 0);
+	}
 }
 
 /*
@@ -582,6 +623,13 @@ mtp_line(FILE *out, const struct qa_inventory *inv)
 		break;
 	}
 	put_line(out, &b);
+	if (inv->mtp.not_loaded) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "NOT LOADED: %s",
+			 inv->mtp.not_loaded);
+		put_wrapped(out, why, 2 + LABEL_COLS, 0, NULL, 0);
+	}
 }
 
 /* ---- quantization and precision lines --------------------------------- */
@@ -770,8 +818,9 @@ quant_line(FILE *out, const struct qa_inventory *inv)
 
 		if (ft)
 			items_add(&it, "GGUF %s mix", ft);
-		else if (inv->dominant_type)
-			items_add(&it, "GGUF, mostly %s", inv->dominant_type);
+		else if (inv->dominant_matrix_type)
+			items_add(&it, "GGUF, mostly %s",
+				  inv->dominant_matrix_type);
 		else
 			items_add(&it, "GGUF");
 		if (ch && !qa_value_as_int(&ch->value, &chunks))
@@ -1554,7 +1603,7 @@ qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 		model_line(out, inv);
 		shape_line(out, &inv->hp);
 		experts_line(out, &inv->hp);
-		attention_line(out, &inv->hp);
+		attention_line(out, inv);
 		mla_ssm_lines(out, &inv->hp);
 		size_lines(out, inv);
 		quant_line(out, inv);
@@ -1568,6 +1617,7 @@ qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 		qa_report_fit_text(out, inv, opt->color);
 		verdict_line(out, inv, opt);
 	}
+	qa_report_text_advisories(out, opt);
 	if (n > 1) {
 		fputs("\noverall verdict: ", out);
 		put_verdict_word(out, qa_verdict_all(invs, n, opt->fail_on),
@@ -1729,6 +1779,74 @@ qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
 			fprintf(out, "%" PRIu32 " of %" PRIu32 " tensors\n",
 				shown, inv->n_tensors);
 	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+void
+qa_report_text_advisories(FILE *out, const struct qa_report_options *opt)
+{
+	size_t i;
+
+	if (!opt->n_advisories)
+		return;
+	fputs("\nsetup (for every model of this run):\n", out);
+	for (i = 0; i < opt->n_advisories; i++) {
+		struct qa_finding f;
+
+		memset(&f, 0, sizeof(f));
+		f.rule = opt->advisories[i].rule;
+		f.severity = opt->advisories[i].severity;
+		f.message = opt->advisories[i].message;
+		f.offset = -1;
+		put_finding(out, &f, opt->color);
+	}
+}
+
+/* ---- the fit view ------------------------------------------------------ */
+
+/* One input of the fit view: its name, the fit block (or why there is
+ * none), what input resolution decided, the findings. */
+static void
+fit_view_one(FILE *out, const struct qa_inventory *inv, bool color)
+{
+	char line[1200];
+	uint32_t i;
+
+	snprintf(line, sizeof(line), "%s: %s%s%s%s", inv->path,
+		 inv->hp.arch ? inv->hp.arch : "unknown architecture",
+		 inv->hp.name ? " \"" : "", inv->hp.name ? inv->hp.name : "",
+		 inv->hp.name ? "\"" : "");
+	qa_report_fit_wrap(out, line, 2);
+	if (inv->input_note) {
+		snprintf(line, sizeof(line), "note: %s", inv->input_note);
+		qa_report_fit_wrap(out, line, 2);
+	}
+	qa_report_fit_text(out, inv, color);
+	for (i = 0; i < inv->n_findings; i++) {
+		const struct qa_finding *f = &inv->findings[i];
+
+		snprintf(line, sizeof(line), "%s [QA%04u %s] %s",
+			 qa_severity_name(f->severity),
+			 (unsigned)f->rule->code, f->rule->id,
+			 f->message ? f->message : "");
+		qa_report_fit_wrap(out, line, 2);
+	}
+}
+
+int
+qa_report_text_fit(FILE *out, struct qa_inventory *const *invs, size_t n,
+		   const struct qa_report_options *opt)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs("\n\n", out);
+		fit_view_one(out, invs[i], opt->color);
+	}
+	qa_report_text_advisories(out, opt);
 	if (fflush(out) != 0 || ferror(out))
 		return -1;
 	return 0;
