@@ -27,102 +27,30 @@
 #include "engine/engine.h"
 #include "analysis/analysis.h"
 #include "core/inventory.h"
+#include "harness.h"
 
-static int failures;
-
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-
-static void
-check(int ok, const char *what, const char *file, int line)
-{
-	if (!ok) {
-		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
-		failures++;
-	}
-}
-
+/* The codes under test (the filter of the code comparison). */
 static bool
 mine(unsigned code)
 {
 	return code >= 3001 && code <= 3099;
 }
 
-static void
-codes_of(const struct qa_inventory *inv, char *buf, size_t cap)
-{
-	unsigned seen[64];
-	size_t n = 0, i, j, len = 0;
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++) {
-		unsigned c = inv->findings[k].rule->code;
-
-		if (!mine(c))
-			continue;
-		for (i = 0; i < n && seen[i] != c; i++)
-			;
-		if (i == n && n < 64)
-			seen[n++] = c;
-	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && seen[j - 1] > seen[j]; j--) {
-			unsigned t = seen[j];
-
-			seen[j] = seen[j - 1];
-			seen[j - 1] = t;
-		}
-	buf[0] = '\0';
-	for (i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%sQA%04u",
-					i ? "," : "", seen[i]);
-	if (n == 0)
-		snprintf(buf, cap, "-");
-}
-
-static unsigned
-count(const struct qa_inventory *inv, unsigned code)
-{
-	unsigned n = 0;
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++)
-		n += inv->findings[k].rule->code == code;
-	return n;
-}
-
-static bool
-message_has(const struct qa_inventory *inv, unsigned code, const char *s)
-{
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++)
-		if (inv->findings[k].rule->code == code &&
-		    strstr(inv->findings[k].message, s))
-			return true;
-	return false;
-}
+/* Runs the analysis step the pipeline runs before the checks (claims,
+ * declared bits, pattern matches) and the quantization checks on inv,
+ * then compares the codes under test with want. */
+#define expect(...) expect_at(__FILE__, __LINE__, __VA_ARGS__)
 
 static void
-expect(const char *what, struct qa_inventory *inv, const char *want)
+expect_at(const char *file, int line, const char *what,
+	  struct qa_inventory *inv, const char *want)
 {
-	char got[512];
 	struct qa_check_options opt;
-	uint32_t k;
 
 	memset(&opt, 0, sizeof(opt));
-	/* the analysis step the pipeline runs before the checks: claims,
-	 * declared bits, pattern matches */
 	qa_claims_resolve(inv);
 	qa_check_quant.run(inv, &opt);
-	codes_of(inv, got, sizeof(got));
-	if (strcmp(got, want) != 0) {
-		fprintf(stderr, "%s: codes %s, expected %s\n", what, got, want);
-		for (k = 0; k < inv->n_findings; k++)
-			fprintf(stderr, "    QA%04u %s\n",
-				inv->findings[k].rule->code,
-				inv->findings[k].message);
-		failures++;
-	}
+	th_check_codes(file, line, what, inv, mine, want);
 }
 
 /* ---- inventory building --------------------------------------------- */
@@ -408,9 +336,9 @@ test_claims(void)
 	 * one aggregated finding for the pattern */
 	inv = ct_attention(true);
 	expect("claim: dense o_proj claimed quantized", inv, "QA3001");
-	CHECK(count(inv, QA3001) == 1);
-	CHECK(message_has(inv, QA3001,
-			  "2 modules (model.layers.*.self_attn.o_proj"));
+	CHECK(th_count_code(inv, QA3001) == 1);
+	CHECK(th_finding(inv, QA3001,
+			 "2 modules (model.layers.*.self_attn.o_proj"));
 	qa_inventory_destroy(inv);
 
 	/* clean: the ignore list names them */
@@ -423,7 +351,7 @@ test_claims(void)
 	inv = ct_attention(false);
 	excludes(inv, o_names, 2, QA_PAT_EXACT, "ignore");
 	expect("claim: packed o_proj ignored", inv, "QA3002");
-	CHECK(count(inv, QA3002) == 1);
+	CHECK(th_count_code(inv, QA3002) == 1);
 	qa_inventory_destroy(inv);
 
 	/* clean: all packed, nothing ignored */
@@ -438,7 +366,7 @@ test_claims(void)
 	dense(inv, "model.layers.0.mlp.down_proj", QA_ROLE_FFN_DOWN, 0,
 	      false);
 	expect("nothing quantized", inv, "QA3011");
-	CHECK(count(inv, QA3011) == 1);
+	CHECK(th_count_code(inv, QA3011) == 1);
 	qa_inventory_destroy(inv);
 
 	/* clean: compressed-tensors "dense" (decompressed) format */
@@ -472,7 +400,7 @@ test_fused(void)
 	override(inv, "model.layers.0.self_attn.v_proj", QA_PAT_EXACT,
 		 "dynamic", false, 8);
 	expect("fused qkv mixed bits", inv, "QA3003");
-	CHECK(message_has(inv, QA3003, "v_proj GPTQ 8-bit"));
+	CHECK(th_finding(inv, QA3003, "v_proj GPTQ 8-bit"));
 	qa_inventory_destroy(inv);
 
 	/* clean: all 4-bit */
@@ -503,7 +431,7 @@ test_fused(void)
 	override(inv, "model.layers.0.mlp.experts.3.up_proj", QA_PAT_EXACT,
 		 "dynamic", true, -1);
 	expect("fused experts mixed", inv, "QA3003");
-	CHECK(message_has(inv, QA3003, "3 GPTQ 4-bit, 1 BF16"));
+	CHECK(th_finding(inv, QA3003, "3 GPTQ 4-bit, 1 BF16"));
 	qa_inventory_destroy(inv);
 
 	/* gate/up of one MLP: gate dense (skipped), up GPTQ */
@@ -538,8 +466,8 @@ test_mtp(void)
 	 * vLLM crash case; not also QA3001 */
 	inv = mtp_inv();
 	expect("mtp dense undeclared", inv, "QA3004");
-	CHECK(count(inv, QA3004) == 1);
-	CHECK(message_has(inv, QA3004, "2 MTP modules"));
+	CHECK(th_count_code(inv, QA3004) == 1);
+	CHECK(th_finding(inv, QA3004, "2 MTP modules"));
 	qa_inventory_destroy(inv);
 
 	/* llm-compressor appends "re:^mtp.*" to ignore (§B4) */
@@ -550,7 +478,7 @@ test_mtp(void)
 		excludes(inv, ig, 1, QA_PAT_REGEX, "ignore");
 	}
 	expect("mtp dense declared (regex)", inv, "QA3005");
-	CHECK(message_has(inv, QA3005, "ignore '^mtp.*'"));
+	CHECK(th_finding(inv, QA3005, "ignore '^mtp.*'"));
 	qa_inventory_destroy(inv);
 
 	/* ModelOpt-style glob "mtp*" (§A5) */
@@ -608,8 +536,8 @@ test_unmatched(void)
 	override(inv, "model\\.layers\\.9\\.mlp\\..*", QA_PAT_REGEX,
 		 "dynamic", true, -1);
 	expect("dynamic rule matching nothing", inv, "QA3006");
-	CHECK(count(inv, QA3006) == 1);
-	CHECK(message_has(inv, QA3006, "layers\\.9"));
+	CHECK(th_count_code(inv, QA3006) == 1);
+	CHECK(th_finding(inv, QA3006, "layers\\.9"));
 	qa_inventory_destroy(inv);
 
 	/* clean: the regex names layer 0 (re.match, anchored at start) */
@@ -689,7 +617,7 @@ test_shapes(void)
 	gptq_shaped(inv, "model.layers.0.mlp.down_proj", QA_ROLE_FFN_DOWN, 0,
 		    false, 4, 32, 4, 32, 4, 0);
 	expect("gptq scales rows", inv, "QA3008");
-	CHECK(message_has(inv, QA3008, "ceil(in/group) = 2"));
+	CHECK(th_finding(inv, QA3008, "ceil(in/group) = 2"));
 	qa_inventory_destroy(inv);
 
 	/* the classifier leaves such a module "unknown": the scheme is
@@ -715,7 +643,7 @@ test_shapes(void)
 	gptq_shaped(inv, "model.layers.0.mlp.down_proj", QA_ROLE_FFN_DOWN, 0,
 		    false, 4, 32, 2, 64, 2, 0);
 	expect("gptq qzeros width", inv, "QA3009");
-	CHECK(message_has(inv, QA3009, "ceil(out*bits/32) = 32"));
+	CHECK(th_finding(inv, QA3009, "ceil(out*bits/32) = 32"));
 	qa_inventory_destroy(inv);
 
 	/* g_idx of 512 inputs against qweight rows 32 = 256 inputs at 4 bits
@@ -738,7 +666,7 @@ test_shapes(void)
 	inv = new_inv(QA_KIND_HF_DIR, QA_QM_MODELOPT, "NVFP4", 4, 16);
 	m = nvfp4(inv, "model.layers.0.mlp.down_proj", QA_ROLE_FFN_DOWN, 0, 8);
 	expect("nvfp4 scale cols", inv, "QA3008");
-	CHECK(message_has(inv, QA3008, "[256, 16]"));
+	CHECK(th_finding(inv, QA3008, "[256, 16]"));
 	inv->tensors[m->tensors[1]].shape[1] = 16;
 	inv->n_findings = 0;
 	expect("nvfp4 scale right", inv, "-");
@@ -785,7 +713,7 @@ test_method(void)
 	gptq(inv, "model.layers.0.mlp.down_proj", QA_ROLE_FFN_DOWN, 0, false,
 	     4);
 	expect("auto_awq over GPTQ", inv, "QA3010");
-	CHECK(message_has(inv, QA3010, "packed as GPTQ"));
+	CHECK(th_finding(inv, QA3010, "packed as GPTQ"));
 	qa_inventory_destroy(inv);
 
 	inv = new_inv(QA_KIND_HF_DIR, QA_QM_AUTOROUND, "auto_round:auto_gptq",
@@ -852,7 +780,7 @@ test_imatrix(void)
 	gguf_t(inv, "blk.0.attn_q.weight", 16, "IQ2_XXS");
 	gguf_t(inv, "blk.0.ffn_down.weight", 10, "Q2_K");
 	expect("IQ2 without imatrix", inv, "QA3014");
-	CHECK(message_has(inv, QA3014, "1 tensor of IQ1/IQ2"));
+	CHECK(th_finding(inv, QA3014, "1 tensor of IQ1/IQ2"));
 	qa_inventory_destroy(inv);
 
 	/* IQ1_M (29) only on token_embd.weight: llama.cpp allows it */
@@ -870,8 +798,8 @@ test_imatrix(void)
 	kv_i32(inv, "quantize.imatrix.chunks_count", 685);
 	gguf_t(inv, "blk.0.attn_q.weight", 16, "IQ2_XXS");
 	expect("imatrix recorded", inv, "QA3013");
-	CHECK(message_has(inv, QA3013, "calibration_datav3.txt, 196 entries, "
-			  "685 chunks"));
+	CHECK(th_finding(inv, QA3013, "calibration_datav3.txt, 196 entries, "
+			 "685 chunks"));
 	qa_inventory_destroy(inv);
 
 	/* a safetensors input never gets GGUF findings */
@@ -892,10 +820,5 @@ main(void)
 	test_shapes();
 	test_method();
 	test_imatrix();
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("check_quant: all passed\n");
-	return 0;
+	return th_done("check-quant");
 }

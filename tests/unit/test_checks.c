@@ -24,91 +24,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "engine/engine.h"
 #include "engine/audit.h"
 #include "analysis/analysis.h"
 #include "core/inventory.h"
+#include "harness.h"
 
-static int failures;
-
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-
-static void
-check(int ok, const char *what, const char *file, int line)
-{
-	if (!ok) {
-		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
-		failures++;
-	}
-}
-
-/* Codes of the three families under test. */
+/* Codes of the three families under test (the filter of CHECK_CODES). */
 static bool
 mine(unsigned code)
 {
 	return (code >= 2101 && code <= 2199) ||
 	       (code >= 6001 && code <= 6099) ||
 	       (code >= 7101 && code <= 7199);
-}
-
-/* The sorted, distinct codes of ours in inv as "QA2101,QA7101" ("-"). */
-static void
-codes_of(const struct qa_inventory *inv, char *buf, size_t cap)
-{
-	unsigned seen[64];
-	size_t n = 0, i, j, len = 0;
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++) {
-		unsigned c = inv->findings[k].rule->code;
-
-		if (!mine(c))
-			continue;
-		for (i = 0; i < n && seen[i] != c; i++)
-			;
-		if (i == n && n < 64)
-			seen[n++] = c;
-	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && seen[j - 1] > seen[j]; j--) {
-			unsigned t = seen[j];
-
-			seen[j] = seen[j - 1];
-			seen[j - 1] = t;
-		}
-	buf[0] = '\0';
-	for (i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%sQA%04u",
-					i ? "," : "", seen[i]);
-	if (n == 0)
-		snprintf(buf, cap, "-");
-}
-
-static void
-dump(const struct qa_inventory *inv)
-{
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++)
-		if (mine(inv->findings[k].rule->code))
-			fprintf(stderr, "    QA%04u %s\n",
-				inv->findings[k].rule->code,
-				inv->findings[k].message);
-}
-
-static void
-expect(const char *what, const struct qa_inventory *inv, const char *want)
-{
-	char got[512];
-
-	codes_of(inv, got, sizeof(got));
-	if (strcmp(got, want) != 0) {
-		fprintf(stderr, "%s: codes %s, expected %s\n", what, got, want);
-		dump(inv);
-		failures++;
-	}
 }
 
 static void
@@ -685,17 +614,6 @@ gguf_template_inv(const char *key, const char *text)
 	return inv;
 }
 
-static bool
-has_code(const struct qa_inventory *inv, unsigned code)
-{
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++)
-		if (inv->findings[k].rule->code == code)
-			return true;
-	return false;
-}
-
 static void
 test_templates(void)
 {
@@ -707,7 +625,7 @@ test_templates(void)
 			gguf_template_inv("tokenizer.chat_template", text);
 
 		qa_check_template.run(inv, NULL);
-		expect(benign[i].name, inv, "-");
+		CHECK_CODES(inv, mine, benign[i].name, "-");
 		qa_inventory_destroy(inv);
 
 		/* the same text from a Hugging Face folder */
@@ -715,7 +633,7 @@ test_templates(void)
 		inv->kind = QA_KIND_HF_DIR;
 		inv->chat_template = text;
 		qa_check_template.run(inv, NULL);
-		expect(benign[i].name, inv, "-");
+		CHECK_CODES(inv, mine, benign[i].name, "-");
 		qa_inventory_destroy(inv);
 	}
 	for (i = 0; i < sizeof(malicious) / sizeof(malicious[0]); i++) {
@@ -724,12 +642,10 @@ test_templates(void)
 					  malicious[i].text);
 
 		qa_check_template.run(inv, NULL);
-		if (!has_code(inv, malicious[i].code)) {
-			fprintf(stderr, "template %s: QA%04u not reported\n",
-				malicious[i].name, malicious[i].code);
-			dump(inv);
-			failures++;
-		}
+		if (!CHECKF(th_finding(inv, malicious[i].code, NULL) != NULL,
+			    "template %s: QA%04u not reported",
+			    malicious[i].name, malicious[i].code))
+			th_dump_findings(inv, mine);
 		/* located at the key, no tensor */
 		CHECK(inv->n_findings > 0 && inv->findings[0].offset == 4242 &&
 		      inv->findings[0].tensor == NULL);
@@ -744,7 +660,7 @@ test_templates(void)
 			 "{{ cycler.__init__.__globals__.os.popen('id').read() }}");
 		inv = gguf_template_inv("tokenizer.chat_template", buf);
 		qa_check_template.run(inv, NULL);
-		expect("llama-3.1 + payload", inv, "QA6001");
+		CHECK_CODES(inv, mine, "llama-3.1 + payload", "QA6001");
 		qa_inventory_destroy(inv);
 	}
 	/* Size: more than 1 MiB warns; the true length counts (a GGUF
@@ -762,12 +678,12 @@ test_templates(void)
 		t[big] = '\0';
 		inv = gguf_template_inv("tokenizer.chat_template", t);
 		qa_check_template.run(inv, NULL);
-		expect("2^20+1 byte template", inv, "QA6003");
+		CHECK_CODES(inv, mine, "2^20+1 byte template", "QA6003");
 		qa_inventory_destroy(inv);
 		t[big - 1] = '\0';
 		inv = gguf_template_inv("tokenizer.chat_template", t);
 		qa_check_template.run(inv, NULL);
-		expect("2^20 byte template", inv, "-");
+		CHECK_CODES(inv, mine, "2^20 byte template", "-");
 		qa_inventory_destroy(inv);
 		free(t);
 	}
@@ -826,7 +742,8 @@ test_tokenizer(void)
 	kv_uint(inv, "tokenizer.ggml.eos_token_id", 100);
 	kv_uint(inv, "tokenizer.ggml.eot_token_id", 4000000000u);
 	qa_check_tokenizer.run(inv, NULL);
-	expect("bpe without pre/merges", inv, "QA7101,QA7105,QA7106");
+	CHECK_CODES(inv, mine, "bpe without pre/merges",
+		    "QA7101,QA7105,QA7106");
 	qa_inventory_destroy(inv);
 
 	/* SentencePiece: short token_type, INT8 scores, vocab_size key. */
@@ -839,7 +756,7 @@ test_tokenizer(void)
 	kv_array(inv, "tokenizer.ggml.scores", QA_V_I8, 32000);
 	kv_array(inv, "tokenizer.ggml.token_type", QA_V_I32, 31999);
 	qa_check_tokenizer.run(inv, NULL);
-	expect("spm arrays", inv, "QA7102,QA7103");
+	CHECK_CODES(inv, mine, "spm arrays", "QA7102,QA7103");
 	qa_inventory_destroy(inv);
 
 	/* Tokens of the wrong type; vocab_size off by one. */
@@ -849,7 +766,7 @@ test_tokenizer(void)
 	kv_string(inv, "tokenizer.ggml.model", "llama");
 	kv_array(inv, "tokenizer.ggml.tokens", QA_V_U8, 32000);
 	qa_check_tokenizer.run(inv, NULL);
-	expect("tokens of UINT8", inv, "QA7103");
+	CHECK_CODES(inv, mine, "tokens of UINT8", "QA7103");
 	qa_inventory_destroy(inv);
 	inv = qa_inventory_create("t.gguf");
 	inv->hp.arch_raw = "llama";
@@ -858,14 +775,14 @@ test_tokenizer(void)
 	kv_array(inv, "tokenizer.ggml.tokens", QA_V_STRING, 32000);
 	kv_uint(inv, "tokenizer.ggml.padding_token_id", 31999);
 	qa_check_tokenizer.run(inv, NULL);
-	expect("vocab_size 32001 for 32000 tokens", inv, "QA7104");
+	CHECK_CODES(inv, mine, "vocab_size 32001 for 32000 tokens", "QA7104");
 	qa_inventory_destroy(inv);
 
 	/* Vocabulary-less models and a clean BPE vocabulary. */
 	inv = qa_inventory_create("t.gguf");
 	kv_string(inv, "tokenizer.ggml.model", "no_vocab");
 	qa_check_tokenizer.run(inv, NULL);
-	expect("no_vocab", inv, "-");
+	CHECK_CODES(inv, mine, "no_vocab", "-");
 	qa_inventory_destroy(inv);
 	inv = qa_inventory_create("t.gguf");
 	kv_string(inv, "tokenizer.ggml.model", "gpt2");
@@ -875,12 +792,12 @@ test_tokenizer(void)
 	kv_array(inv, "tokenizer.ggml.merges", QA_V_STRING, 151387);
 	kv_uint(inv, "tokenizer.ggml.eos_token_id", 151645);
 	qa_check_tokenizer.run(inv, NULL);
-	expect("qwen2 bpe", inv, "-");
+	CHECK_CODES(inv, mine, "qwen2 bpe", "-");
 	qa_inventory_destroy(inv);
 	inv = qa_inventory_create("t.gguf");
 	kv_string(inv, "tokenizer.ggml.model", "llama");
 	qa_check_tokenizer.run(inv, NULL);
-	expect("model without tokens", inv, "QA7103");
+	CHECK_CODES(inv, mine, "model without tokens", "QA7103");
 	qa_inventory_destroy(inv);
 }
 
@@ -962,24 +879,24 @@ test_consistency(void)
 	/* block_count 5 = 4 trunk + 1 nextn: all consistent. */
 	inv = qwen35(5, 1, 4, true, true);
 	qa_check_consistency.run(inv, NULL);
-	expect("qwen35 4+1", inv, "-");
+	CHECK_CODES(inv, mine, "qwen35 4+1", "-");
 	qa_inventory_destroy(inv);
 	/* nextn declared but the MTP block absent: the MTP rules' case. */
 	inv = qwen35(5, 1, 4, true, false);
 	qa_check_consistency.run(inv, NULL);
-	expect("qwen35 MTP declared, absent", inv, "-");
+	CHECK_CODES(inv, mine, "qwen35 MTP declared, absent", "-");
 	qa_inventory_destroy(inv);
 	/* MTP-only draft file: trunk blocks absent by design. */
 	inv = qwen35(5, 1, 4, false, true);
 	qa_check_consistency.run(inv, NULL);
-	expect("qwen35 MTP-only draft", inv, "-");
+	CHECK_CODES(inv, mine, "qwen35 MTP-only draft", "-");
 	qa_inventory_destroy(inv);
 	/* block_count 5 counting the MTP block without nextn_predict_layers:
 	 * 5 % 4 != 0 (QA2107); block 4 carries nextn tensors, so it is not
 	 * an extra block. */
 	inv = qwen35(5, 0, 4, true, true);
 	qa_check_consistency.run(inv, NULL);
-	expect("qwen35 MTP counted, undeclared", inv, "QA2107");
+	CHECK_CODES(inv, mine, "qwen35 MTP counted, undeclared", "QA2107");
 	qa_inventory_destroy(inv);
 	/* A trunk block missing in the middle. */
 	inv = qwen35(8, 0, 8, true, false);
@@ -993,7 +910,7 @@ test_consistency(void)
 				inv->tensors[k].layer = -1;
 	}
 	qa_check_consistency.run(inv, NULL);
-	expect("qwen35 block 5 missing", inv, "QA2101");
+	CHECK_CODES(inv, mine, "qwen35 block 5 missing", "QA2101");
 	CHECK(inv->n_findings == 1 &&
 	      strstr(inv->findings[0].message, "block 5") != NULL &&
 	      inv->findings[0].offset == (int64_t)inv->kvs[0].offset);
@@ -1029,7 +946,7 @@ test_consistency(void)
 	}
 	qa_inventory_summarize(inv);
 	qa_check_consistency.run(inv, NULL);
-	expect("hf experts", inv, "QA2105");
+	CHECK_CODES(inv, mine, "hf experts", "QA2105");
 	CHECK(inv->n_findings == 1 &&
 	      strstr(inv->findings[0].message, "model.layers.1.mlp.experts") &&
 	      strstr(inv->findings[0].message,
@@ -1042,7 +959,7 @@ test_consistency(void)
 	inv->hp.n_layer = inv->hp.n_layer_all = 32;
 	inv->hp.n_embd = 4096;
 	qa_check_consistency.run(inv, NULL);
-	expect("vocab-only", inv, "-");
+	CHECK_CODES(inv, mine, "vocab-only", "-");
 	qa_inventory_destroy(inv);
 }
 
@@ -1091,28 +1008,11 @@ static const struct {
 static struct qa_inventory *
 load(const char *dir, const char *rel)
 {
-	struct qa_inventory *inv = NULL;
-	char path[1024], err[256];
+	struct qa_inventory *inv = th_inspect(dir, rel);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (qa_input_inspect(path, &inv, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", path, err);
-		failures++;
-		return NULL;
-	}
-	run_ours(inv);
+	if (inv)
+		run_ours(inv);
 	return inv;
-}
-
-static unsigned
-count_code(const struct qa_inventory *inv, unsigned code)
-{
-	unsigned n = 0;
-	uint32_t k;
-
-	for (k = 0; k < inv->n_findings; k++)
-		n += inv->findings[k].rule->code == code;
-	return n;
 }
 
 static void
@@ -1130,7 +1030,7 @@ test_fixtures(void)
 		inv = load(dir, fixtures[i].rel);
 		if (!inv)
 			continue;
-		expect(fixtures[i].rel, inv, fixtures[i].codes);
+		CHECK_CODES(inv, mine, fixtures[i].rel, fixtures[i].codes);
 		qa_inventory_destroy(inv);
 	}
 	/* hf-ignore-ct: re:.*visual.* and the q_projj typo match nothing;
@@ -1138,13 +1038,13 @@ test_fixtures(void)
 	 * module of a tied model even without a tensor (llm-compressor
 	 * ignores it by default), so it is not reported. */
 	if ((inv = load(dir, "rules/hf-ignore-ct")) != NULL) {
-		CHECK(count_code(inv, QA2109) == 2);
+		CHECK(th_count_code(inv, QA2109) == 2);
 		qa_inventory_destroy(inv);
 	}
 	/* hf-experts-missing: one finding for the layer, not one per
 	 * projection. */
 	if ((inv = load(dir, "rules/hf-experts-missing")) != NULL) {
-		CHECK(count_code(inv, QA2105) == 1);
+		CHECK(th_count_code(inv, QA2105) == 1);
 		qa_inventory_destroy(inv);
 	}
 }
@@ -1197,11 +1097,10 @@ static const struct {
 static void
 test_corpus(void)
 {
-	const char *dir = getenv("QA_CORPUS");
-	struct stat st;
+	const char *dir = th_env_dir("QA_CORPUS");
 	size_t i;
 
-	if (!dir || stat(dir, &st) != 0) {
+	if (!dir) {
 		printf("corpus not found: real-file checks skipped\n");
 		return;
 	}
@@ -1213,7 +1112,7 @@ test_corpus(void)
 			continue;
 		snprintf(what, sizeof(what), "%s (%s)", corpus[i].rel,
 			 corpus[i].why);
-		expect(what, inv, corpus[i].codes);
+		CHECK_CODES(inv, mine, what, corpus[i].codes);
 		qa_inventory_destroy(inv);
 	}
 }
@@ -1226,10 +1125,5 @@ main(void)
 	test_consistency();
 	test_fixtures();
 	test_corpus();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("all checks passed\n");
-	return 0;
+	return th_done("checks");
 }

@@ -27,18 +27,7 @@
 #include "engine/audit.h"
 #include "analysis/analysis.h"
 #include "core/inventory.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-		}                                                            \
-	} while (0)
+#include "harness.h"
 
 #define MIB 1048576.0
 
@@ -96,14 +85,15 @@ check_log(const char *corpus, const char *name)
 	size_t i;
 	bool refused;
 
-	snprintf(path, sizeof(path), "%s/llama-logs/%s", corpus, name);
+	/* names are at most 255 bytes (corpus_logs) */
+	snprintf(path, sizeof(path), "%s/llama-logs/%.255s", corpus, name);
 	if (qa_fit_parse_llamacpp_log(path, &lg, err, sizeof(err)) != 0) {
-		CHECK(0, "%s: %s", name, err);
+		FAIL("%s: %s", name, err);
 		return;
 	}
 	corpus_model(corpus, lg.model, model, sizeof(model));
 	if (qa_input_inspect(model, &inv, err, sizeof(err)) != 0) {
-		CHECK(0, "%s: cannot load %s: %s", name, model, err);
+		FAIL("%s: cannot load %s: %s", name, model, err);
 		return;
 	}
 	memset(&o, 0, sizeof(o));
@@ -116,27 +106,27 @@ check_log(const char *corpus, const char *name)
 	o.parallel = lg.np;
 	o.ubatch = lg.ub;
 	if (qa_fit_llamacpp_ex(inv, &o, &r, &d, err, sizeof(err)) != 0) {
-		CHECK(0, "%s: fit failed: %s", name, err);
+		FAIL("%s: fit failed: %s", name, err);
 		qa_inventory_destroy(inv);
 		return;
 	}
 	refused = d.refusal[0] != '\0';
-	CHECK(refused == (lg.rc != 0), "%s: rc=%d but refusal '%s'", name,
-	      lg.rc, d.refusal);
+	CHECKF(refused == (lg.rc != 0), "%s: rc=%d but refusal '%s'", name,
+	       lg.rc, d.refusal);
 	if (refused) {
-		CHECK(!strcmp(r.verdict, "does-not-fit"), "%s: verdict %s",
-		      name, r.verdict);
+		CHECKF(!strcmp(r.verdict, "does-not-fit"), "%s: verdict %s",
+		       name, r.verdict);
 		/* Where the log kept llama.cpp's message, it is ours. */
 		if (lg.failure[0] && (strstr(lg.failure, "does not divide") ||
 				      strstr(lg.failure, "requires")))
-			CHECK(strstr(lg.failure, d.refusal) != NULL,
-			      "%s: log says '%s', model '%s'", name,
-			      lg.failure, d.refusal);
+			CHECKF(strstr(lg.failure, d.refusal) != NULL,
+			       "%s: log says '%s', model '%s'", name,
+			       lg.failure, d.refusal);
 		printf("ok %s: refused (%s)\n", name, d.refusal);
 		qa_inventory_destroy(inv);
 		return;
 	}
-	CHECK(lg.n_kv > 0, "%s: no KV line", name);
+	CHECKF(lg.n_kv > 0, "%s: no KV line", name);
 	for (i = 0; i < lg.n_kv; i++) {
 		const struct qa_llamacpp_log_kv *k = &lg.kv[i];
 		bool swa = d.layers_swa && k->cells == d.cells_swa &&
@@ -144,53 +134,53 @@ check_log(const char *corpus, const char *name)
 		uint64_t kb = swa ? d.k_swa : d.k_base;
 		uint64_t vb = swa ? d.v_swa : d.v_base;
 
-		CHECK(k->cells == (swa ? d.cells_swa : d.cells_base) &&
-		      k->layers == (int)(swa ? d.layers_swa : d.layers_base),
-		      "%s: cache %zu: %" PRId64 " cells %d layers, model %"
-		      PRId64 "/%u", name, i, k->cells, k->layers,
-		      swa ? d.cells_swa : d.cells_base,
-		      swa ? d.layers_swa : d.layers_base);
-		CHECK(mib_eq(kb + vb, k->mib) && mib_eq(kb, k->k_mib) &&
-		      mib_eq(vb, k->v_mib),
-		      "%s: cache %zu: log %.2f (K %.2f V %.2f) MiB, model "
-		      "%.4f (K %.4f V %.4f)", name, i, k->mib, k->k_mib,
-		      k->v_mib, (double)(kb + vb) / MIB, (double)kb / MIB,
-		      (double)vb / MIB);
+		CHECKF(k->cells == (swa ? d.cells_swa : d.cells_base) &&
+		       k->layers == (int)(swa ? d.layers_swa : d.layers_base),
+		       "%s: cache %zu: %" PRId64 " cells %d layers, model %"
+		       PRId64 "/%u", name, i, k->cells, k->layers,
+		       swa ? d.cells_swa : d.cells_base,
+		       swa ? d.layers_swa : d.layers_base);
+		CHECKF(mib_eq(kb + vb, k->mib) && mib_eq(kb, k->k_mib) &&
+		       mib_eq(vb, k->v_mib),
+		       "%s: cache %zu: log %.2f (K %.2f V %.2f) MiB, model "
+		       "%.4f (K %.4f V %.4f)", name, i, k->mib, k->k_mib,
+		       k->v_mib, (double)(kb + vb) / MIB, (double)kb / MIB,
+		       (double)vb / MIB);
 	}
-	CHECK(lg.n_kv == (d.layers_swa ? 2u : 1u) || !d.layers_base,
-	      "%s: %zu KV lines, model has %s", name, lg.n_kv,
-	      d.layers_swa ? "base + SWA" : "one cache");
+	CHECKF(lg.n_kv == (d.layers_swa ? 2u : 1u) || !d.layers_base,
+	       "%s: %zu KV lines, model has %s", name, lg.n_kv,
+	       d.layers_swa ? "base + SWA" : "one cache");
 	{
 		double sum = 0;
 
 		for (i = 0; i < lg.n_kv; i++)
 			sum += lg.kv[i].mib;
-		CHECK(fabs(r.totals_kv / MIB - sum) <=
-		      0.005 * (double)lg.n_kv + 1e-9,
-		      "%s: total KV %.4f MiB, log %.2f", name,
-		      r.totals_kv / MIB, sum);
+		CHECKF(fabs(r.totals_kv / MIB - sum) <=
+		       0.005 * (double)lg.n_kv + 1e-9,
+		       "%s: total KV %.4f MiB, log %.2f", name,
+		       r.totals_kv / MIB, sum);
 	}
 	if (lg.has_rs)
-		CHECK(mib_eq(d.r_bytes, lg.r_mib) &&
-		      mib_eq(d.s_bytes, lg.s_mib),
-		      "%s: recurrent R %.2f S %.2f, model %.4f %.4f", name,
-		      lg.r_mib, lg.s_mib, (double)d.r_bytes / MIB,
-		      (double)d.s_bytes / MIB);
+		CHECKF(mib_eq(d.r_bytes, lg.r_mib) &&
+		       mib_eq(d.s_bytes, lg.s_mib),
+		       "%s: recurrent R %.2f S %.2f, model %.4f %.4f", name,
+		       lg.r_mib, lg.s_mib, (double)d.r_bytes / MIB,
+		       (double)d.s_bytes / MIB);
 	else
-		CHECK(r.totals_recurrent == 0, "%s: unexpected state", name);
+		CHECKF(r.totals_recurrent == 0, "%s: unexpected state", name);
 	/* The CPU backend puts the graph inputs (the n_ub x E f32 token
 	 * embedding rows that become "CUDA_Host compute buffer" on CUDA)
 	 * in the same CPU compute buffer, so the log's figure is the
 	 * device part the model reports plus that host input part. */
-	CHECK(lg.n_compute > 0, "%s: no compute buffer line", name);
+	CHECKF(lg.n_compute > 0, "%s: no compute buffer line", name);
 	if (lg.n_compute > 0) {
 		double want = lg.compute[lg.n_compute - 1].mib;
 		double got = (double)(r.devices[0].compute_bytes +
 				      d.compute_host_input) / MIB;
 
-		CHECK(fabs(got - want) <= 0.10 * want,
-		      "%s: compute %.2f MiB, model %.2f (>10 %%)", name, want,
-		      got);
+		CHECKF(fabs(got - want) <= 0.10 * want,
+		       "%s: compute %.2f MiB, model %.2f (>10 %%)", name, want,
+		       got);
 		printf("ok %s: KV %.2f MiB, compute log %.2f model %.2f "
 		       "(%+.1f %%)\n", name, (double)r.totals_kv / MIB, want,
 		       got, 100.0 * (got - want) / want);
@@ -223,7 +213,7 @@ corpus_logs(void)
 	}
 	closedir(dp);
 	qsort(names, n, sizeof(names[0]), cmp_name);
-	CHECK(n >= 40, "only %zu logs in %s", n, dir);
+	CHECKF(n >= 40, "only %zu logs in %s", n, dir);
 	for (i = 0; i < n; i++)
 		check_log(corpus, names[i]);
 	return 0;
@@ -293,18 +283,17 @@ run(struct qa_inventory *inv, const char *gpus, int64_t ctx,
 	struct qa_fit_options o;
 	char err[256] = "";
 
-	memset(&o, 0, sizeof(o));
+	qa_fit_options_init(&o);	/* --fit's 1024 MiB margin */
 	o.engine = QA_ENGINE_LLAMACPP;
-	o.flash_attn = -1;
 	o.ctx = ctx;
 	o.kv_k = o.kv_v = kv;
 	o.parallel = np;
 	if (qa_gpuspec_parse(gpus, &o.gpus, err, sizeof(err)) != 0) {
-		CHECK(0, "gpus %s: %s", gpus, err);
+		FAIL("gpus %s: %s", gpus, err);
 		return -1;
 	}
 	if (qa_fit_llamacpp_ex(inv, &o, r, d, err, sizeof(err)) != 0) {
-		CHECK(0, "fit: %s", err);
+		FAIL("fit: %s", err);
 		return -1;
 	}
 	return 0;
@@ -371,32 +360,32 @@ example_llama8b(void)
 
 	for (i = 0; i < inv->n_tensors; i++)
 		total += inv->tensors[i].bytes;
-	CHECK(total == 4912898048u, "llama8b inventory %" PRIu64, total);
+	CHECKF(total == 4912898048u, "llama8b inventory %" PRIu64, total);
 	/* KV at 32K: 32 layers x 2 x 1024 x 2 B = 128 KiB per token. */
 	if (run(inv, "none", 32768, "f16", 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)4096 << 20,
-		      "llama8b f16 KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == (uint64_t)4096 << 20,
+		       "llama8b f16 KV %.2f MiB", r.totals_kv / MIB);
 	if (run(inv, "none", 32768, "q8_0", 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)2176 << 20,
-		      "llama8b q8_0 KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == (uint64_t)2176 << 20,
+		       "llama8b q8_0 KV %.2f MiB", r.totals_kv / MIB);
 	if (run(inv, "none", 32768, "q4_0", 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)1152 << 20,
-		      "llama8b q4_0 KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == (uint64_t)1152 << 20,
+		       "llama8b q4_0 KV %.2f MiB", r.totals_kv / MIB);
 	/* np=4 non-unified: 4 streams x 8192 cells, still 4096 MiB. */
 	if (run(inv, "none", 32768, "f16", 4, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)4096 << 20 &&
-		      d.n_ctx_seq == 8192 && d.n_stream == 4,
-		      "llama8b np=4 KV %.2f MiB, %" PRId64 " cells",
-		      r.totals_kv / MIB, d.n_ctx_seq);
+		CHECKF(r.totals_kv == (uint64_t)4096 << 20 &&
+		       d.n_ctx_seq == 8192 && d.n_stream == 4,
+		       "llama8b np=4 KV %.2f MiB, %" PRId64 " cells",
+		       r.totals_kv / MIB, d.n_ctx_seq);
 	/* Compute, FA on, one device: 4 x 512 x (128256 + 4096) = 258.5
 	 * MiB, the CUDA logs' "CUDA0 compute buffer size = 258.50 MiB". */
 	if (run(inv, "rtx-5060-ti", 32768, "f16", 0, &r, &d) == 0) {
-		CHECK(r.devices[0].compute_bytes == 271056896u,
-		      "llama8b 1 GPU compute %.2f MiB",
-		      r.devices[0].compute_bytes / MIB);
+		CHECKF(r.devices[0].compute_bytes == 271056896u,
+		       "llama8b 1 GPU compute %.2f MiB",
+		       r.devices[0].compute_bytes / MIB);
 		/* One 16 GB GPU: about 80K (section 5.1). */
-		CHECK(r.max_context_f16 >= 76000 && r.max_context_f16 <= 84000,
-		      "llama8b 1 GPU max ctx %" PRId64, r.max_context_f16);
+		CHECKF(r.max_context_f16 >= 76000 && r.max_context_f16 <= 84000,
+		       "llama8b 1 GPU max ctx %" PRId64, r.max_context_f16);
 	}
 	/* Section 5.1 split on 2x RTX 5060 Ti: equal free memory, units
 	 * l / 33: layers 0-16 on GPU0, 17-31 + output on GPU1. GPU0 holds 8
@@ -406,37 +395,35 @@ example_llama8b(void)
 	 * norm 16384 = 2401460224 B (2290 MiB). KV 17 x 128 MiB = 2176 and
 	 * 15 x 128 = 1920 MiB; token_embd stays on the host. */
 	if (run(inv, "rtx-5060-ti:2", 32768, "f16", 0, &r, &d) == 0) {
-		CHECK(r.n_devices == 2, "2 devices: %zu", r.n_devices);
-		CHECK(r.devices[0].first_layer == 0 &&
-		      r.devices[0].last_layer == 16 &&
-		      !r.devices[0].has_output,
-		      "GPU0 layers %d-%d", r.devices[0].first_layer,
-		      r.devices[0].last_layer);
-		CHECK(r.devices[1].first_layer == 17 &&
-		      r.devices[1].last_layer == 31 && r.devices[1].has_output,
-		      "GPU1 layers %d-%d", r.devices[1].first_layer,
-		      r.devices[1].last_layer);
-		CHECK(r.devices[0].weights_bytes == 2215936000u,
-		      "GPU0 weights %" PRIu64, r.devices[0].weights_bytes);
-		CHECK(r.devices[1].weights_bytes == 2401460224u,
-		      "GPU1 weights %" PRIu64, r.devices[1].weights_bytes);
-		CHECK(r.devices[0].kv_bytes == (uint64_t)2176 << 20 &&
-		      r.devices[1].kv_bytes == (uint64_t)1920 << 20,
-		      "KV split %.2f / %.2f MiB", r.devices[0].kv_bytes / MIB,
-		      r.devices[1].kv_bytes / MIB);
-		CHECK(r.host_bytes == 295501824u, "host %" PRIu64,
-		      r.host_bytes);
-		CHECK(!strcmp(r.verdict, "fits"), "verdict %s", r.verdict);
+		CHECKF(r.n_devices == 2, "2 devices: %zu", r.n_devices);
+		CHECKF(r.devices[0].first_layer == 0 &&
+		       r.devices[0].last_layer == 16 &&
+		       !r.devices[0].has_output,
+		       "GPU0 layers %d-%d", r.devices[0].first_layer,
+		       r.devices[0].last_layer);
+		CHECKF(r.devices[1].first_layer == 17 &&
+		       r.devices[1].last_layer == 31 && r.devices[1].has_output,
+		       "GPU1 layers %d-%d", r.devices[1].first_layer,
+		       r.devices[1].last_layer);
+		CHECKF(r.devices[0].weights_bytes == 2215936000u,
+		       "GPU0 weights %" PRIu64, r.devices[0].weights_bytes);
+		CHECKF(r.devices[1].weights_bytes == 2401460224u,
+		       "GPU1 weights %" PRIu64, r.devices[1].weights_bytes);
+		CHECKF(r.devices[0].kv_bytes == (uint64_t)2176 << 20 &&
+		       r.devices[1].kv_bytes == (uint64_t)1920 << 20,
+		       "KV split %.2f / %.2f MiB", r.devices[0].kv_bytes / MIB,
+		       r.devices[1].kv_bytes / MIB);
+		CHECKF(r.host_bytes == 295501824u, "host %" PRIu64,
+		       r.host_bytes);
+		CHECKF(!strcmp(r.verdict, "fits"), "verdict %s", r.verdict);
 		/* ~177K memory-limited, capped at the trained 131072. */
-		CHECK(r.max_context_f16 == 131072, "max ctx %" PRId64,
-		      r.max_context_f16);
+		CHECKF(r.max_context_f16 == 131072, "max ctx %" PRId64,
+		       r.max_context_f16);
 		/* Decode bound: both GPUs' weights and KV at 448 GB/s,
 		 * stages in series. */
 		secs = (2215936000.0 + 2176 * MIB + 2401460224.0 +
 			1920 * MIB) / 448e9;
-		CHECK(fabs(r.decode_tokens_per_s_max - 1 / secs) < 0.01,
-		      "decode %.3f tok/s, want %.3f",
-		      r.decode_tokens_per_s_max, 1 / secs);
+		CHECK_NEAR(r.decode_tokens_per_s_max, 1 / secs, 0.01);
 	}
 	qa_inventory_destroy(inv);
 }
@@ -452,11 +439,11 @@ example_qwen3_moe(void)
 	/* 48 x 2 x 512 x 2 B = 96 KiB per token: 3072 MiB at 32K, 3840
 	 * at 40960 (section 5.2, measured). */
 	if (run(inv, "none", 32768, NULL, 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)3072 << 20,
-		      "qwen3moe KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == (uint64_t)3072 << 20,
+		       "qwen3moe KV %.2f MiB", r.totals_kv / MIB);
 	if (run(inv, "none", 40960, NULL, 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)3840 << 20,
-		      "qwen3moe 40960 KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == (uint64_t)3840 << 20,
+		       "qwen3moe 40960 KV %.2f MiB", r.totals_kv / MIB);
 	qa_inventory_destroy(inv);
 }
 
@@ -477,22 +464,22 @@ example_gemma3(void)
 	/* 40 SWA layers x 8192 B x pad256(1024 + 512) = 480 MiB in 1536
 	 * cells; base 8 x 8192 x 32768 = 2048 MiB (section 1.3, measured). */
 	if (run(inv, "none", 32768, NULL, 1, &r, &d) == 0) {
-		CHECK(d.cells_swa == 1536 && d.layers_swa == 40,
-		      "gemma3 SWA %" PRId64 " cells %u layers", d.cells_swa,
-		      d.layers_swa);
-		CHECK(d.k_swa + d.v_swa == (uint64_t)480 << 20,
-		      "gemma3 SWA %.2f MiB", (d.k_swa + d.v_swa) / MIB);
-		CHECK(d.k_base + d.v_base == (uint64_t)2048 << 20 &&
-		      d.layers_base == 8,
-		      "gemma3 base %.2f MiB", (d.k_base + d.v_base) / MIB);
+		CHECKF(d.cells_swa == 1536 && d.layers_swa == 40,
+		       "gemma3 SWA %" PRId64 " cells %u layers", d.cells_swa,
+		       d.layers_swa);
+		CHECKF(d.k_swa + d.v_swa == (uint64_t)480 << 20,
+		       "gemma3 SWA %.2f MiB", (d.k_swa + d.v_swa) / MIB);
+		CHECKF(d.k_base + d.v_base == (uint64_t)2048 << 20 &&
+		       d.layers_base == 8,
+		       "gemma3 base %.2f MiB", (d.k_base + d.v_base) / MIB);
 	}
 	/* np=4 non-unified: 1536 cells x 4 streams = 1920 MiB. */
 	if (run(inv, "none", 32768, NULL, 4, &r, &d) == 0)
-		CHECK(d.k_swa + d.v_swa == (uint64_t)1920 << 20,
-		      "gemma3 np=4 SWA %.2f MiB", (d.k_swa + d.v_swa) / MIB);
+		CHECKF(d.k_swa + d.v_swa == (uint64_t)1920 << 20,
+		       "gemma3 np=4 SWA %.2f MiB", (d.k_swa + d.v_swa) / MIB);
 	/* Head dim 256 is a multiple of 32: q4_0 is allowed. */
 	if (run(inv, "none", 32768, "q4_0", 1, &r, &d) == 0)
-		CHECK(!d.refusal[0], "gemma3 q4_0 refused: %s", d.refusal);
+		CHECKF(!d.refusal[0], "gemma3 q4_0 refused: %s", d.refusal);
 	qa_inventory_destroy(inv);
 }
 
@@ -515,15 +502,15 @@ example_deepseek_v2_lite(void)
 	 * MiB at 163840, q8_0 27 x 18 x 34 x 32768 B = 516.375 MiB
 	 * (section 1.4, measured). */
 	if (run(inv, "none", 32768, NULL, 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)972 << 20 && d.v_base == 0,
-		      "V2-Lite KV %.2f MiB, V %" PRIu64, r.totals_kv / MIB,
-		      d.v_base);
+		CHECKF(r.totals_kv == (uint64_t)972 << 20 && d.v_base == 0,
+		       "V2-Lite KV %.2f MiB, V %" PRIu64, r.totals_kv / MIB,
+		       d.v_base);
 	if (run(inv, "none", 163840, NULL, 0, &r, &d) == 0)
-		CHECK(r.totals_kv == (uint64_t)4860 << 20,
-		      "V2-Lite 163840 KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == (uint64_t)4860 << 20,
+		       "V2-Lite 163840 KV %.2f MiB", r.totals_kv / MIB);
 	if (run(inv, "none", 32768, "q8_0", 0, &r, &d) == 0)
-		CHECK(r.totals_kv == 541458432u,
-		      "V2-Lite q8_0 KV %.3f MiB", r.totals_kv / MIB);
+		CHECKF(r.totals_kv == 541458432u,
+		       "V2-Lite q8_0 KV %.3f MiB", r.totals_kv / MIB);
 	qa_inventory_destroy(inv);
 }
 
@@ -539,7 +526,7 @@ example_nemotron_h(void)
 	struct qa_fit_llamacpp_detail d;
 	int i;
 
-	CHECK(strlen(pat) == 56, "pattern length %zu", strlen(pat));
+	CHECKF(strlen(pat) == 56, "pattern length %zu", strlen(pat));
 	hp->head_kv_per_layer = qa_arena_array(&inv->arena, 56, 4);
 	for (i = 0; i < 56; i++) {
 		hp->layer_kind[i] = pat[i] == 'M' ? QA_LAYER_MAMBA :
@@ -555,20 +542,20 @@ example_nemotron_h(void)
 	 * = 138.80 MiB per sequence, measured "R 3.80 MiB, S 135.00 MiB";
 	 * KV 4 x 2 x 1024 x 2 B per token = 512 MiB at 32K. */
 	if (run(inv, "none", 32768, NULL, 1, &r, &d) == 0) {
-		CHECK(d.layers_recurrent == 27 && d.layers_base == 4,
-		      "nemotron %u recurrent %u attention",
-		      d.layers_recurrent, d.layers_base);
-		CHECK(mib_eq(r.totals_recurrent, 138.80) &&
-		      mib_eq(d.r_bytes, 3.80) && mib_eq(d.s_bytes, 135.00),
-		      "nemotron state %.4f MiB", r.totals_recurrent / MIB);
-		CHECK(r.totals_kv == (uint64_t)512 << 20,
-		      "nemotron KV %.2f MiB", r.totals_kv / MIB);
+		CHECKF(d.layers_recurrent == 27 && d.layers_base == 4,
+		       "nemotron %u recurrent %u attention",
+		       d.layers_recurrent, d.layers_base);
+		CHECKF(mib_eq(r.totals_recurrent, 138.80) &&
+		       mib_eq(d.r_bytes, 3.80) && mib_eq(d.s_bytes, 135.00),
+		       "nemotron state %.4f MiB", r.totals_recurrent / MIB);
+		CHECKF(r.totals_kv == (uint64_t)512 << 20,
+		       "nemotron KV %.2f MiB", r.totals_kv / MIB);
 	}
 	/* np=4: 555.19 MiB (section 1.5). */
 	if (run(inv, "none", 32768, NULL, 4, &r, &d) == 0)
-		CHECK(mib_eq(r.totals_recurrent, 555.19),
-		      "nemotron np=4 state %.4f MiB",
-		      r.totals_recurrent / MIB);
+		CHECKF(mib_eq(r.totals_recurrent, 555.19),
+		       "nemotron np=4 state %.4f MiB",
+		       r.totals_recurrent / MIB);
 	qa_inventory_destroy(inv);
 }
 
@@ -592,29 +579,22 @@ example_qwen3_next(void)
 	/* 36 GDN layers x 4 x (3 (4096 + 2 x 16 x 128) + 128 x 4096) =
 	 * 79036416 B = 75.4 MiB per sequence (section 1.5). */
 	if (run(inv, "none", 32768, NULL, 1, &r, &d) == 0)
-		CHECK(r.totals_recurrent == 79036416u &&
-		      d.layers_recurrent == 36 && d.layers_base == 12,
-		      "qwen3next state %" PRIu64, r.totals_recurrent);
+		CHECKF(r.totals_recurrent == 79036416u &&
+		       d.layers_recurrent == 36 && d.layers_base == 12,
+		       "qwen3next state %" PRIu64, r.totals_recurrent);
 	qa_inventory_destroy(inv);
 }
 
 int
 main(void)
 {
-	int rc;
-
 	example_llama8b();
 	example_qwen3_moe();
 	example_gemma3();
 	example_deepseek_v2_lite();
 	example_nemotron_h();
 	example_qwen3_next();
-	rc = corpus_logs();
-	if (rc == 77)
-		printf("SKIP corpus part: $QA_CORPUS/llama-logs absent\n");
-	if (failures) {
-		printf("%d failure(s)\n", failures);
-		return 1;
-	}
-	return rc;
+	if (corpus_logs() == 77)
+		th_skip("corpus part: $QA_CORPUS/llama-logs absent");
+	return th_done("fit-llamacpp");
 }

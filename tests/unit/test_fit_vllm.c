@@ -25,18 +25,7 @@
 #include "fit/gpuspec.h"
 #include "analysis/analysis.h"
 #include "core/inventory.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-		}                                                            \
-	} while (0)
+#include "harness.h"
 
 #define GIB ((uint64_t)1 << 30)
 #define MIB ((uint64_t)1 << 20)
@@ -119,7 +108,7 @@ run(struct qa_inventory *inv, struct qa_fit_options *o,
 	char err[160];
 	int rc = qa_fit_vllm(inv, o, r, err, sizeof(err));
 
-	CHECK(rc == 0, "qa_fit_vllm: %s", err);
+	CHECKF(rc == 0, "qa_fit_vllm: %s", err);
 	return rc;
 }
 
@@ -161,57 +150,56 @@ test_llama(void)
 	opts(&o, GIB / 2);
 	o.ctx = 32768;
 	if (run(inv, &o, &r) == 0) {
-		CHECK(r.n_devices == 2, "devices %zu", r.n_devices);
+		CHECKF(r.n_devices == 2, "devices %zu", r.n_devices);
 		/* W = 7.48 GiB per GPU */
-		CHECK(fabs(gib(r.devices[0].weights_bytes) - 7.48) < 0.005,
-		      "W %.4f GiB", gib(r.devices[0].weights_bytes));
+		CHECK_NEAR(gib(r.devices[0].weights_bytes), 7.48, 0.005);
 		/* 65,536 B/token per GPU */
-		CHECK(r.devices[0].kv_bytes == 32768ull * 65536,
-		      "kv %" PRIu64, r.devices[0].kv_bytes);
-		CHECK(r.devices[1].kv_bytes == 32768ull * 65536, "kv gpu1");
-		CHECK(r.devices[0].recurrent_bytes == 0, "rec");
-		CHECK(r.devices[0].usable_bytes == budget(), "R");
+		CHECKF(r.devices[0].kv_bytes == 32768ull * 65536,
+		       "kv %" PRIu64, r.devices[0].kv_bytes);
+		CHECKF(r.devices[1].kv_bytes == 32768ull * 65536, "kv gpu1");
+		CHECKF(r.devices[0].recurrent_bytes == 0, "rec");
+		CHECKF(r.devices[0].usable_bytes == budget(), "R");
 		/* M_avail = 14.27 - 7.48 - 0.5 - 0.2 - 0.35 = 5.74 GiB */
 		avail = (uint64_t)r.devices[0].free_bytes +
 			r.devices[0].kv_bytes;
-		CHECK(fabs(gib(avail) - 5.74) < 0.01, "M_avail %.4f",
-		      gib(avail));
+		CHECK_NEAR(gib(avail), 5.74, 0.01);
 		/* largest context ≈ 94,100; fp8 ≈ 188K so 131072 fits */
-		CHECK(llabs(r.max_context_f16 - 94100) <= 100, "max f16 %lld",
-		      (long long)r.max_context_f16);
-		CHECK(r.max_context_f16 % 16 == 0, "block multiple");
-		CHECK(r.max_context_q8_0 == 131072, "max fp8 %lld",
-		      (long long)r.max_context_q8_0);
-		CHECK(strcmp(r.verdict, "fits") == 0, "verdict %s", r.verdict);
+		CHECKF(llabs(r.max_context_f16 - 94100) <= 100, "max f16 %lld",
+		       (long long)r.max_context_f16);
+		CHECKF(r.max_context_f16 % 16 == 0, "block multiple");
+		CHECKF(r.max_context_q8_0 == 131072, "max fp8 %lld",
+		       (long long)r.max_context_q8_0);
+		CHECKF(strcmp(r.verdict, "fits") == 0, "verdict %s", r.verdict);
 	}
 	/* memory-limited fp8 figure (trained context lifted) */
 	hp->n_ctx_train = 1 << 20;
 	if (run(inv, &o, &r) == 0)
-		CHECK(llabs(r.max_context_q8_0 - 188200) <= 300,
-		      "max fp8 uncapped %lld", (long long)r.max_context_q8_0);
+		CHECKF(llabs(r.max_context_q8_0 - 188200) <= 300,
+		       "max fp8 uncapped %lld", (long long)r.max_context_q8_0);
 	/* the trained context in bf16 does not fit (needs 8 GiB) */
 	hp->n_ctx_train = 131072;
 	o.ctx = 0;
 	if (run(inv, &o, &r) == 0)
-		CHECK(strcmp(r.verdict, "does-not-fit") == 0, "verdict %s",
-		      r.verdict);
+		CHECKF(strcmp(r.verdict, "does-not-fit") == 0, "verdict %s",
+		       r.verdict);
 	o.kv_k = o.kv_v = "fp8";
 	if (run(inv, &o, &r) == 0) {
-		CHECK(r.devices[0].kv_bytes == 131072ull * 32768, "fp8 kv");
-		CHECK(strcmp(r.verdict, "fits") == 0, "fp8 verdict %s",
-		      r.verdict);
+		CHECKF(r.devices[0].kv_bytes == 131072ull * 32768, "fp8 kv");
+		CHECKF(strcmp(r.verdict, "fits") == 0, "fp8 verdict %s",
+		       r.verdict);
 	}
 	o.kv_k = o.kv_v = "q8_0";
 	if (run(inv, &o, &r) == 0) {
 		size_t i;
 		bool seen = false;
 
-		CHECK(r.devices[0].kv_bytes == 131072ull * 32768, "q8_0 as fp8");
+		CHECKF(r.devices[0].kv_bytes == 131072ull * 32768,
+		       "q8_0 as fp8");
 
 		for (i = 0; i < r.n_notes; i++)
 			if (strstr(r.notes[i], "no q8_0") != NULL)
 				seen = true;
-		CHECK(seen, "q8_0 note");
+		CHECKF(seen, "q8_0 note");
 	}
 	/*
 	 * Decode ceiling on 2x RTX 5060 Ti (448 GB/s, rules/gpus.def) at
@@ -233,10 +221,8 @@ test_llama(void)
 				     sizeof(err)) != 0)
 			printf("gpuspec: %s\n", err);
 		if (run(inv, &o, &r) == 0)
-			CHECK(fabs(r.decode_tokens_per_s_max -
-				   448e9 / (double)rank) < 1e-6,
-			      "decode %.6f tok/s, want %.6f",
-			      r.decode_tokens_per_s_max, 448e9 / (double)rank);
+			CHECK_NEAR(r.decode_tokens_per_s_max,
+				   448e9 / (double)rank, 1e-6);
 	}
 	qa_inventory_destroy(inv);
 }
@@ -297,20 +283,20 @@ test_qwen3_moe(void)
 	opts(&o, p_for(w_hand, (uint64_t)(5.12 * (double)GIB)));
 	o.ctx = 32768;
 	if (run(inv, &o, &r) == 0) {
-		CHECK(r.devices[0].weights_bytes == w_hand, "W %" PRIu64
-		      " want %" PRIu64, r.devices[0].weights_bytes, w_hand);
+		CHECKF(r.devices[0].weights_bytes == w_hand, "W %" PRIu64
+		       " want %" PRIu64, r.devices[0].weights_bytes, w_hand);
 		/* 49,152 B/token per GPU */
-		CHECK(r.devices[0].kv_bytes == 32768ull * 49152, "kv %" PRIu64,
-		      r.devices[0].kv_bytes);
+		CHECKF(r.devices[0].kv_bytes == 32768ull * 49152, "kv %" PRIu64,
+		       r.devices[0].kv_bytes);
 		/* the full 40960 fits */
-		CHECK(r.max_context_f16 == 40960, "max %lld",
-		      (long long)r.max_context_f16);
+		CHECKF(r.max_context_f16 == 40960, "max %lld",
+		       (long long)r.max_context_f16);
 	}
 	/* memory-limited: about 112K tokens */
 	hp->n_ctx_train = 1 << 20;
 	if (run(inv, &o, &r) == 0)
-		CHECK(llabs(r.max_context_f16 - 112000) <= 500,
-		      "uncapped %lld", (long long)r.max_context_f16);
+		CHECKF(llabs(r.max_context_f16 - 112000) <= 500,
+		       "uncapped %lld", (long long)r.max_context_f16);
 #undef AWQ
 	qa_inventory_destroy(inv);
 }
@@ -350,17 +336,17 @@ test_gemma3(void)
 	if (run(inv, &o, &r) == 0) {
 		/* page 16*4*512*2 = 65,536 B; g = 8; M_req(L) =
 		 * 8*65536*(ceil(L/16) + 5*(ceil(3071/16)+1)) */
-		CHECK(r.devices[0].kv_bytes ==
-		      8ull * 65536 * (32768 / 16 + 5 * 193),
-		      "M_req(32768) %" PRIu64, r.devices[0].kv_bytes);
+		CHECKF(r.devices[0].kv_bytes ==
+		       8ull * 65536 * (32768 / 16 + 5 * 193),
+		       "M_req(32768) %" PRIu64, r.devices[0].kv_bytes);
 		/* available ≈1.52 GiB gives ≈34.5K */
-		CHECK(llabs(r.max_context_f16 - 34500) <= 250, "max %lld",
-		      (long long)r.max_context_f16);
+		CHECKF(llabs(r.max_context_f16 - 34500) <= 250, "max %lld",
+		       (long long)r.max_context_f16);
 	}
 	o.ctx = 1000;
 	if (run(inv, &o, &r) == 0)	/* window capped by L: ceil(1000/16)+1 */
-		CHECK(r.devices[0].kv_bytes == 8ull * 65536 * (63 + 5 * 64),
-		      "M_req(1000) %" PRIu64, r.devices[0].kv_bytes);
+		CHECKF(r.devices[0].kv_bytes == 8ull * 65536 * (63 + 5 * 64),
+		       "M_req(1000) %" PRIu64, r.devices[0].kv_bytes);
 	qa_inventory_destroy(inv);
 }
 
@@ -402,20 +388,20 @@ test_deepseek_mla(void)
 	opts(&o, p_for(w_hand, (uint64_t)(8.6 * (double)GIB)));
 	o.ctx = 32768;
 	if (run(inv, &o, &r) == 0) {
-		CHECK(r.devices[0].weights_bytes == w_hand, "W %" PRIu64,
-		      r.devices[0].weights_bytes);
+		CHECKF(r.devices[0].weights_bytes == w_hand, "W %" PRIu64,
+		       r.devices[0].weights_bytes);
 		/* 27*(512+64)*2 = 31,104 B/token, replicated per rank */
-		CHECK(r.devices[0].kv_bytes == 32768ull * 31104, "kv %" PRIu64,
-		      r.devices[0].kv_bytes);
-		CHECK(r.devices[1].kv_bytes == 32768ull * 31104, "kv gpu1");
+		CHECKF(r.devices[0].kv_bytes == 32768ull * 31104, "kv %" PRIu64,
+		       r.devices[0].kv_bytes);
+		CHECKF(r.devices[1].kv_bytes == 32768ull * 31104, "kv gpu1");
 		/* the full 163840 fits */
-		CHECK(r.max_context_f16 == 163840, "max %lld",
-		      (long long)r.max_context_f16);
+		CHECKF(r.max_context_f16 == 163840, "max %lld",
+		       (long long)r.max_context_f16);
 	}
 	hp->n_ctx_train = 1 << 20;
 	if (run(inv, &o, &r) == 0)
-		CHECK(fabs((double)r.max_context_f16 / 298000.0 - 1) < 0.01,
-		      "uncapped %lld", (long long)r.max_context_f16);
+		CHECKF(fabs((double)r.max_context_f16 / 298000.0 - 1) < 0.01,
+		       "uncapped %lld", (long long)r.max_context_f16);
 	qa_inventory_destroy(inv);
 }
 
@@ -444,7 +430,7 @@ test_nemotron_h(void)
 	hp->ssm_dt_rank = 128;
 	hp->ssm_d_state = 128;
 	hp->ssm_n_group = 8;
-	CHECK(strlen(pat) == 56, "pattern length");
+	CHECKF(strlen(pat) == 56, "pattern length");
 	set_kinds(inv, pat);
 	add(inv, QA_ROLE_OTHER, -1, (uint64_t)(8.3 * (double)GIB), 2);
 	opts(&o, GIB / 2);
@@ -453,19 +439,17 @@ test_nemotron_h(void)
 		/* mamba page 2,658,304 B -> attention block 1312 tokens,
 		 * page 1312*2048 = 2,686,976 B; g = 4; 1 attention group,
 		 * 7 Mamba groups: M_req = 4*page*(ceil(131072/1312) + 7) */
-		CHECK(r.devices[0].kv_bytes == 4 * page * 100, "kv %" PRIu64,
-		      r.devices[0].kv_bytes);
-		CHECK(r.devices[0].recurrent_bytes == 4 * page * 7,
-		      "rec %" PRIu64, r.devices[0].recurrent_bytes);
-		CHECK(fabs(gib(r.devices[0].kv_bytes +
-			       r.devices[0].recurrent_bytes) - 1.07) < 0.005,
-		      "M_req %.4f GiB", gib(r.devices[0].kv_bytes +
-					    r.devices[0].recurrent_bytes));
-		CHECK(r.formula && strstr(r.formula, "1312 tok") != NULL,
-		      "formula %s", r.formula ? r.formula : "(null)");
-		CHECK(r.formula && strstr(r.formula, "2686976 B") != NULL,
-		      "page in formula");
-		CHECK(strcmp(r.verdict, "fits") == 0, "verdict %s", r.verdict);
+		CHECKF(r.devices[0].kv_bytes == 4 * page * 100, "kv %" PRIu64,
+		       r.devices[0].kv_bytes);
+		CHECKF(r.devices[0].recurrent_bytes == 4 * page * 7,
+		       "rec %" PRIu64, r.devices[0].recurrent_bytes);
+		CHECK_NEAR(gib(r.devices[0].kv_bytes +
+			       r.devices[0].recurrent_bytes), 1.07, 0.005);
+		CHECKF(r.formula && strstr(r.formula, "1312 tok") != NULL,
+		       "formula %s", r.formula ? r.formula : "(null)");
+		CHECKF(r.formula && strstr(r.formula, "2686976 B") != NULL,
+		       "page in formula");
+		CHECKF(strcmp(r.verdict, "fits") == 0, "verdict %s", r.verdict);
 	}
 	qa_inventory_destroy(inv);
 }
@@ -478,9 +462,5 @@ main(void)
 	test_gemma3();
 	test_deepseek_mla();
 	test_nemotron_h();
-	if (failures)
-		printf("%d failure(s)\n", failures);
-	else
-		printf("all vLLM fit checks passed\n");
-	return failures ? 1 : 0;
+	return th_done("fit-vllm");
 }

@@ -8,26 +8,13 @@
  * expected finding codes.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "formats/format.h"
-
-static int failures;
-static char tmpdir[] = "/tmp/qa-test-gguf-XXXXXX";
-
-#define CHECK(cond) do { if (!(cond)) { failures++; \
-	fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n", __FILE__, __LINE__, \
-		current, #cond); } } while (0)
-#define CHECK_EQ(a, b) do { uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b); \
-	if (a_ != b_) { failures++; fprintf(stderr, \
-		"%s:%d: %s: %s = %" PRIu64 ", expected %" PRIu64 "\n", \
-		__FILE__, __LINE__, current, #a, a_, b_); } } while (0)
-
-static const char *current = "";
+#include "harness.h"
 
 /* ---- GGUF image builder ---------------------------------------------- */
 
@@ -156,28 +143,6 @@ ref_file(struct buf *b, int be)
 
 /* ---- loading ---------------------------------------------------------- */
 
-static char *
-path_of(const char *name)
-{
-	static char p[4][512];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(p[k], sizeof(p[k]), "%s/%s", tmpdir, name);
-	return p[k];
-}
-
-static void
-write_file(const char *name, const uint8_t *p, size_t n)
-{
-	FILE *f = fopen(path_of(name), "wb");
-
-	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
-		perror(name);
-		exit(1);
-	}
-}
-
 static struct qa_inventory *
 load_path(const char *path, int *rc)
 {
@@ -192,63 +157,8 @@ load_path(const char *path, int *rc)
 static struct qa_inventory *
 load_buf(const struct buf *b, int *rc)
 {
-	write_file("t.gguf", b->p, b->n);
-	return load_path(path_of("t.gguf"), rc);
-}
-
-static unsigned
-count_code(const struct qa_inventory *inv, unsigned code)
-{
-	unsigned n = 0;
-	uint32_t i;
-
-	for (i = 0; i < inv->n_findings; i++)
-		n += inv->findings[i].rule->code == code;
-	return n;
-}
-
-/* The findings are exactly the listed codes (each at least once), ended
- * by 0. */
-static bool
-codes_are(const struct qa_inventory *inv, const unsigned *codes)
-{
-	uint32_t i;
-	size_t k;
-
-	for (k = 0; codes[k]; k++)
-		if (!count_code(inv, codes[k]))
-			goto bad;
-	for (i = 0; i < inv->n_findings; i++) {
-		for (k = 0; codes[k]; k++)
-			if (inv->findings[i].rule->code == codes[k])
-				break;
-		if (!codes[k])
-			goto bad;
-	}
-	return true;
-bad:
-	fprintf(stderr, "%s: findings:\n", current);
-	for (i = 0; i < inv->n_findings; i++)
-		fprintf(stderr, "  QA%04u @%" PRId64 " %s\n",
-			inv->findings[i].rule->code, inv->findings[i].offset,
-			inv->findings[i].message);
-	return false;
-}
-
-#define EXPECT(inv, ...) do { static const unsigned c_[] = { __VA_ARGS__, 0 }; \
-	CHECK(codes_are((inv), c_)); } while (0)
-#define EXPECT_NONE(inv) do { static const unsigned c_[] = { 0 }; \
-	CHECK(codes_are((inv), c_)); } while (0)
-
-static const struct qa_finding *
-finding(const struct qa_inventory *inv, unsigned code)
-{
-	uint32_t i;
-
-	for (i = 0; i < inv->n_findings; i++)
-		if (inv->findings[i].rule->code == code)
-			return &inv->findings[i];
-	return NULL;
+	th_write("t.gguf", b->p, b->n);
+	return load_path(th_path("t.gguf"), rc);
 }
 
 /* ---- tests ------------------------------------------------------------ */
@@ -301,40 +211,40 @@ test_valid(void)
 	struct buf b;
 	int rc;
 
-	current = "valid LE v3";
+	th_case = "valid LE v3";
 	ref_file(&b, 0);
 	CHECK_EQ(b.n, 352);
 	inv = load_buf(&b, &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	check_ref_values(inv, 0);
 	CHECK_EQ(inv->kind, QA_KIND_GGUF);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "valid BE v3";
+	th_case = "valid BE v3";
 	ref_file(&b, 1);
 	inv = load_buf(&b, &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT(inv, 1011);
+	CHECK_CODE_LIST(inv, NULL, 1011);
 	check_ref_values(inv, 1);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "v2";
+	th_case = "v2";
 	memset(&b, 0, sizeof(b));
 	ref_header(&b, 2, 96);
 	pad(&b, 32);
 	zeros(&b, 128);
 	inv = load_buf(&b, &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	CHECK_EQ(inv->files[0].gguf_version, 2);
 	CHECK_EQ(inv->n_tensors, 2);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "bad magic";
+	th_case = "bad magic";
 	memset(&b, 0, sizeof(b));
 	put(&b, "GGML", 4);
 	zeros(&b, 60);
@@ -353,7 +263,7 @@ test_versions(void)
 	size_t i;
 	int rc;
 
-	current = "v1";
+	th_case = "v1";
 	memset(&b, 0, sizeof(b));
 	put(&b, "GGUF", 4);
 	u32(&b, 1);
@@ -361,21 +271,23 @@ test_versions(void)
 	u32(&b, 0);
 	inv = load_buf(&b, &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT(inv, 1002);
-	CHECK(finding(inv, 1002) && strstr(finding(inv, 1002)->message,
-			"GGUF v1 (2023) is not supported"));
-	CHECK_EQ(finding(inv, 1002) ? finding(inv, 1002)->offset : 0, 4);
+	CHECK_CODE_LIST(inv, NULL, 1002);
+	CHECK(th_finding(inv, 1002, NULL) &&
+	      strstr(th_finding(inv, 1002, NULL)->message,
+		     "GGUF v1 (2023) is not supported"));
+	CHECK_EQ(th_finding(inv, 1002, NULL) ?
+		 th_finding(inv, 1002, NULL)->offset : 0, 4);
 	CHECK_EQ(inv->n_kvs, 0);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		current = "bad version";
+		th_case = "bad version";
 		memset(&b, 0, sizeof(b));
 		ref_header(&b, bad[i], 96);
 		inv = load_buf(&b, &rc);
 		CHECK_EQ(rc, QA_OK);
-		EXPECT(inv, 1002);
+		CHECK_CODE_LIST(inv, NULL, 1002);
 		CHECK_EQ(inv->n_tensors, 0);
 		qa_inventory_destroy(inv);
 		free(b.p);
@@ -444,54 +356,56 @@ test_kvs(void)
 	const struct qa_kv *kv;
 	int rc;
 
-	current = "empty key";
+	th_case = "empty key";
 	inv = one_kv(kv_empty, &rc);
-	EXPECT(inv, 1004);
+	CHECK_CODE_LIST(inv, NULL, 1004);
 	CHECK_EQ(inv->n_kvs, 2);
-	CHECK_EQ(finding(inv, 1004) ? finding(inv, 1004)->offset : 0, 69);
+	CHECK_EQ(th_finding(inv, 1004, NULL) ?
+		 th_finding(inv, 1004, NULL)->offset : 0, 69);
 	qa_inventory_destroy(inv);
 
-	current = "duplicate key";
+	th_case = "duplicate key";
 	inv = one_kv(kv_dup, &rc);
-	EXPECT(inv, 1005);
-	CHECK_EQ(finding(inv, 1005) ? finding(inv, 1005)->offset : 0, 69);
+	CHECK_CODE_LIST(inv, NULL, 1005);
+	CHECK_EQ(th_finding(inv, 1005, NULL) ?
+		 th_finding(inv, 1005, NULL)->offset : 0, 69);
 	kv = qa_inv_kv(inv, "general.architecture");
 	CHECK(kv && strcmp(kv->value.v.str.s, "llama") == 0);
 	qa_inventory_destroy(inv);
 
-	current = "bad value type";
+	th_case = "bad value type";
 	inv = one_kv(kv_type13, &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT(inv, 1006);
+	CHECK_CODE_LIST(inv, NULL, 1006);
 	qa_inventory_destroy(inv);
 
-	current = "bool 2";
+	th_case = "bool 2";
 	inv = one_kv(kv_bool2, &rc);
-	EXPECT(inv, 1010);
+	CHECK_CODE_LIST(inv, NULL, 1010);
 	kv = qa_inv_kv(inv, "k");
 	CHECK(kv && kv->value.type == QA_V_BOOL && kv->value.v.u == 1);
 	qa_inventory_destroy(inv);
 
-	current = "huge string";
+	th_case = "huge string";
 	inv = one_kv(kv_hugestr, &rc);
-	EXPECT(inv, 1008);
+	CHECK_CODE_LIST(inv, NULL, 1008);
 	qa_inventory_destroy(inv);
 
-	current = "huge array";
+	th_case = "huge array";
 	inv = one_kv(kv_hugearr, &rc);
-	EXPECT(inv, 1008);
+	CHECK_CODE_LIST(inv, NULL, 1008);
 	qa_inventory_destroy(inv);
 
 	/* Within the limits but longer than the rest of the file: what a
 	 * cut-short download looks like, so it reads as "truncated". */
-	current = "array larger than the file";
+	th_case = "array larger than the file";
 	inv = one_kv(kv_arrfit, &rc);
-	EXPECT(inv, 1001);
+	CHECK_CODE_LIST(inv, NULL, 1001);
 	qa_inventory_destroy(inv);
 
-	current = "nested array";
+	th_case = "nested array";
 	inv = one_kv(kv_nested, &rc);
-	EXPECT(inv, 1007);
+	CHECK_CODE_LIST(inv, NULL, 1007);
 	kv = qa_inv_kv(inv, "k");
 	CHECK(kv && kv->value.type == QA_V_ARRAY &&
 	      kv->value.v.arr.elem == QA_V_ARRAY &&
@@ -504,27 +418,27 @@ test_kvs(void)
 	}
 	qa_inventory_destroy(inv);
 
-	current = "array nested 6 deep";
+	th_case = "array nested 6 deep";
 	inv = one_kv(kv_deep, &rc);
-	CHECK(count_code(inv, 1006) == 1);
+	CHECK(th_count_code(inv, 1006) == 1);
 	qa_inventory_destroy(inv);
 
-	current = "alignment 0";
+	th_case = "alignment 0";
 	inv = one_kv(kv_align0, &rc);
-	EXPECT(inv, 1009);
+	CHECK_CODE_LIST(inv, NULL, 1009);
 	qa_inventory_destroy(inv);
-	current = "alignment 3";
+	th_case = "alignment 3";
 	inv = one_kv(kv_align3, &rc);
-	EXPECT(inv, 1009);
+	CHECK_CODE_LIST(inv, NULL, 1009);
 	qa_inventory_destroy(inv);
-	current = "alignment as INT32";
+	th_case = "alignment as INT32";
 	inv = one_kv(kv_align_i32, &rc);
-	EXPECT(inv, 1009);
+	CHECK_CODE_LIST(inv, NULL, 1009);
 	qa_inventory_destroy(inv);
 
-	current = "long string array";
+	th_case = "long string array";
 	inv = one_kv(kv_strarr, &rc);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
 	CHECK(kv && kv->value.v.arr.count == 5000 &&
 	      kv->value.v.arr.items == NULL);
@@ -545,14 +459,14 @@ test_counts(void)
 	int rc;
 
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		current = "count too large";
+		th_case = "count too large";
 		memset(&b, 0, sizeof(b));
 		header(&b, 3, counts[i][0], counts[i][1]);
 		kv_u32(&b, "a.b", 1);	/* 31 bytes: room for 1 KV, no more */
 		zeros(&b, 20);
 		inv = load_buf(&b, &rc);
 		CHECK_EQ(rc, QA_OK);
-		EXPECT(inv, 1003);
+		CHECK_CODE_LIST(inv, NULL, 1003);
 		CHECK_EQ(inv->n_kvs, 0);
 		qa_inventory_destroy(inv);
 		free(b.p);
@@ -600,94 +514,94 @@ test_tensors(void)
 	memset(name63, 'n', 63);
 	name63[63] = '\0';
 
-	current = "name 63 bytes";
+	th_case = "name 63 bytes";
 	/* header 24 + info 8+63+4+8+4+8 = 119 -> data at 128 */
 	inv = one_tensor(name63, 1, ne32, 0, 0, 128, &rc);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	CHECK_EQ(inv->files[0].data_offset, 128);
 	CHECK_EQ(inv->tensors[0].bytes, 128);
 	qa_inventory_destroy(inv);
 
-	current = "name 64 bytes";
+	th_case = "name 64 bytes";
 	inv = one_tensor(name64, 1, ne32, 0, 0, 128, &rc);
-	EXPECT(inv, 1020);
+	CHECK_CODE_LIST(inv, NULL, 1020);
 	CHECK(inv->n_tensors == 1 && strcmp(inv->tensors[0].name, name64) == 0);
 	qa_inventory_destroy(inv);
 
-	current = "n_dims 5";
+	th_case = "n_dims 5";
 	inv = one_tensor("t", 5, ne5, 0, 0, 4, &rc);
-	EXPECT(inv, 1022);
+	CHECK_CODE_LIST(inv, NULL, 1022);
 	qa_inventory_destroy(inv);
 
-	current = "ne overflow";
+	th_case = "ne overflow";
 	inv = one_tensor("t", 2, ne_ovf, 0, 0, 0, &rc);
-	EXPECT(inv, 1022);
+	CHECK_CODE_LIST(inv, NULL, 1022);
 	qa_inventory_destroy(inv);
 
-	current = "ne negative";
+	th_case = "ne negative";
 	inv = one_tensor("t", 1, ne_neg, 24, 0, 0, &rc);
-	EXPECT(inv, 1022);
+	CHECK_CODE_LIST(inv, NULL, 1022);
 	qa_inventory_destroy(inv);
 
-	current = "unknown type 43";
+	th_case = "unknown type 43";
 	inv = one_tensor("t", 1, ne32, 43, 0, 32, &rc);
-	EXPECT(inv, 1023);
+	CHECK_CODE_LIST(inv, NULL, 1023);
 	CHECK(strcmp(inv->tensors[0].dtype, "TYPE_43") == 0);
 	CHECK_EQ(inv->tensors[0].bytes, 0);
 	qa_inventory_destroy(inv);
 
-	current = "removed type 31";
+	th_case = "removed type 31";
 	inv = one_tensor("t", 1, ne32, 31, 0, 32, &rc);
-	EXPECT(inv, 1024);
+	CHECK_CODE_LIST(inv, NULL, 1024);
 	CHECK_EQ(inv->tensors[0].bytes, 0);
 	qa_inventory_destroy(inv);
 
-	current = "ne0 not a multiple of the block";
+	th_case = "ne0 not a multiple of the block";
 	inv = one_tensor("t", 1, ne33, 8, 0, 64, &rc);
-	EXPECT(inv, 1025);
+	CHECK_CODE_LIST(inv, NULL, 1025);
 	qa_inventory_destroy(inv);
 
-	current = "Q4_0 ne0 that wraps ne0*18";
+	th_case = "Q4_0 ne0 that wraps ne0*18";
 	/* (5124095576030431008 / 32) * 18 = 160128011750950969 * 18 =
 	 * 2882303761517117442: fits, so no overflow, but far past the end
 	 * of the file. ne0 * 18 first would wrap to 64, i.e. 2 bytes. */
 	inv = one_tensor("t", 1, ne_q40, 2, 0, 32, &rc);
-	EXPECT(inv, 1028);
+	CHECK_CODE_LIST(inv, NULL, 1028);
 	CHECK_EQ(inv->tensors[0].bytes, 2882303761517117442ULL);
 	qa_inventory_destroy(inv);
 
-	current = "F32 2^62 elements: 2^64 bytes";
+	th_case = "F32 2^62 elements: 2^64 bytes";
 	inv = one_tensor("t", 1, ne_f32big, 0, 0, 32, &rc);
-	EXPECT(inv, 1026);
+	CHECK_CODE_LIST(inv, NULL, 1026);
 	qa_inventory_destroy(inv);
 
-	current = "F64 padded size wraps";
+	th_case = "F64 padded size wraps";
 	/* (2^61 - 1) * 8 = 2^64 - 8; padding to 32 wraps */
 	inv = one_tensor("t", 1, ne_f64pad, 28, 0, 32, &rc);
-	EXPECT(inv, 1026);
+	CHECK_CODE_LIST(inv, NULL, 1026);
 	qa_inventory_destroy(inv);
 
-	current = "misaligned offset";
+	th_case = "misaligned offset";
 	/* F32 [32] at 4: llama.cpp expects 0 too */
 	inv = one_tensor("t", 1, ne32, 0, 4, 160, &rc);
-	EXPECT(inv, 1027, 1030);
+	CHECK_CODE_LIST(inv, NULL, 1027, 1030);
 	qa_inventory_destroy(inv);
 
-	current = "tensor past EOF";
+	th_case = "tensor past EOF";
 	inv = one_tensor("t", 1, ne32, 0, 0, 100, &rc);
-	EXPECT(inv, 1028);
+	CHECK_CODE_LIST(inv, NULL, 1028);
 	qa_inventory_destroy(inv);
 
-	current = "data start past EOF";
+	th_case = "data start past EOF";
 	memset(&b, 0, sizeof(b));
 	ref_header(&b, 3, 96);
 	inv = load_buf(&b, &rc);
-	EXPECT(inv, 1013);
+	CHECK_CODE_LIST(inv, NULL, 1013);
 	CHECK_EQ(inv->files[0].header_bytes, 209);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "duplicate tensor";
+	th_case = "duplicate tensor";
 	memset(&b, 0, sizeof(b));
 	header(&b, 3, 2, 0);
 	ti(&b, "x", 1, NE_B, 0, 0);
@@ -695,44 +609,47 @@ test_tensors(void)
 	pad(&b, 32);
 	zeros(&b, 64);
 	inv = load_buf(&b, &rc);
-	EXPECT(inv, 1021);
+	CHECK_CODE_LIST(inv, NULL, 1021);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "overlap";
+	th_case = "overlap";
 	memset(&b, 0, sizeof(b));
 	ref_header(&b, 3, 32);	/* b inside a's 68 bytes */
 	pad(&b, 32);
 	zeros(&b, 96);		/* a ends at 292, padded 320 */
 	inv = load_buf(&b, &rc);
-	EXPECT(inv, 1029);
-	CHECK_EQ(finding(inv, 1029) ? finding(inv, 1029)->offset : 0, 256);
+	CHECK_CODE_LIST(inv, NULL, 1029);
+	CHECK_EQ(th_finding(inv, 1029, NULL) ?
+		 th_finding(inv, 1029, NULL)->offset : 0, 256);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "not contiguous";
+	th_case = "not contiguous";
 	memset(&b, 0, sizeof(b));
 	ref_header(&b, 3, 128);	/* a gap of 32 bytes */
 	pad(&b, 32);
 	zeros(&b, 160);
 	inv = load_buf(&b, &rc);
-	EXPECT(inv, 1030);
-	CHECK(finding(inv, 1030) && finding(inv, 1030)->tensor &&
-	      strcmp(finding(inv, 1030)->tensor, "b") == 0);
+	CHECK_CODE_LIST(inv, NULL, 1030);
+	CHECK(th_finding(inv, 1030, NULL) &&
+	      th_finding(inv, 1030, NULL)->tensor &&
+	      strcmp(th_finding(inv, 1030, NULL)->tensor, "b") == 0);
 	CHECK_EQ(inv->tensors[1].offset, 352);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "trailing bytes";
+	th_case = "trailing bytes";
 	ref_file(&b, 0);
 	zeros(&b, 64);
 	inv = load_buf(&b, &rc);
-	EXPECT(inv, 1014);
-	CHECK_EQ(finding(inv, 1014) ? finding(inv, 1014)->offset : 0, 352);
+	CHECK_CODE_LIST(inv, NULL, 1014);
+	CHECK_EQ(th_finding(inv, 1014, NULL) ?
+		 th_finding(inv, 1014, NULL)->offset : 0, 352);
 	qa_inventory_destroy(inv);
 	free(b.p);
 
-	current = "alignment 64";
+	th_case = "alignment 64";
 	memset(&b, 0, sizeof(b));
 	header(&b, 3, 1, 1);
 	kv_u32(&b, "general.alignment", 64);	/* 24 + 33 = 57 */
@@ -740,7 +657,7 @@ test_tensors(void)
 	pad(&b, 64);
 	zeros(&b, 128);
 	inv = load_buf(&b, &rc);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	CHECK_EQ(inv->files[0].data_offset, 128);
 	qa_inventory_destroy(inv);
 	free(b.p);
@@ -759,7 +676,7 @@ test_truncation(int be)
 	for (len = 0; len < b.n; len++) {
 		struct buf p = b;
 
-		current = be ? "BE prefix" : "LE prefix";
+		th_case = be ? "BE prefix" : "LE prefix";
 		p.n = len;
 		inv = load_buf(&p, &rc);
 		if (len < 4) {
@@ -770,14 +687,14 @@ test_truncation(int be)
 			 * length that no longer fits the rest (1003, 1004,
 			 * 1008 say "larger than the file"). */
 			if (len < 209)
-				CHECK(count_code(inv, 1001) +
-				      count_code(inv, 1003) +
-				      count_code(inv, 1004) +
-				      count_code(inv, 1008) > 0);
+				CHECK(th_count_code(inv, 1001) +
+				      th_count_code(inv, 1003) +
+				      th_count_code(inv, 1004) +
+				      th_count_code(inv, 1008) > 0);
 			else if (len < 224)
-				CHECK(count_code(inv, 1013) == 1);
+				CHECK(th_count_code(inv, 1013) == 1);
 			else
-				CHECK(count_code(inv, 1028) >= 1);
+				CHECK(th_count_code(inv, 1028) >= 1);
 		}
 		qa_inventory_destroy(inv);
 	}
@@ -818,7 +735,7 @@ write_part(const char *file, const struct part *pt, bool first)
 	ti(&b, pt->tensor, 1, NE_B, 0, 0);
 	pad(&b, 32);
 	zeros(&b, 32);
-	write_file(file, b.p, b.n);
+	th_write(file, b.p, b.n);
 	free(b.p);
 }
 
@@ -841,7 +758,7 @@ load_part(const char *prefix, int k, int n, int *rc)
 	char name[256];
 
 	snprintf(name, sizeof(name), "%s-%05d-of-%05d.gguf", prefix, k, n);
-	return load_path(path_of(name), rc);
+	return load_path(th_path(name), rc);
 }
 
 static void
@@ -859,10 +776,10 @@ test_split(void)
 
 	write_set("ok", ok, 3);
 	for (k = 1; k <= 3; k++) {
-		current = "complete split set";
+		th_case = "complete split set";
 		inv = load_part("ok", k, 3, &rc);
 		CHECK_EQ(rc, QA_OK);
-		EXPECT_NONE(inv);
+		CHECK_CODE_LIST(inv, NULL, 0);
 		CHECK_EQ(inv->n_files, 3);
 		CHECK_EQ(inv->n_tensors, 3);
 		CHECK_EQ(inv->files[0].part, 1);
@@ -876,78 +793,78 @@ test_split(void)
 		qa_inventory_destroy(inv);
 	}
 
-	current = "missing part";
+	th_case = "missing part";
 	write_set("miss", ok, 3);
 	snprintf(name, sizeof(name), "miss-00002-of-00003.gguf");
-	unlink(path_of(name));
+	unlink(th_path(name));
 	inv = load_part("miss", 3, 3, &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT(inv, 1101);
+	CHECK_CODE_LIST(inv, NULL, 1101);
 	CHECK_EQ(inv->n_files, 2);
 	CHECK_EQ(inv->n_tensors, 2);
 	qa_inventory_destroy(inv);
 
-	current = "split.no mismatch";
+	th_case = "split.no mismatch";
 	memcpy(p, ok, sizeof(p));
 	p[1].no = 5;
 	write_set("no", p, 3);
 	inv = load_part("no", 1, 3, &rc);
-	EXPECT(inv, 1103);
+	CHECK_CODE_LIST(inv, NULL, 1103);
 	qa_inventory_destroy(inv);
 
-	current = "split.tensors.count mismatch";
+	th_case = "split.tensors.count mismatch";
 	memcpy(p, ok, sizeof(p));
 	p[0].tensors_total = p[1].tensors_total = p[2].tensors_total = 4;
 	write_set("tc", p, 3);
 	inv = load_part("tc", 2, 3, &rc);
-	EXPECT(inv, 1103);
+	CHECK_CODE_LIST(inv, NULL, 1103);
 	qa_inventory_destroy(inv);
 
-	current = "split.count mismatch";
+	th_case = "split.count mismatch";
 	memcpy(p, ok, sizeof(p));
 	p[2].count = 4;
 	write_set("cnt", p, 3);
 	inv = load_part("cnt", 1, 3, &rc);
-	EXPECT(inv, 1103);
+	CHECK_CODE_LIST(inv, NULL, 1103);
 	qa_inventory_destroy(inv);
 
-	current = "metadata in a later part";
+	th_case = "metadata in a later part";
 	memcpy(p, ok, sizeof(p));
 	p[2].model_key = true;
 	write_set("meta", p, 3);
 	inv = load_part("meta", 1, 3, &rc);
-	EXPECT(inv, 1104);
+	CHECK_CODE_LIST(inv, NULL, 1104);
 	qa_inventory_destroy(inv);
 
-	current = "split.no as UINT32";
+	th_case = "split.no as UINT32";
 	memcpy(p, ok, sizeof(p));
 	p[1].no_as_u32 = true;
 	write_set("u32", p, 3);
 	inv = load_part("u32", 1, 3, &rc);
-	EXPECT(inv, 1012);
+	CHECK_CODE_LIST(inv, NULL, 1012);
 	qa_inventory_destroy(inv);
 
-	current = "tensor in two parts";
+	th_case = "tensor in two parts";
 	memcpy(p, ok, sizeof(p));
 	p[2].tensor = "t0";
 	write_set("dup", p, 3);
 	inv = load_part("dup", 1, 3, &rc);
-	EXPECT(inv, 1021);
+	CHECK_CODE_LIST(inv, NULL, 1021);
 	qa_inventory_destroy(inv);
 
-	current = "extra part";
+	th_case = "extra part";
 	write_set("extra", ok, 3);
 	write_part("extra-00004-of-00004.gguf", &ok[2], false);
 	inv = load_part("extra", 1, 3, &rc);
-	EXPECT(inv, 1102);
+	CHECK_CODE_LIST(inv, NULL, 1102);
 	CHECK_EQ(inv->n_files, 3);
 	qa_inventory_destroy(inv);
 
-	current = "split.count without the name pattern";
+	th_case = "split.count without the name pattern";
 	write_part("renamed.gguf", &ok[0], true);
-	inv = load_path(path_of("renamed.gguf"), &rc);
+	inv = load_path(th_path("renamed.gguf"), &rc);
 	CHECK_EQ(rc, QA_OK);
-	EXPECT(inv, 1101);
+	CHECK_CODE_LIST(inv, NULL, 1101);
 	CHECK_EQ(inv->n_files, 1);
 	qa_inventory_destroy(inv);
 }
@@ -962,7 +879,7 @@ test_hparams(void)
 	uint8_t want[9];
 	int rc, i;
 
-	current = "qwen35 with MTP";
+	th_case = "qwen35 with MTP";
 	memset(&b, 0, sizeof(b));
 	header(&b, 3, 0, 5);
 	kv_str(&b, "general.architecture", "qwen35");
@@ -972,7 +889,7 @@ test_hparams(void)
 	kv_u32(&b, "qwen35.attention.head_count", 4);
 	inv = load_buf(&b, &rc);
 	free(b.p);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	CHECK_EQ(inv->hp.n_layer_all, 9);
 	CHECK_EQ(inv->hp.n_layer, 8);
 	CHECK_EQ(inv->hp.n_mtp, 1);
@@ -985,7 +902,7 @@ test_hparams(void)
 	CHECK(inv->hp.layer_kind && memcmp(inv->hp.layer_kind, want, 9) == 0);
 	qa_inventory_destroy(inv);
 
-	current = "nemotron_h per-layer arrays";
+	th_case = "nemotron_h per-layer arrays";
 	memset(&b, 0, sizeof(b));
 	header(&b, 3, 0, 4);
 	kv_str(&b, "general.architecture", "nemotron_h");
@@ -997,7 +914,7 @@ test_hparams(void)
 	u64(&b, 3); u32(&b, 0); u32(&b, 128); u32(&b, 0);
 	inv = load_buf(&b, &rc);
 	free(b.p);
-	EXPECT_NONE(inv);
+	CHECK_CODE_LIST(inv, NULL, 0);
 	CHECK_EQ(inv->hp.n_head_kv, 8);
 	CHECK_EQ(inv->hp.n_ff, 128);
 	CHECK(inv->hp.head_kv_per_layer && inv->hp.head_kv_per_layer[2] == 8);
@@ -1007,7 +924,7 @@ test_hparams(void)
 	      inv->hp.layer_kind[2] == QA_LAYER_FULL_ATTENTION);
 	qa_inventory_destroy(inv);
 
-	current = "gemma2 sliding window";
+	th_case = "gemma2 sliding window";
 	memset(&b, 0, sizeof(b));
 	header(&b, 3, 0, 3);
 	kv_str(&b, "general.architecture", "gemma2");
@@ -1022,34 +939,21 @@ test_hparams(void)
 	      inv->hp.layer_kind[2] == QA_LAYER_SLIDING_ATTENTION);
 	qa_inventory_destroy(inv);
 
-	current = "block_count as UINT64";
+	th_case = "block_count as UINT64";
 	memset(&b, 0, sizeof(b));
 	header(&b, 3, 0, 2);
 	kv_str(&b, "general.architecture", "llama");
 	str(&b, "llama.block_count"); u32(&b, 10); u64(&b, 2);
 	inv = load_buf(&b, &rc);
 	free(b.p);
-	EXPECT(inv, 1012);
+	CHECK_CODE_LIST(inv, NULL, 1012);
 	qa_inventory_destroy(inv);
-}
-
-static void
-cleanup(void)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
 }
 
 int
 main(void)
 {
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	th_scratch("gguf");
 	test_valid();
 	test_versions();
 	test_kvs();
@@ -1059,11 +963,6 @@ main(void)
 	test_truncation(1);
 	test_split();
 	test_hparams();
-	cleanup();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	puts("gguf: all checks passed");
-	return 0;
+	th_case = NULL;
+	return th_done("gguf");
 }

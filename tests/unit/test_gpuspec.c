@@ -12,18 +12,7 @@
 #include <string.h>
 
 #include "fit/gpuspec.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-		}                                                            \
-	} while (0)
+#include "harness.h"
 
 struct want {
 	const char *name;
@@ -64,35 +53,35 @@ expect_ok(const char *spec, size_t n, const struct want *const *w)
 	size_t i;
 
 	if (qa_gpuspec_parse(spec, &set, err, sizeof(err)) != 0) {
-		CHECK(0, "'%s' rejected: %s", spec, err);
+		FAIL("'%s' rejected: %s", spec, err);
 		return;
 	}
-	CHECK(set.n == n, "'%s': %zu devices, expected %zu", spec, set.n, n);
-	CHECK(!set.host_only, "'%s': host_only set", spec);
+	CHECKF(set.n == n, "'%s': %zu devices, expected %zu", spec, set.n, n);
+	CHECKF(!set.host_only, "'%s': host_only set", spec);
 	for (i = 0; i < n && i < set.n; i++) {
 		const struct qa_gpu_device *d = &set.dev[i];
 
-		CHECK(strcmp(d->name, w[i]->name) == 0,
-		      "'%s' dev %zu: name %s, expected %s", spec, i, d->name,
-		      w[i]->name);
-		CHECK(d->vram_bytes == w[i]->vram,
-		      "'%s' dev %zu: vram %" PRIu64 ", expected %" PRIu64,
-		      spec, i, d->vram_bytes, w[i]->vram);
-		CHECK(d->usable_bytes == w[i]->usable,
-		      "'%s' dev %zu: usable %" PRIu64 ", expected %" PRIu64,
-		      spec, i, d->usable_bytes, w[i]->usable);
-		CHECK(d->bandwidth_gbs == w[i]->bw,
-		      "'%s' dev %zu: bandwidth %u, expected %u", spec, i,
-		      d->bandwidth_gbs, w[i]->bw);
-		CHECK(d->cc_major == w[i]->cc_major &&
-		      d->cc_minor == w[i]->cc_minor,
-		      "'%s' dev %zu: cc %d.%d, expected %d.%d", spec, i,
-		      d->cc_major, d->cc_minor, w[i]->cc_major,
-		      w[i]->cc_minor);
-		CHECK(d->flags == w[i]->flags, "'%s' dev %zu: flags %u, "
-		      "expected %u", spec, i, d->flags, w[i]->flags);
-		CHECK((d->profile != NULL) == (w[i]->bw != 0),
-		      "'%s' dev %zu: profile pointer", spec, i);
+		CHECKF(strcmp(d->name, w[i]->name) == 0,
+		       "'%s' dev %zu: name %s, expected %s", spec, i, d->name,
+		       w[i]->name);
+		CHECKF(d->vram_bytes == w[i]->vram,
+		       "'%s' dev %zu: vram %" PRIu64 ", expected %" PRIu64,
+		       spec, i, d->vram_bytes, w[i]->vram);
+		CHECKF(d->usable_bytes == w[i]->usable,
+		       "'%s' dev %zu: usable %" PRIu64 ", expected %" PRIu64,
+		       spec, i, d->usable_bytes, w[i]->usable);
+		CHECKF(d->bandwidth_gbs == w[i]->bw,
+		       "'%s' dev %zu: bandwidth %u, expected %u", spec, i,
+		       d->bandwidth_gbs, w[i]->bw);
+		CHECKF(d->cc_major == w[i]->cc_major &&
+		       d->cc_minor == w[i]->cc_minor,
+		       "'%s' dev %zu: cc %d.%d, expected %d.%d", spec, i,
+		       d->cc_major, d->cc_minor, w[i]->cc_major,
+		       w[i]->cc_minor);
+		CHECKF(d->flags == w[i]->flags, "'%s' dev %zu: flags %u, "
+		       "expected %u", spec, i, d->flags, w[i]->flags);
+		CHECKF((d->profile != NULL) == (w[i]->bw != 0),
+		       "'%s' dev %zu: profile pointer", spec, i);
 	}
 }
 
@@ -103,11 +92,11 @@ expect_err(const char *spec, const char *msg)
 	char err[256] = "";
 
 	if (qa_gpuspec_parse(spec, &set, err, sizeof(err)) == 0) {
-		CHECK(0, "'%s' accepted, expected error: %s", spec, msg);
+		FAIL("'%s' accepted, expected error: %s", spec, msg);
 		return;
 	}
-	CHECK(strcmp(err, msg) == 0, "'%s': error \"%s\", expected \"%s\"",
-	      spec, err, msg);
+	CHECKF(strcmp(err, msg) == 0, "'%s': error \"%s\", expected \"%s\"",
+	       spec, err, msg);
 }
 
 static void
@@ -158,10 +147,10 @@ test_forms(void)
 	expect_ok("unified:128G", 1, unified);
 	expect_ok("UNIFIED:128GiB", 1, unified);
 
-	CHECK(qa_gpuspec_parse("none", &set, err, sizeof(err)) == 0 &&
-	      set.n == 0 && set.host_only, "'none' is host memory only");
-	CHECK(qa_gpuspec_parse(" None ", &set, err, sizeof(err)) == 0 &&
-	      set.n == 0 && set.host_only, "' None ' is host memory only");
+	CHECKF(qa_gpuspec_parse("none", &set, err, sizeof(err)) == 0 &&
+	       set.n == 0 && set.host_only, "'none' is host memory only");
+	CHECKF(qa_gpuspec_parse(" None ", &set, err, sizeof(err)) == 0 &&
+	       set.n == 0 && set.host_only, "' None ' is host memory only");
 }
 
 static void
@@ -225,32 +214,32 @@ test_profiles(void)
 
 	p = qa_gpu_profiles(&n);
 	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-		CHECK(qa_gpu_profile_find(required[i]) != NULL,
-		      "profile %s missing", required[i]);
+		CHECKF(qa_gpu_profile_find(required[i]) != NULL,
+		       "profile %s missing", required[i]);
 	for (i = 0; i < n; i++) {
 		int cc = p[i].cc_major * 10 + p[i].cc_minor;
 
-		CHECK(qa_gpu_profile_find(p[i].id) == &p[i],
-		      "%s does not find itself", p[i].id);
-		CHECK(p[i].vram_bytes > 0 && p[i].bandwidth_gbs > 0,
-		      "%s lacks vram or bandwidth", p[i].id);
-		CHECK(p[i].usable_bytes < p[i].vram_bytes,
-		      "%s usable not below vram", p[i].id);
-		CHECK(p[i].source[0] && strlen(p[i].as_of) == 7 &&
-		      p[i].note[0], "%s lacks source, as_of or note",
-		      p[i].id);
+		CHECKF(qa_gpu_profile_find(p[i].id) == &p[i],
+		       "%s does not find itself", p[i].id);
+		CHECKF(p[i].vram_bytes > 0 && p[i].bandwidth_gbs > 0,
+		       "%s lacks vram or bandwidth", p[i].id);
+		CHECKF(p[i].usable_bytes < p[i].vram_bytes,
+		       "%s usable not below vram", p[i].id);
+		CHECKF(p[i].source[0] && strlen(p[i].as_of) == 7 &&
+		       p[i].note[0], "%s lacks source, as_of or note",
+		       p[i].id);
 		/* FP4 tensor cores exactly on Blackwell (SM_100, SM_120);
 		 * FP8 from Ada (8.9) on. */
-		CHECK(((p[i].flags & QA_GPU_FP4) != 0) == (cc >= 100),
-		      "%s FP4 flag vs cc %d", p[i].id, cc);
-		CHECK(((p[i].flags & QA_GPU_FP8) != 0) == (cc >= 89),
-		      "%s FP8 flag vs cc %d", p[i].id, cc);
+		CHECKF(((p[i].flags & QA_GPU_FP4) != 0) == (cc >= 100),
+		       "%s FP4 flag vs cc %d", p[i].id, cc);
+		CHECKF(((p[i].flags & QA_GPU_FP8) != 0) == (cc >= 89),
+		       "%s FP8 flag vs cc %d", p[i].id, cc);
 	}
-	CHECK(qa_gpu_profile_find("H100") == qa_gpu_profile_find("h100-sxm"),
-	      "h100 is the SXM card");
-	CHECK(qa_gpu_profile_find("a100") == NULL, "a100 is ambiguous");
-	CHECK(qa_gpu_profile_find("") == NULL, "empty name");
-	CHECK(qa_gpu_profile_find("---") == NULL, "punctuation only");
+	CHECKF(qa_gpu_profile_find("H100") == qa_gpu_profile_find("h100-sxm"),
+	       "h100 is the SXM card");
+	CHECKF(qa_gpu_profile_find("a100") == NULL, "a100 is ambiguous");
+	CHECKF(qa_gpu_profile_find("") == NULL, "empty name");
+	CHECKF(qa_gpu_profile_find("---") == NULL, "punctuation only");
 }
 
 int
@@ -259,10 +248,5 @@ main(void)
 	test_forms();
 	test_errors();
 	test_profiles();
-	if (failures) {
-		printf("%d failures\n", failures);
-		return 1;
-	}
-	printf("gpuspec: all tests passed\n");
-	return 0;
+	return th_done("gpuspec");
 }

@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 
 #include "engine/audit.h"
-
-static int failures;
+#include "harness.h"
 
 static long long
 rchar(void)
@@ -45,21 +44,17 @@ check(const char *dir, const char *rel, unsigned long long expect_size)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	if (stat(path, &st) != 0) {
-		printf("FAIL %s: missing fixture\n", rel);
-		failures++;
+		FAIL("%s: missing fixture", rel);
 		return;
 	}
-	if ((unsigned long long)st.st_size < expect_size) {
-		printf("FAIL %s: size %lld, expected >= %llu\n", rel,
-		       (long long)st.st_size, expect_size);
-		failures++;
-	}
+	CHECKF((unsigned long long)st.st_size >= expect_size,
+	       "%s: size %lld, expected >= %llu", rel, (long long)st.st_size,
+	       expect_size);
 	before = rchar();
 	rc = qa_input_inspect(path, &inv, err, sizeof(err));
 	after = rchar();
 	if (rc != 0 || !inv) {
-		printf("FAIL %s: inspect failed: %s\n", rel, err);
-		failures++;
+		FAIL("%s: inspect failed: %s", rel, err);
 		return;
 	}
 	header = inv->files[0].header_bytes;
@@ -67,30 +62,21 @@ check(const char *dir, const char *rel, unsigned long long expect_size)
 	printf("%s: file %lld bytes, header %llu bytes, read %lld bytes, "
 	       "%u findings\n", rel, (long long)st.st_size, header,
 	       after - before, inv->n_findings);
-	if (before < 0 || after < 0) {
-		printf("FAIL: /proc/self/io unavailable\n");
-		failures++;
-	} else if ((unsigned long long)(after - before) > limit) {
-		printf("FAIL %s: read %lld bytes > header + 1 MiB (%llu)\n",
-		       rel, after - before, limit);
-		failures++;
-	}
-	if (header == 0 || header > (1u << 20)) {
-		printf("FAIL %s: implausible header size %llu\n", rel, header);
-		failures++;
-	}
-	if (inv->n_findings != 0) {
-		printf("FAIL %s: %u findings on a valid sparse file (first: "
-		       "QA%04u %s)\n", rel, inv->n_findings,
-		       (unsigned)inv->findings[0].rule->code,
-		       inv->findings[0].message);
-		failures++;
-	}
-	if (inv->bytes + header < expect_size) {
-		printf("FAIL %s: tensors cover %llu bytes, expected ~%llu\n",
-		       rel, (unsigned long long)inv->bytes, expect_size);
-		failures++;
-	}
+	if (before < 0 || after < 0)
+		FAIL("/proc/self/io unavailable");
+	else
+		CHECKF((unsigned long long)(after - before) <= limit,
+		       "%s: read %lld bytes > header + 1 MiB (%llu)", rel,
+		       after - before, limit);
+	CHECKF(header != 0 && header <= (1u << 20),
+	       "%s: implausible header size %llu", rel, header);
+	if (!CHECKF(inv->n_findings == 0,
+		    "%s: %u findings on a valid sparse file:", rel,
+		    inv->n_findings))
+		th_dump_findings(inv, NULL);
+	CHECKF(inv->bytes + header >= expect_size,
+	       "%s: tensors cover %llu bytes, expected ~%llu", rel,
+	       (unsigned long long)inv->bytes, expect_size);
 	qa_inventory_destroy(inv);
 }
 
@@ -106,7 +92,5 @@ main(void)
 	}
 	check(dir, "gguf/sparse-20g.gguf", gib20);
 	check(dir, "st/sparse-20g.safetensors", gib20);
-	if (failures)
-		printf("%d failures\n", failures);
-	return failures ? 1 : 0;
+	return th_done("headers-only");
 }

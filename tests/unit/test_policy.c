@@ -22,52 +22,18 @@
 #include "engine/engine.h"
 #include "engine/audit.h"
 #include "rules/policy.h"
-
-static int failures;
-static char tmpdir[] = "/tmp/qa-policy-XXXXXX";
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", \
-				__FILE__, __LINE__, #cond); \
-			failures++; \
-		} \
-	} while (0)
-
-#define CHECK_STR(got, want) check_str(__FILE__, __LINE__, got, want)
-
-static void
-check_str(const char *file, int line, const char *got, const char *want)
-{
-	if (got && strcmp(got, want) == 0)
-		return;
-	fprintf(stderr, "%s:%d: expected\n  '%s'\ngot\n  '%s'\n", file, line,
-		want, got ? got : "(null)");
-	failures++;
-}
+#include "harness.h"
 
 #define S "\"schema\": \"quantaudit-policy/1\""
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static void
-write_text(const char *path, const char *text, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
-		perror(path);
-		exit(1);
-	}
-}
-
 static struct qa_policy *
 load_text(const char *name, const char *text, char *path, size_t pathlen,
 	  char *err, size_t errlen)
 {
-	snprintf(path, pathlen, "%s/%s", tmpdir, name);
-	write_text(path, text, strlen(text));
+	snprintf(path, pathlen, "%s", th_path(name));
+	th_write_text(name, text);
 	err[0] = '\0';
 	return qa_policy_load(path, err, errlen);
 }
@@ -86,18 +52,13 @@ expect_err(int line, const char *text, const char *want, bool prefix)
 
 	snprintf(full, sizeof(full), "%s: %s", path, want);
 	if (p) {
-		fprintf(stderr, "test_policy.c:%d: loaded, expected error "
-			"'%s'\n", line, want);
-		failures++;
+		th_fail(__FILE__, line, "loaded, expected error '%s'", want);
 		qa_policy_destroy(p);
 		return;
 	}
-	if (prefix ? strncmp(err, full, strlen(full)) == 0 :
-	    strcmp(err, full) == 0)
-		return;
-	fprintf(stderr, "test_policy.c:%d: expected error\n  '%s'\ngot\n  "
-		"'%s'\n", line, full, err);
-	failures++;
+	th_report(prefix ? strncmp(err, full, strlen(full)) == 0 :
+		  strcmp(err, full) == 0, __FILE__, line,
+		  "expected error\n  '%s'\ngot\n  '%s'", full, err);
 }
 
 static struct qa_policy *
@@ -107,11 +68,8 @@ load_ok(int line, const char *text)
 	struct qa_policy *p = load_text("ok.json", text, path, sizeof(path),
 					err, sizeof(err));
 
-	if (!p) {
-		fprintf(stderr, "test_policy.c:%d: load failed: %s\n", line,
-			err);
-		failures++;
-	}
+	if (!p)
+		th_fail(__FILE__, line, "load failed: %s", err);
 	return p;
 }
 
@@ -151,17 +109,15 @@ expect_rule(int line, struct qa_inventory *inv, const char *rule,
 		return;
 	qa_policy_run(p, inv);
 	n = policy_findings(inv, f, 8);
-	if (!want && n != 0) {
-		fprintf(stderr, "test_policy.c:%d: expected no finding, got "
-			"%s '%s'\n", line, f[0]->rule->id, f[0]->message);
-		failures++;
-	} else if (want && (n != 1 || f[0]->rule->code < 9000 ||
-			    strcmp(f[0]->message, want) != 0)) {
-		fprintf(stderr, "test_policy.c:%d: expected one finding\n  "
-			"'%s'\ngot %u: '%s'\n", line, want, n,
-			n ? f[0]->message : "");
-		failures++;
-	}
+	if (!want)
+		th_report(n == 0, __FILE__, line,
+			  "expected no finding, got %s '%s'",
+			  n ? f[0]->rule->id : "", n ? f[0]->message : "");
+	else
+		th_report(n == 1 && f[0]->rule->code >= 9000 &&
+			  strcmp(f[0]->message, want) == 0, __FILE__, line,
+			  "expected one finding\n  '%s'\ngot %u: '%s'", want,
+			  n, n ? f[0]->message : "");
 	inv->n_findings = before;
 	qa_policy_destroy(p);
 }
@@ -359,7 +315,7 @@ test_errors(void)
 		   "$.overrides.QA1014: duplicate key");
 
 	/* A missing file names the system error. */
-	snprintf(path, sizeof(path), "%s/absent.json", tmpdir);
+	snprintf(path, sizeof(path), "%s", th_path("absent.json"));
 	p = qa_policy_load(path, err, sizeof(err));
 	snprintf(want, sizeof(want), "%s: cannot open: No such file or "
 		 "directory", path);
@@ -375,12 +331,12 @@ test_errors(void)
 
 		memset(big, ' ', len + 1);
 		memcpy(big, head, strlen(head));
-		snprintf(path, sizeof(path), "%s/big.json", tmpdir);
-		write_text(path, big, len);
+		snprintf(path, sizeof(path), "%s", th_path("big.json"));
+		th_write("big.json", big, len);
 		p = qa_policy_load(path, err, sizeof(err));
 		CHECK(p != NULL);
 		qa_policy_destroy(p);
-		write_text(path, big, len + 1);
+		th_write("big.json", big, len + 1);
 		p = qa_policy_load(path, err, sizeof(err));
 		snprintf(want, sizeof(want), "%s: larger than 1 MiB (the limit "
 			 "of a rule file)", path);
@@ -808,8 +764,7 @@ run_example(struct qa_inventory *inv, const char *name, char *buf,
 		 env_or("QA_SOURCE_ROOT", "."), name);
 	p = qa_policy_load(path, err, sizeof(err));
 	if (!p) {
-		fprintf(stderr, "example %s: %s\n", name, err);
-		failures++;
+		FAIL("example %s: %s", name, err);
 		return "(load failed)";
 	}
 	opt.policy = p;
@@ -845,10 +800,7 @@ test_examples_load(void)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		p = qa_policy_load(path, err, sizeof(err));
-		if (!p) {
-			fprintf(stderr, "docs example: %s\n", err);
-			failures++;
-		}
+		CHECKF(p != NULL, "docs example: %s", err);
 		qa_policy_destroy(p);
 		loaded++;
 	}
@@ -869,11 +821,8 @@ test_sample(void)
 		 "sample-llama-3.2-1b-Q4_K_M.gguf",
 		 env_or("QA_FIXTURES", "fixtures/out"));
 	rc = qa_input_inspect(path, &inv, err, sizeof(err));
-	CHECK(rc == 0);
-	if (rc != 0) {
-		fprintf(stderr, "sample: %s\n", err);
+	if (!CHECKF(rc == 0, "sample: %s", err))
 		return;
-	}
 	/*
 	 * gen_sample.c: per block attn_k, attn_output, attn_q, attn_v are
 	 * the attention projections (attn_norm is a norm): 16 x 4 = 64, all
@@ -934,25 +883,12 @@ test_sample(void)
 	qa_inventory_destroy(inv);
 }
 
-static void
-cleanup(void)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
 int
 main(void)
 {
 	struct qa_inventory *inv;
 
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	th_scratch("policy");
 	test_errors();
 	test_rules_and_overrides();
 	inv = hand_inventory();
@@ -962,11 +898,5 @@ main(void)
 	qa_inventory_destroy(inv);
 	test_examples_load();
 	test_sample();
-	cleanup();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	puts("policy: all checks passed");
-	return 0;
+	return th_done("policy");
 }

@@ -15,53 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analysis/analysis.h"
 #include "formats/format.h"
+#include "harness.h"
 
-static int failures;
-static char tmpdir[256];
-
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-#define CHECK_EQ(a, b) check_eq((long long)(a), (long long)(b), #a, #b, \
-				__FILE__, __LINE__)
-#define CHECK_STR(a, b) check_str((a), (b), #a, __FILE__, __LINE__)
 /* claim(qc, module, role) must be v with bits b */
 #define CLAIM(qc, name, role, v, b) check_claim((qc), (name), \
 	QA_ROLE_##role, (v), (b), __FILE__, __LINE__)
-
-static void
-check(int ok, const char *what, const char *file, int line)
-{
-	if (!ok) {
-		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
-		failures++;
-	}
-}
-
-static void
-check_eq(long long a, long long b, const char *ea, const char *eb,
-	 const char *file, int line)
-{
-	if (a != b) {
-		fprintf(stderr, "%s:%d: %s = %lld, expected %s = %lld\n",
-			file, line, ea, a, eb, b);
-		failures++;
-	}
-}
-
-static void
-check_str(const char *a, const char *b, const char *ea, const char *file,
-	  int line)
-{
-	if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0)) {
-		fprintf(stderr, "%s:%d: %s = \"%s\", expected \"%s\"\n", file,
-			line, ea, a ? a : "(null)", b ? b : "(null)");
-		failures++;
-	}
-}
 
 static void
 check_claim(const struct qa_quant_config *qc, const char *name,
@@ -70,74 +31,37 @@ check_claim(const struct qa_quant_config *qc, const char *name,
 	int bits = -2;
 	int got = qa_quant_claim(qc, name, role, &bits);
 
-	if (got != v || bits != b) {
-		fprintf(stderr, "%s:%d: claim(%s, %s) = %d bits %d, "
-			"expected %d bits %d\n", file, line, name,
-			qa_role_name(role), got, bits, v, b);
-		failures++;
-	}
-}
-
-static char *
-tpath(const char *rel)
-{
-	static char buf[8][512];
-	static int k;
-	char *p = buf[k++ & 7];
-
-	snprintf(p, 512, "%s/%s", tmpdir, rel);
-	return p;
+	th_report(got == v && bits == b, file, line,
+		  "claim(%s, %s) = %d bits %d, expected %d bits %d", name,
+		  qa_role_name(role), got, bits, v, b);
 }
 
 /* Writes s with every ' turned into " (keeps the JSON below readable). */
 static void
 write_json(const char *rel, const char *s)
 {
-	char *path = tpath(rel);
-	char *slash = strrchr(path, '/');
 	size_t n = strlen(s), i;
 	char *t = malloc(n + 1);
-	FILE *f;
 
+	if (!t)
+		exit(2);
 	for (i = 0; i <= n; i++)
 		t[i] = s[i] == '\'' ? '"' : s[i];
-	*slash = '\0';
-	mkdir(path, 0755);
-	*slash = '/';
-	f = fopen(path, "wb");
-	if (!f || fwrite(t, 1, n, f) != n) {
-		perror(path);
-		exit(2);
-	}
-	fclose(f);
+	th_write(rel, t, n);
 	free(t);
 }
 
 static struct qa_inventory *
 load_dir(const char *rel)
 {
-	struct qa_inventory *inv = qa_inventory_create(tpath(rel));
+	struct qa_inventory *inv = qa_inventory_create(th_path(rel));
 
 	if (!inv) {
 		fprintf(stderr, "out of memory\n");
 		exit(2);
 	}
-	qa_hf_load_dir(inv, tpath(rel));
+	qa_hf_load_dir(inv, th_path(rel));
 	return inv;
-}
-
-static int
-count_code(const struct qa_inventory *inv, unsigned code, const char *file)
-{
-	uint32_t i;
-	int n = 0;
-
-	for (i = 0; i < inv->n_findings; i++)
-		if (inv->findings[i].rule->code == code &&
-		    (!file || (inv->findings[i].file &&
-			       strcmp(inv->findings[i].file, file) == 0)))
-			n++;
-	return n;
 }
 
 #define LLAMA_CFG "'model_type':'llama','num_hidden_layers':32"
@@ -173,9 +97,9 @@ test_autoround(void)
 	qc = &inv->quant;
 	CHECK_EQ(qc->method, QA_QM_AUTOROUND);
 	CHECK_STR(qc->method_raw, "auto-round");
-	CHECK_STR(qc->file, tpath("ar/config.json"));
+	CHECK_STR(qc->file, th_path("ar/config.json"));
 	CHECK_STR(qc->key, "quantization_config");
-	CHECK_STR(inv->quant_config_file, tpath("ar/config.json"));
+	CHECK_STR(inv->quant_config_file, th_path("ar/config.json"));
 	/* the side file says the same method: nothing shadowed */
 	CHECK(qc->shadowed_file == NULL);
 	CHECK_STR(qc->format, "auto_round:auto_gptq");
@@ -255,9 +179,9 @@ test_gptq(void)
 	qc = &inv->quant;
 	CHECK_EQ(qc->method, QA_QM_GPTQ);
 	/* config.json has no quantization_config: the side file wins */
-	CHECK_STR(qc->file, tpath("gptq/quantize_config.json"));
+	CHECK_STR(qc->file, th_path("gptq/quantize_config.json"));
 	CHECK_STR(qc->key, "quantize_config.json");
-	CHECK_STR(inv->quant_config_file, tpath("gptq/quantize_config.json"));
+	CHECK_STR(inv->quant_config_file, th_path("gptq/quantize_config.json"));
 	CHECK_STR(qc->format, "gptq");
 	CHECK_EQ(qc->bits, 4);
 	CHECK_EQ(qc->group_size, 128);
@@ -398,7 +322,7 @@ test_awq(void)
 	CHECK_EQ(qc->bits, 4);
 	CHECK_EQ(qc->group_size, 64);
 	CHECK_STR(qc->format, "GEMV");
-	CHECK_STR(qc->file, tpath("awq2/quant_config.json"));
+	CHECK_STR(qc->file, th_path("awq2/quant_config.json"));
 	qa_inventory_destroy(inv);
 }
 
@@ -537,7 +461,7 @@ test_modelopt(void)
 	qc = &inv->quant;
 	CHECK_EQ(qc->method, QA_QM_MODELOPT);
 	CHECK(qc->method_raw == NULL);
-	CHECK_STR(qc->file, tpath("mo/hf_quant_config.json"));
+	CHECK_STR(qc->file, th_path("mo/hf_quant_config.json"));
 	CHECK_STR(qc->format, "NVFP4");
 	CHECK_EQ(qc->bits, 4);
 	CHECK_EQ(qc->act_bits, 4);
@@ -584,7 +508,7 @@ test_modelopt(void)
 	inv = load_dir("mix");
 	qc = &inv->quant;
 	CHECK_EQ(qc->method, QA_QM_MODELOPT);
-	CHECK_STR(qc->file, tpath("mix/config.json"));
+	CHECK_STR(qc->file, th_path("mix/config.json"));
 	CHECK(qc->shadowed_file == NULL);
 	CHECK(qc->mixed);
 	CHECK_EQ(qc->bits, -1);
@@ -720,10 +644,10 @@ test_precedence(void)
 	inv = load_dir("p1");
 	qc = &inv->quant;
 	CHECK_EQ(qc->method, QA_QM_GPTQ);
-	CHECK_STR(qc->file, tpath("p1/config.json"));
-	CHECK_STR(qc->shadowed_file, tpath("p1/quantization_config.json"));
+	CHECK_STR(qc->file, th_path("p1/config.json"));
+	CHECK_STR(qc->shadowed_file, th_path("p1/quantization_config.json"));
 	CHECK_EQ(qc->shadowed_method, QA_QM_AUTOROUND);
-	CHECK_STR(inv->quant_config_file, tpath("p1/config.json"));
+	CHECK_STR(inv->quant_config_file, th_path("p1/config.json"));
 	qa_inventory_destroy(inv);
 
 	/* no config in config.json; AutoRound's quantization_config.json
@@ -737,10 +661,11 @@ test_precedence(void)
 	qc = &inv->quant;
 	CHECK_EQ(qc->method, QA_QM_AUTOROUND);
 	CHECK_STR(qc->method_raw, "intel/auto-round");
-	CHECK_STR(qc->file, tpath("p2/quantization_config.json"));
-	CHECK_STR(inv->quant_config_file, tpath("p2/quantization_config.json"));
+	CHECK_STR(qc->file, th_path("p2/quantization_config.json"));
+	CHECK_STR(inv->quant_config_file,
+		  th_path("p2/quantization_config.json"));
 	/* the old AutoGPTQ file has no quant_method: GPTQ by its name */
-	CHECK_STR(qc->shadowed_file, tpath("p2/quantize_config.json"));
+	CHECK_STR(qc->shadowed_file, th_path("p2/quantize_config.json"));
 	CHECK_EQ(qc->shadowed_method, QA_QM_GPTQ);
 	qa_inventory_destroy(inv);
 
@@ -752,10 +677,11 @@ test_precedence(void)
 		   "'modelopt'},'quantization':{'quant_algo':'FP8'}}");
 	inv = load_dir("p3");
 	qc = &inv->quant;
-	CHECK_EQ(count_code(inv, 1401, tpath("p3/quantize_config.json")), 1);
+	CHECK_EQ(th_count_code_in(inv, 1401,
+				  th_path("p3/quantize_config.json")), 1);
 	CHECK_EQ(qc->method, QA_QM_MODELOPT);
 	CHECK_EQ(qc->bits, 8);
-	CHECK_STR(qc->file, tpath("p3/hf_quant_config.json"));
+	CHECK_STR(qc->file, th_path("p3/hf_quant_config.json"));
 	qa_inventory_destroy(inv);
 
 	/* invalid and alone: no claim at all */
@@ -763,7 +689,8 @@ test_precedence(void)
 	write_json("p4/quant_config.json", "[1, 2]");
 	inv = load_dir("p4");
 	qc = &inv->quant;
-	CHECK_EQ(count_code(inv, 1401, tpath("p4/quant_config.json")), 1);
+	CHECK_EQ(th_count_code_in(inv, 1401,
+				  th_path("p4/quant_config.json")), 1);
 	CHECK_EQ(qc->method, QA_QM_NONE);
 	CLAIM(qc, "model.layers.0.self_attn.q_proj", ATTN_Q, -1, -1);
 	qa_inventory_destroy(inv);
@@ -799,7 +726,7 @@ test_precedence(void)
 	write_json("one/config.json", "{" LLAMA_CFG ",'quantization_config':{"
 		   "'quant_method':'awq','bits':4,'group_size':128,"
 		   "'version':'gemm','zero_point':true}}");
-	snprintf(st, sizeof(st), "%s", tpath("one/model.safetensors"));
+	snprintf(st, sizeof(st), "%s", th_path("one/model.safetensors"));
 	f = fopen(st, "wb");
 	if (f) {
 		unsigned char len[8] = { 0 };
@@ -817,13 +744,13 @@ test_precedence(void)
 		CHECK_EQ(qa_st_load_path(inv, st), QA_OK);
 		CHECK_EQ(inv->n_tensors, 1);
 		CHECK_EQ(inv->quant.method, QA_QM_AWQ);
-		CHECK_STR(inv->quant.file, tpath("one/config.json"));
-		CHECK_STR(inv->quant_config_file, tpath("one/config.json"));
+		CHECK_STR(inv->quant.file, th_path("one/config.json"));
+		CHECK_STR(inv->quant_config_file, th_path("one/config.json"));
 		qa_inventory_destroy(inv);
 	}
 	/* ...but side files alone beside a lone file are not a folder */
 	write_json("two/quantize_config.json", "{'bits':4}");
-	snprintf(st, sizeof(st), "%s", tpath("two/model.safetensors"));
+	snprintf(st, sizeof(st), "%s", th_path("two/model.safetensors"));
 	f = fopen(st, "wb");
 	if (f) {
 		unsigned char len[8] = { 0 };
@@ -887,14 +814,7 @@ test_hand_built(void)
 int
 main(void)
 {
-	const char *base = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/qa-quantcfg-XXXXXX",
-		 base && *base ? base : "/tmp");
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 2;
-	}
+	th_scratch("quantcfg");
 	test_autoround();
 	test_gptq();
 	test_awq();
@@ -903,11 +823,5 @@ main(void)
 	test_fp8_mxfp4_bnb();
 	test_precedence();
 	test_hand_built();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed (files kept in %s)\n",
-			failures, tmpdir);
-		return 1;
-	}
-	printf("quant_config: all checks passed\n");
-	return 0;
+	return th_done("quant-config");
 }

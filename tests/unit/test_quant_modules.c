@@ -25,25 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "engine/audit.h"
 #include "analysis/analysis.h"
 #include "core/inventory.h"
-
-static int failures, checks;
-
-#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
-
-static void
-check(int ok, const char *what, const char *file, int line)
-{
-	checks++;
-	if (!ok) {
-		fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
-		failures++;
-	}
-}
+#include "harness.h"
 
 /* Adds a safetensors tensor; bytes = elements * bits / 8 of its dtype.
  * ndims 0 is a scalar. Shape is passed as ndims uint64_t values. */
@@ -130,9 +116,12 @@ struct expect {
 
 /* Checks one module against hand-worked values; also that the payload
  * carries the logical parameters and the module's tensors point back. */
+#define expect_module(...) expect_module_at(__FILE__, __LINE__, __VA_ARGS__)
+
 static void
-expect_module(const char *what, const struct qa_inventory *inv,
-	      const char *name, const struct expect *e)
+expect_module_at(const char *file, int line, const char *what,
+		 const struct qa_inventory *inv, const char *name,
+		 const struct expect *e)
 {
 	const struct qa_module *m = module(inv, name);
 	double bpw;
@@ -140,18 +129,17 @@ expect_module(const char *what, const struct qa_inventory *inv,
 	uint64_t sum = 0;
 
 	if (!m) {
-		failures++;
+		th_fail(file, line, "%s: no module %s", what, name);
 		return;
 	}
 	bpw = m->params ? 8.0 * (double)m->bytes / (double)m->params : 0;
-#define EXP(cond) do { checks++; if (!(cond)) { fprintf(stderr, \
-	"%s: %s: check failed: %s (scheme %s, precision %s, bits %d, " \
+#define EXP(cond) th_report((cond) ? true : false, file, line, \
+	"%s: %s: CHECK(%s) failed (scheme %s, precision %s, bits %d, " \
 	"group %d, out %llu, in %llu, E %llu, params %llu, bytes %llu, " \
-	"bpw %.12f)\n", what, name, #cond, qa_scheme_name(m->scheme), \
+	"bpw %.12f)", what, name, #cond, qa_scheme_name(m->scheme), \
 	m->precision, m->bits, m->group_size, (unsigned long long)m->out, \
 	(unsigned long long)m->in, (unsigned long long)m->experts, \
-	(unsigned long long)m->params, (unsigned long long)m->bytes, bpw); \
-	failures++; } } while (0)
+	(unsigned long long)m->params, (unsigned long long)m->bytes, bpw)
 	EXP(m->scheme == e->scheme);
 	EXP(strcmp(m->precision, e->precision) == 0);
 	EXP(m->bits == e->bits);
@@ -173,8 +161,11 @@ expect_module(const char *what, const struct qa_inventory *inv,
 }
 
 /* An UNKNOWN module: every tensor keeps its stored elements. */
+#define expect_unknown(...) expect_unknown_at(__FILE__, __LINE__, __VA_ARGS__)
+
 static void
-expect_unknown(const char *what, struct qa_inventory *inv, const char *name)
+expect_unknown_at(const char *file, int line, const char *what,
+		  struct qa_inventory *inv, const char *name)
 {
 	const struct qa_module *m;
 	uint64_t elements = 0;
@@ -184,15 +175,12 @@ expect_unknown(const char *what, struct qa_inventory *inv, const char *name)
 	m = module(inv, name);
 	for (i = 0; i < inv->n_tensors; i++)
 		elements += inv->tensors[i].elements;
-	if (!m || m->scheme != QA_SCHEME_UNKNOWN || m->params != elements ||
-	    inv->params != elements) {
-		fprintf(stderr, "%s: expected UNKNOWN with %llu params, got "
-			"%s / %llu\n", what, (unsigned long long)elements,
-			m ? qa_scheme_name(m->scheme) : "(none)",
-			m ? (unsigned long long)m->params : 0ull);
-		failures++;
-	}
-	checks++;
+	th_report(m && m->scheme == QA_SCHEME_UNKNOWN &&
+		  m->params == elements && inv->params == elements, file, line,
+		  "%s: expected UNKNOWN with %llu params, got %s / %llu", what,
+		  (unsigned long long)elements,
+		  m ? qa_scheme_name(m->scheme) : "(none)",
+		  m ? (unsigned long long)m->params : 0ull);
 	qa_inventory_destroy(inv);
 }
 
@@ -858,17 +846,12 @@ test_malformed(void)
 static void
 corpus_one(const char *dir, const char *rel, bool gguf)
 {
-	struct qa_inventory *inv = NULL;
-	char path[1024], err[256];
+	struct qa_inventory *inv = th_inspect(dir, rel);
 	uint64_t elements = 0, mparams = 0;
 	uint32_t i;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (qa_input_inspect(path, &inv, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", path, err);
-		failures++;
+	if (!inv)
 		return;
-	}
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 
@@ -901,11 +884,10 @@ test_corpus(void)
 		"gguf/gemma3_text-q8_0.gguf", "gguf/qwen3_moe-q8_0.gguf",
 		"gguf/deepseek_v3_mtp-bf16.gguf",
 	};
-	const char *dir = getenv("QA_CORPUS");
-	struct stat sb;
+	const char *dir = th_env_dir("QA_CORPUS");
 	size_t i;
 
-	if (!dir || stat(dir, &sb) != 0) {
+	if (!dir) {
 		printf("corpus not found: real-file checks skipped\n");
 		return;
 	}
@@ -939,6 +921,5 @@ main(void)
 	test_gguf();
 	test_malformed();
 	test_corpus();
-	printf("quant-modules: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	return th_done("quant-modules");
 }

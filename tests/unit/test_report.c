@@ -19,19 +19,9 @@
 
 #include "core/dtypes.h"
 #include "report/report.h"
+#include "harness.h"
 
 #define DOT " \xc2\xb7 "
-
-static int failures;
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", \
-				__FILE__, __LINE__, #cond); \
-			failures++; \
-		} \
-	} while (0)
 
 /* Checks that `needle` occurs in `hay`, printing both when it does not. */
 #define CHECK_HAS(hay, needle) check_has(__FILE__, __LINE__, hay, needle, 1)
@@ -41,11 +31,9 @@ static void
 check_has(const char *file, int line, const char *hay, const char *needle,
 	  int want)
 {
-	if ((strstr(hay, needle) != NULL) == want)
-		return;
-	fprintf(stderr, "%s:%d: expected %s:\n---\n%s\n--- in ---\n%s\n---\n",
-		file, line, want ? "substring" : "no substring", needle, hay);
-	failures++;
+	th_report((strstr(hay, needle) != NULL) == want, file, line,
+		  "expected %s:\n---\n%s\n--- in ---\n%s\n---",
+		  want ? "substring" : "no substring", needle, hay);
 }
 
 /* ---- helpers ---------------------------------------------------------- */
@@ -357,8 +345,8 @@ test_bits_per_weight(void)
 			double sum = 0;
 			cJSON *d;
 
-			CHECK(fabs(get(c, "bits_per_weight")->valuedouble -
-				   8 * b / p) < 1e-4);
+			CHECK_NEAR(get(c, "bits_per_weight")->valuedouble,
+				   8 * b / p, 1e-4);
 			cJSON_ArrayForEach(d, get(c, "dtypes"))
 				sum += d->valuedouble;
 			CHECK(sum == get(c, "tensors")->valuedouble);
@@ -464,7 +452,8 @@ test_mtp_status(void)
 			 "          \"present\": %d,\n"
 			 "          \"tensors\": 7,\n"
 			 "          \"bytes\": 1234,\n"
-			 "          \"status\": \"%s\"\n"
+			 "          \"status\": \"%s\",\n"
+			 "          \"loadable\": true\n"
 			 "        }\n",
 			 (int)cases[i].declared, (int)cases[i].present,
 			 cases[i].status);
@@ -910,11 +899,8 @@ check_width(const char *out, size_t limit)
 		const char *e = strchr(s, '\n');
 		size_t n = e ? (size_t)(e - s) : strlen(s);
 
-		if (columns(s, n) > limit) {
-			fprintf(stderr, "line wider than %zu columns: %.*s\n",
-				limit, (int)n, s);
-			failures++;
-		}
+		CHECKF(columns(s, n) <= limit,
+		       "line wider than %zu columns: %.*s", limit, (int)n, s);
 		s += n + (e != NULL);
 	}
 }
@@ -1454,10 +1440,5 @@ main(void)
 	test_precision_nvfp4();
 	test_layer_map_gguf();
 	test_layer_map_wide();
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
-		return 1;
-	}
-	printf("all report checks passed\n");
-	return 0;
+	return th_done("report");
 }

@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 #include "core/roles.h"
 #include "core/inventory.h"
+#include "harness.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -528,65 +529,56 @@ static const struct base bases[] = {
 	{ "blk.5.ffn_down_exps", R(EXPERT_DOWN), 5 },
 };
 
-static int
-check(const char *name, const struct qa_role_context *ctx, enum qa_role role,
-      int32_t layer, bool mtp)
+/* One classification: name in ctx has this role, layer and MTP flag. */
+#define ROLE(name, ctx, role, layer, mtp) \
+	check_role(__FILE__, __LINE__, (name), (ctx), (role), (layer), (mtp))
+
+static void
+check_role(const char *file, int line, const char *name,
+	   const struct qa_role_context *ctx, enum qa_role role, int32_t layer,
+	   bool mtp)
 {
 	struct qa_role_result r = qa_role_classify(name, ctx);
 
-	if (r.role == role && r.layer == layer && r.mtp == mtp)
-		return 0;
-	fprintf(stderr,
-		"FAIL %-60s expected %s layer %d mtp %d, got %s layer %d mtp %d\n",
-		name ? name : "(null)", qa_role_name(role), (int)layer, (int)mtp,
-		qa_role_name(r.role), (int)r.layer, (int)r.mtp);
-	return 1;
+	th_report(r.role == role && r.layer == layer && r.mtp == mtp, file,
+		  line, "%-60s expected %s layer %d mtp %d, got %s layer %d "
+		  "mtp %d", name ? name : "(null)", qa_role_name(role),
+		  (int)layer, (int)mtp, qa_role_name(r.role), (int)r.layer,
+		  (int)r.mtp);
 }
 
-static int
+static void
 check_names(void)
 {
-	int fails = 0;
 	int i, j;
 
 	for (i = 0; i < QA_ROLE_COUNT; i++) {
 		const char *a = qa_role_name((enum qa_role)i);
 
 		if (!a || !*a) {
-			fprintf(stderr, "FAIL role %d has no name\n", i);
-			fails++;
+			FAIL("role %d has no name", i);
 			continue;
 		}
-		for (j = 0; j < i; j++) {
-			if (strcmp(a, qa_role_name((enum qa_role)j)) == 0) {
-				fprintf(stderr, "FAIL role name %s twice\n", a);
-				fails++;
-			}
-		}
+		for (j = 0; j < i; j++)
+			CHECKF(strcmp(a, qa_role_name((enum qa_role)j)) != 0,
+			       "role name %s twice", a);
 	}
-	if (strcmp(qa_role_name(QA_ROLE_COUNT), "other") != 0 ||
-	    strcmp(qa_role_name(QA_ROLE_OTHER), "other") != 0 ||
-	    strcmp(qa_role_name(QA_ROLE_MTP_EH_PROJ), "mtp_eh_proj") != 0) {
-		fprintf(stderr, "FAIL qa_role_name mapping\n");
-		fails++;
-	}
-	return fails;
+	CHECKF(strcmp(qa_role_name(QA_ROLE_COUNT), "other") == 0 &&
+	       strcmp(qa_role_name(QA_ROLE_OTHER), "other") == 0 &&
+	       strcmp(qa_role_name(QA_ROLE_MTP_EH_PROJ), "mtp_eh_proj") == 0,
+	       "qa_role_name mapping");
 }
 
 int
 main(void)
 {
 	char name[256];
-	int fails = 0;
-	int checks = 0;
 	size_t i, j;
 
-	fails += check_names();
-	for (i = 0; i < ARRAY_LEN(rows); i++) {
-		fails += check(rows[i].name, rows[i].ctx, rows[i].role,
-			       rows[i].layer, rows[i].mtp);
-		checks++;
-	}
+	check_names();
+	for (i = 0; i < ARRAY_LEN(rows); i++)
+		ROLE(rows[i].name, rows[i].ctx, rows[i].role, rows[i].layer,
+		     rows[i].mtp);
 	for (i = 0; i < ARRAY_LEN(bases); i++) {
 		for (j = 0; j < ARRAY_LEN(suffixes); j++) {
 			int n = snprintf(name, sizeof(name), "%s%s",
@@ -594,18 +586,14 @@ main(void)
 
 			if (n < 0 || (size_t)n >= sizeof(name))
 				continue;
-			fails += check(name, &none, bases[i].role,
-				       bases[i].layer, false);
-			checks++;
+			ROLE(name, &none, bases[i].role, bases[i].layer,
+			     false);
 		}
 	}
 	/* a NULL context means "nothing known" */
-	fails += check("blk.3.attn_qkv.weight", NULL, R(ATTN_QKV), 3, false);
-	fails += check("mtp.layers.1.mlp.up_proj.weight", NULL, R(FFN_UP), 1,
-		       true);
-	fails += check(NULL, NULL, R(OTHER), -1, false);
-	checks += 3;
-	printf("roles: %d checks (%zu table rows), %d failures\n", checks,
-	       ARRAY_LEN(rows), fails);
-	return fails ? 1 : 0;
+	ROLE("blk.3.attn_qkv.weight", NULL, R(ATTN_QKV), 3, false);
+	ROLE("mtp.layers.1.mlp.up_proj.weight", NULL, R(FFN_UP), 1, true);
+	ROLE(NULL, NULL, R(OTHER), -1, false);
+	printf("roles: %zu table rows\n", ARRAY_LEN(rows));
+	return th_done("roles");
 }
