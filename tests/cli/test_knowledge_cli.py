@@ -15,38 +15,46 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from qa_common import Checker, env_path, run, run_json  # noqa: E402
 
-# (fixture, options, expected QA50xx codes)
+# (fixture, options, expected QA50xx codes per model)
 CASES = [
-    # GDN hybrid on llama.cpp with two SM_120 cards: the GDN fact and
-    # both llama.cpp SM_120 facts; qwen35 is a llama.cpp architecture.
+    # GDN hybrid on llama.cpp: the GDN fact; qwen35 is a llama.cpp
+    # architecture. Setup advisories are once per run, not per model
+    # (ADVISORIES below).
     ("qwen35-gdn.gguf", ["--engine", "llama.cpp", "--gpus", "rtx-5060-ti:2"],
-     ["QA5001", "QA5005", "QA5006"]),
-    ("llama.gguf", ["--engine", "llama.cpp", "--gpus", "rtx-5060-ti:2"],
-     ["QA5005", "QA5006"]),
+     ["QA5001"]),
+    ("llama.gguf", ["--engine", "llama.cpp", "--gpus", "rtx-5060-ti:2"], []),
     ("foonet.gguf", ["--engine", "llama.cpp", "--gpus", "rtx-5060-ti:2"],
-     ["QA5005", "QA5006", "QA5050"]),
-    # vLLM with two SM_120 cards: only the TP fact; qwen35 maps to
-    # Qwen3_5ForConditionalGeneration, which vLLM has.
-    ("qwen35-gdn.gguf", ["--engine", "vllm", "--gpus", "rtx-5060-ti:2"],
-     ["QA5007"]),
+     ["QA5050"]),
+    # qwen35 maps to Qwen3_5ForConditionalGeneration, which vLLM has.
+    ("qwen35-gdn.gguf", ["--engine", "vllm", "--gpus", "rtx-5060-ti:2"], []),
     ("llama.gguf", ["--engine", "vllm", "--gpus", "rtx-5060-ti"], []),
     ("foonet.gguf", ["--engine", "vllm"], ["QA5051"]),
     # GGUF without --engine implies llama.cpp; an Ada card adds nothing.
     ("qwen35-gdn.gguf", ["--gpus", "rtx-4090"], ["QA5001"]),
     ("qwen35-gdn.gguf", ["--engine", "llama.cpp"], ["QA5001"]),
     ("llama.gguf", ["--gpus", "2x16G"], []),
+    # IQ2_S tensors and llama.cpp: the CUDA 13.2 miscompile, unless the
+    # declared build is another CUDA version or no CUDA at all.
+    ("iq2s.gguf", ["--engine", "llama.cpp"], ["QA5009"]),
+    ("iq2s.gguf", ["--engine", "llama.cpp@cuda13.2"], ["QA5009"]),
+    ("iq2s.gguf", ["--engine", "llama.cpp@b6543"], ["QA5009"]),
+    ("iq2s.gguf", ["--engine", "llama.cpp@cuda12.8"], []),
+    ("iq2s.gguf", ["--engine", "llama.cpp@cuda13.3"], []),
+    ("iq2s.gguf", ["--engine", "llama.cpp@vulkan"], []),
+    ("iq2s.gguf", ["--engine", "vllm"], []),
     # Quantization facts need an SM_120 device in the spec.
     ("hf-nvfp4a16", ["--gpus", "rtx-5060-ti"], ["QA5002"]),
     ("hf-nvfp4a16", ["--gpus", "rtx-4090"], []),
     ("hf-nvfp4-w4a4", ["--gpus", "rtx-5060-ti"], []),
-    ("hf-awq", ["--gpus", "rtx-5090"], ["QA5004"]),
+    # AWQ on SM_120: vLLM converts it to awq_marlin (retired QA5004).
+    ("hf-awq", ["--gpus", "rtx-5090"], []),
     ("hf-awq", ["--gpus", "rtx-4090"], []),
     ("hf-gptq", ["--gpus", "rtx-5090"], []),
-    # NVFP4 with Mamba layers on two devices; vLLM adds the TP fact.
+    # NVFP4 with Mamba layers on two devices (retired QA5003).
     ("hf-nemotron-nvfp4", ["--engine", "vllm", "--gpus", "rtx-5090:2"],
-     ["QA5002", "QA5003", "QA5007"]),
+     ["QA5002"]),
     ("hf-nemotron-nvfp4", ["--gpus", "rtx-5090"], ["QA5002"]),
-    ("hf-nemotron-nvfp4", ["--gpus", "2x16G"], ["QA5003"]),
+    ("hf-nemotron-nvfp4", ["--gpus", "2x16G"], []),
     ("hf-nemotron-bf16", ["--gpus", "rtx-pro-6000:2"], []),
     # Architecture support for Hugging Face folders.
     ("hf-smollm3", ["--engine", "vllm"], ["QA5008"]),
@@ -57,7 +65,20 @@ CASES = [
     ("hf-qwen35", ["--engine", "vllm"], []),
 ]
 
-FIXTURES = ["qwen35-gdn.gguf", "llama.gguf", "foonet.gguf", "hf-nvfp4a16",
+# (fixtures, options, expected top-level advisories): once per run.
+ADVISORIES = [
+    (["qwen35-gdn.gguf", "llama.gguf"],
+     ["--engine", "vllm", "--gpus", "rtx-5060-ti:2"], ["QA5010"]),
+    (["qwen35-gdn.gguf"], ["--engine", "vllm", "--gpus", "rtx-5060-ti"], []),
+    (["qwen35-gdn.gguf"], ["--engine", "vllm", "--gpus", "rtx-4090:2"], []),
+    (["qwen35-gdn.gguf", "llama.gguf"],
+     ["--engine", "llama.cpp", "--gpus", "rtx-5060-ti:2"], []),
+    (["qwen35-gdn.gguf"], ["--engine", "vllm", "--gpus", "rtx-5060-ti:2",
+                           "--disable", "QA5010"], []),
+]
+
+FIXTURES = ["qwen35-gdn.gguf", "llama.gguf", "foonet.gguf", "iq2s.gguf",
+            "hf-nvfp4a16",
             "hf-nvfp4-w4a4", "hf-awq", "hf-gptq", "hf-nemotron-nvfp4",
             "hf-nemotron-bf16", "hf-smollm3", "hf-foonet", "hf-qwen35"]
 
@@ -84,6 +105,35 @@ def main():
             c.check(SOURCE_TAIL.search(f["message"]) is not None,
                     f"{rel}: message lacks '(source, as of YYYY-MM)': "
                     f"{f['message']}")
+    for rels, opts, want in ADVISORIES:
+        code, doc, err = run_json(binary, ["check"] + opts +
+                                  [os.path.join(root, r) for r in rels])
+        got = [a["code"] for a in doc.get("advisories", [])]
+        c.check(got == want, f"advisories {rels} {opts}: {got}, "
+                f"expected {want}")
+        c.check(all(a["severity"] == "info" and
+                    SOURCE_TAIL.search(a["message"])
+                    for a in doc.get("advisories", [])),
+                f"advisories {rels}: info with a source")
+        c.check(not any(f["code"] in want for i in doc["inputs"]
+                        for f in i["findings"]),
+                f"advisories {rels}: also reported per model")
+        code, out, err = run(binary, ["check"] + opts +
+                             [os.path.join(root, r) for r in rels])
+        for w in want:
+            c.check(out.count(w) == 1, f"advisories {rels} text: {w} "
+                    f"printed {out.count(w)} times")
+    # Advice never contradicts itself across engines: a model llama.cpp
+    # advice sends to vLLM (QA5001) is one vLLM has (no QA5051).
+    for rel in FIXTURES:
+        _, d1, _ = run_json(binary, ["check", "--engine", "llama.cpp",
+                                     os.path.join(root, rel)])
+        _, d2, _ = run_json(binary, ["check", "--engine", "vllm",
+                                     os.path.join(root, rel)])
+        if "QA5001" in {f["code"] for f in knowledge(d1)}:
+            c.check("QA5051" not in {f["code"] for f in knowledge(d2)},
+                    f"{rel}: llama.cpp advice says vLLM, vLLM says no "
+                    f"implementation")
     for rel in FIXTURES:
         code, doc, err = run_json(binary, ["check",
                                            os.path.join(root, rel)])
