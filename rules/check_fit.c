@@ -183,14 +183,22 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	 * device overflowing: QA4003 says it better. */
 	if (strcmp(verdict, "does-not-fit") == 0 && f->placement.partial) {
 		/* Not on the GPUs alone; the devices hold --fit's offload. */
+		char who[96];
+
+		if (f->n_devices == 1)
+			snprintf(who, sizeof(who), "GPU0 (%s) needs",
+				 f->devices[0].name);
+		else
+			snprintf(who, sizeof(who), "the %zu GPUs together "
+				 "need", f->n_devices);
 		qa_inv_finding(inv, QA4001, NULL, -1, NULL,
-			       "the GPUs together need %.2f MiB more than "
-			       "their usable memory at context %" PRId64
+			       "%s %.2f MiB more than the usable memory "
+			       "(margin included) at context %" PRId64
 			       " (KV %s/%s); llama.cpp's --fit would run it "
 			       "with %s in host RAM (%s %" PRId64 "), decode "
 			       "bound by host memory bandwidth; largest "
 			       "context on the GPUs alone: f16 %s, q8_0 %s, "
-			       "q4_0 %s",
+			       "q4_0 %s", who,
 			       (double)f->placement.gpu_shortfall_bytes / MIB,
 			       f->context,
 			       f->kv_type_k ? f->kv_type_k : "f16",
