@@ -364,7 +364,7 @@ qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 
 	if (!f && inv && inv->fit_error) {
 		/* asked, but the model cannot be sized: why, first */
-		snprintf(line, sizeof(line), "VRAM fit (%s): none: %s",
+		snprintf(line, sizeof(line), "VRAM fit (%s): not computed: %s",
 			 qa_fit_engine_name((enum qa_engine)inv->fit_engine),
 			 inv->fit_error);
 		fputc('\n', out);
