@@ -79,6 +79,7 @@ struct qa_finding {
 	const char *file;		/* display path or NULL */
 	int64_t offset;			/* byte offset in file, -1 if none */
 	const char *tensor;		/* tensor name or NULL */
+	uint32_t count;			/* >1: this many grouped into one */
 };
 
 /*

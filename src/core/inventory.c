@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Inventory storage (arena-backed growable arrays), findings, metadata
- * lookup. The derived summaries live in src/summary.c.
+ * lookup. The derived summaries live in src/analysis/summary.c.
  */
 #include "core/inventory.h"
 
@@ -552,6 +552,7 @@ qa_inventory_group_findings(struct qa_inventory *inv)
 		}
 		if (!f->message)
 			inv->out_of_memory = true;
+		f->count = n;
 	}
 	for (i = 0; i < nf; i++)
 		if (leader[i] == i)

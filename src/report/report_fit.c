@@ -123,6 +123,9 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 		qa_jw_i64(w, "n_cpu_moe", pl->n_cpu_moe);
 		qa_jw_bool(w, "partial_offload", pl->partial);
 		qa_jw_u64(w, "host_cache_bytes", pl->host_cache_bytes);
+		if (pl->partial)
+			qa_jw_u64(w, "gpu_shortfall_bytes",
+				  pl->gpu_shortfall_bytes);
 		qa_jw_close(w, '}');
 	}
 	qa_jw_str(w, "verdict", str_or(f->verdict, "does-not-fit"));

@@ -9,7 +9,7 @@
  * of numbers and short enum strings (shape, head_kv_per_layer,
  * layer_kinds) are kept on one line. docs/json-schema.md describes every
  * field; keep the two in step. The writer itself is shared with the SARIF
- * reporter (src/jsonw.c).
+ * reporter (src/core/jsonw.c).
  */
 #include "report/report.h"
 
@@ -329,7 +329,7 @@ write_components(struct qa_jw *w, const struct qa_inventory *inv)
 }
 
 /* model.layers: the per-layer precision map, one entry per block that
- * holds a weight matrix (src/report_text.c builds it). */
+ * holds a weight matrix (src/report/report_text.c builds it). */
 static void
 write_layers(struct qa_jw *w, const struct qa_inventory *inv)
 {
@@ -385,7 +385,7 @@ module_selected(const struct qa_inventory *inv, const struct qa_module *m,
 }
 
 /* modules[]: every weight-bearing module with its measured precision
- * (src/quant_modules.c); omitted with --summary, like tensors. */
+ * (src/analysis/quant_modules.c); omitted with --summary, like tensors. */
 static void
 write_modules(struct qa_jw *w, const struct qa_inventory *inv,
 	      const bool *mask)
@@ -668,6 +668,8 @@ write_findings(struct qa_jw *w, const struct qa_inventory *inv)
 			qa_jw_str(w, "file", f->file);
 		if (f->offset >= 0)
 			qa_jw_i64(w, "offset", f->offset);
+		if (f->count > 1)
+			qa_jw_i64(w, "count", f->count);
 		qa_jw_close(w, '}');
 	}
 	qa_jw_close(w, ']');

@@ -51,6 +51,41 @@ def main():
         errors = sorted(validator.iter_errors(doc), key=lambda e: e.path)
         c.check(not errors, f"{p}: " + "; ".join(
             f"{list(e.path)}: {e.message[:150]}" for e in errors[:3]))
+    # The fields only some runs write: a fit with a placement and with a
+    # partial offload, a refused fit (fit_error), setup advisories, a
+    # folder of GGUFs (several inputs, a projector when there is one).
+    fit = os.path.join(fixtures, "fit")
+    extra = [
+        ["check", "--gpus", "8G,8G", "--ctx", "64k",
+         os.path.join(fit, "gemma-3-12b-Q4_K_M.gguf")],
+        ["check", "--gpus", "rtx-5060-ti",
+         os.path.join(fit, "qwen3-30b-a3b-Q4_K_M.gguf")],
+        ["check", "--gpus", "rtx-5060-ti:2", "--engine", "vllm",
+         os.path.join(fixtures, "hub", "nemotron-nano-9b-v2")],
+        ["check", "--gpus", "2x16G",
+         os.path.join(fixtures, "gguf", "split-missing")],
+        ["fit", "--gpus", "2x16G", fit],
+    ]
+    seen = set()
+    for args in extra:
+        code, out, err = run(binary, [args[0], "--format", "json"] +
+                             args[1:])
+        try:
+            doc = json.loads(out)
+        except json.JSONDecodeError as e:
+            c.check(False, f"{args}: invalid JSON: {e}")
+            continue
+        errors = sorted(validator.iter_errors(doc), key=lambda e: e.path)
+        c.check(not errors, f"{args}: " + "; ".join(
+            f"{list(e.path)}: {e.message[:150]}" for e in errors[:3]))
+        seen.update(k for k in doc if doc.get("advisories"))
+        for i in doc.get("inputs", []):
+            seen.update(k for k in ("fit_error", "source", "projector")
+                        if k in i)
+            if "placement" in (i.get("fit") or {}):
+                seen.add("placement")
+    for k in ("advisories", "fit_error", "placement"):
+        c.check(k in seen, f"no run wrote '{k}' to validate")
     c.finish()
 
 
