@@ -2,7 +2,7 @@
 /*
  * The format module interface. Each format (GGUF, safetensors, the
  * Hugging Face folder) is a const struct qa_format; the input driver
- * (src/input.c) probes files and hands them to the right module.
+ * (formats/input.c) probes files and hands them to the right module.
  *
  * Modules read only through struct qa_source / struct qa_reader, write
  * only into the inventory (tensors, metadata, hparams, findings) and never

@@ -3,7 +3,7 @@
  * Quantization claim versus truth (QA3001-QA3014): what the quantization
  * config says (inv->quant, formats/quant_config.c, and its per-module
  * verdict qa_quant_claim()) against what the tensors hold (inv->modules,
- * src/quant_modules.c). Modules the config claims quantized but stored
+ * src/analysis/quant_modules.c). Modules the config claims quantized but stored
  * dense and the reverse, fused layers (qkv, gate_up, the experts of a MoE
  * layer) whose parts disagree, MTP heads kept in another precision than
  * the trunk with or without the config saying so, per-module rules that

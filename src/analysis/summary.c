@@ -88,7 +88,7 @@ count_dtype(struct qa_inventory *inv, struct qa_component *c,
 
 /* Precision histogram: one entry per module precision label (NVFP4,
  * BF16, GPTQ int4 g128...), counting modules, their logical parameters
- * and every byte of their tensors (src/quant_modules.c). */
+ * and every byte of their tensors (src/analysis/quant_modules.c). */
 static void
 count_precision(struct qa_inventory *inv, struct qa_component *c,
 		const struct qa_module *m)

@@ -2,7 +2,7 @@
 /*
  * Quantization: what the config files claim (struct qa_quant_config, read
  * by formats/quant_config.c) and what the tensors really hold (struct
- * qa_module, built by src/quant_modules.c), per module. Ground truth beats
+ * qa_module, built by src/analysis/quant_modules.c), per module. Ground truth beats
  * config: precision is read from dtypes, sibling tensors and packing, then
  * compared with the claim by rules/check_quant.c.
  *

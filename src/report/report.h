@@ -92,7 +92,7 @@ int qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 int qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
 			   size_t n, const struct qa_report_options *opt);
 
-/* CI reporters (src/report_ci.c). Markdown: a pull-request comment.
+/* CI reporters (src/report/report_ci.c). Markdown: a pull-request comment.
  * SARIF 2.1.0: one run, every registry (and policy) rule in
  * tool.driver.rules, one result per finding. JUnit XML: one testsuite per
  * input, one testcase per rule, failing when the rule has a finding at or

@@ -7,7 +7,7 @@
  * registry order (then the policy's rules), findings in the order found
  * (Markdown: errors first). Text from model files (names, paths, tensor
  * names, metadata) may be hostile or not UTF-8, so every string goes
- * through the escaper of its format: JSON strings via src/jsonw.c, XML
+ * through the escaper of its format: JSON strings via src/core/jsonw.c, XML
  * text and attributes with entities and control characters replaced,
  * Markdown cells with the characters that would start markup escaped.
  * Bytes that are not valid UTF-8 become U+FFFD everywhere.

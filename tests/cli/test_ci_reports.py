@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Checks the CI reporters (src/report_ci.c) on generated fixtures.
+"""Checks the CI reporters (src/report/report_ci.c) on generated fixtures.
 
 SARIF is validated against the official SARIF 2.1.0 JSON schema
 (tests/data/sarif-schema-2.1.0.json, see tests/data/README.md), JUnit XML

@@ -15,7 +15,7 @@ against independent values:
 - with the corpus present, --calibrate against llama.cpp's own log lines.
 
 Assertions that depend on an engine model say which one is missing
-(src/fit_llamacpp.c, src/fit_vllm.c) when it fails."""
+(src/fit/fit_llamacpp.c, src/fit/fit_vllm.c) when it fails."""
 import json
 import os
 import re
@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from qa_common import Checker, env_path, run  # noqa: E402
 
 MIB = 1 << 20
-LLAMA_MODEL = "llama.cpp model (src/fit_llamacpp.c)"
+LLAMA_MODEL = "llama.cpp model (src/fit/fit_llamacpp.c)"
 
 
 def fixture(name):

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit test of the llama.cpp fit model (src/fit_llamacpp.c).
+ * Unit test of the llama.cpp fit model (src/fit/fit_llamacpp.c).
  *
  * Part 1 replays every llama.cpp log of the corpus ($QA_CORPUS/llama-logs,
  * the engine's own numbers on the CPU backend): the log's GGUF is loaded,

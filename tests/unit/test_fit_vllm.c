@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit test of the vLLM memory model (src/fit_vllm.c) against the worked
+ * Unit test of the vLLM memory model (src/fit/fit_vllm.c) against the worked
  * examples of ../shared/knowledge/memory-models.md §5 (vLLM paragraphs)
  * and §2.4: hand-built inventories with the real shapes of Llama-3.1-8B,
  * Qwen3-30B-A3B, Gemma-3-12B, DeepSeek-V2-Lite and Nemotron-Nano-9B-v2 on

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit test of the --gpus SPEC parser and the GPU profile table
- * (src/gpuspec.c, rules/gpus.def). Every accepted form is checked against
+ * (src/fit/gpuspec.c, rules/gpus.def). Every accepted form is checked against
  * byte counts worked out by hand (G = 2^30, M = 2^20, the default
  * reservation 560 MiB = 587202560 bytes, profile figures copied from the
  * MiB values in gpus.def and multiplied by 1048576), and every error

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit test of the per-module precision reader (src/quant_modules.c) and
- * the per-component precision histogram (src/summary.c).
+ * Unit test of the per-module precision reader (src/analysis/quant_modules.c) and
+ * the per-component precision histogram (src/analysis/summary.c).
  *
  * 1. Hand-built inventories, one per storage scheme, with the exact dtype,
  *    shape and byte size a real layer has in that scheme (shapes from the

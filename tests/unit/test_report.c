@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests of the reporters (src/report_json.c, src/report_text.c).
+ * Unit tests of the reporters (src/report/report_json.c, src/report/report_text.c).
  *
  * Inventories are built by hand through the inventory API and rendered
  * into memory streams. Expected strings are written out literally and the
  * arithmetic (bits per weight) is computed by hand in the comments, never
- * taken from the code under test. Tensor roles come from src/roles.c, so
+ * taken from the code under test. Tensor roles come from src/analysis/roles.c, so
  * nothing here depends on how a name is classified: where a role matters,
  * the derived fields are set by hand after qa_inventory_summarize().
  */
@@ -330,7 +330,7 @@ test_bits_per_weight(void)
 	CHECK_HAS(out, "\n        \"params\": 5632,\n"
 		  "        \"bytes\": 17380,\n"
 		  "        \"bits_per_weight\": 24.6875,\n");
-	/* Whatever roles src/roles.c assigns, each component's bpw is its
+	/* Whatever roles src/analysis/roles.c assigns, each component's bpw is its
 	 * own 8 * bytes / params and its dtype counts add up. */
 	j = parse(out);
 	if (j) {

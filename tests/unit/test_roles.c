@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit test of the tensor role classifier (src/roles.c): a table of real
+ * Unit test of the tensor role classifier (src/analysis/roles.c): a table of real
  * tensor names from every family quantaudit knows (GGUF and Hugging Face
  * naming, MTP heads, hybrids, towers) with the context the inventory would
  * pass, plus every tensor-name family found in the corpus expectations
