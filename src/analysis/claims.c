@@ -858,8 +858,11 @@ qa_claims_resolve(struct qa_inventory *inv)
 		m->named_by = named_by(&mx, m);
 		declared(&mx, m);
 	}
-	names = all_names(inv, &n_names);
-	count_all(&mx, qc, names, n_names);
-	free(names);
+	/* The sorted name list is only for counting what patterns match. */
+	if (qc->n_exclude || qc->n_overrides || qc->n_targets) {
+		names = all_names(inv, &n_names);
+		count_all(&mx, qc, names, n_names);
+		free(names);
+	}
 	matcher_finish(&mx);
 }
