@@ -5,8 +5,8 @@
  * a declared head with no weights, declared layers missing parts, MTP
  * tensors past the declared layers, undeclared MTP tensors that engines
  * will not load, a family that ships MTP without it, a draft-only GGUF,
- * and MTP tensors only in files the index does not name. Conventions:
- * quant-formats.md §B.
+ * and MTP tensors (all or some, each named) in files the index does not
+ * name. Conventions: quant-formats.md §B.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +23,78 @@ declaring_key(const struct qa_inventory *inv)
 	       "mtp_num_hidden_layers)";
 }
 
+/* Appends sep and text to buf[cap] at *used; false once it is full
+ * (what did not fit is left out whole). */
+static bool
+append(char *buf, size_t cap, size_t *used, const char *sep,
+       const char *text)
+{
+	int w;
+
+	if (*used >= cap)
+		return false;
+	w = snprintf(buf + *used, cap - *used, "%s%s", sep, text);
+	if (w < 0 || (size_t)w >= cap - *used) {
+		buf[*used] = '\0';
+		*used = cap;
+		return false;
+	}
+	*used += (size_t)w;
+	return true;
+}
+
+/* Names kept in a QA2007 message: enough to find them, not a dump. */
+#define NAMED_TENSORS 4
+#define NAMED_FILES 3
+
+/*
+ * "a, b, c, d and 5 more, in mtp.safetensors": the MTP tensors that lie
+ * in files the index does not list (the summary's unlisted count), so a
+ * user sees which part of the head index-following loaders lose.
+ */
+static void
+name_unlisted(const struct qa_inventory *inv, char *buf, size_t cap)
+{
+	const char *files[NAMED_FILES];
+	size_t used = 0, n_files = 0, k;
+	uint32_t i, named = 0, more = 0, more_files = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		const char *fname;
+
+		if (!t->mtp || t->file >= inv->n_files ||
+		    !inv->files[t->file].unlisted)
+			continue;
+		if (named < NAMED_TENSORS &&
+		    append(buf, cap, &used, named ? ", " : "", t->name))
+			named++;
+		else
+			more++;
+		fname = inv->files[t->file].name;
+		for (k = 0; k < n_files; k++)
+			if (strcmp(files[k], fname) == 0)
+				break;
+		if (k < n_files)
+			continue;
+		if (n_files < NAMED_FILES)
+			files[n_files++] = fname;
+		else
+			more_files++;
+	}
+	if (more > 0) {
+		char num[32];
+
+		snprintf(num, sizeof(num), " and %" PRIu32 " more", more);
+		append(buf, cap, &used, "", num);
+	}
+	for (k = 0; k < n_files; k++)
+		append(buf, cap, &used, k ? ", " : ", in ", files[k]);
+	if (more_files > 0)
+		append(buf, cap, &used, "", " and other files");
+}
+
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
@@ -30,6 +102,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	int64_t sub = inv->mtp.sublayers > 0 ? inv->mtp.sublayers : 1;
 	const char *where = inv->files && inv->n_files ? inv->files[0].path :
 			    inv->path;
+	char names[512] = "";
 
 	(void)opt;
 	switch (inv->mtp.status) {
@@ -87,18 +160,20 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			       "%" PRIu32 " MTP tensors and no trunk layer: "
 			       "use it as the draft beside the full model",
 			       inv->mtp.tensors);
+	if (inv->mtp.unlisted > 0)
+		name_unlisted(inv, names, sizeof(names));
 	if (inv->mtp.only_unlisted)
 		qa_inv_finding(inv, QA2007, where, -1, NULL,
 			       "all %" PRIu32 " MTP tensors are in files that "
-			       "model.safetensors.index.json does not list",
-			       inv->mtp.tensors);
+			       "model.safetensors.index.json does not list: %s",
+			       inv->mtp.tensors, names);
 	else if (inv->mtp.unlisted > 0)
 		qa_inv_finding(inv, QA2007, where, -1, NULL,
 			       "%" PRIu32 " of the %" PRIu32 " MTP tensors are "
 			       "in files that model.safetensors.index.json "
-			       "does not list: loaders that follow the index "
-			       "get an incomplete head", inv->mtp.unlisted,
-			       inv->mtp.tensors);
+			       "does not list, so loaders that follow the index "
+			       "get an incomplete head: %s", inv->mtp.unlisted,
+			       inv->mtp.tensors, names);
 }
 
 const struct qa_check qa_check_mtp = { "mtp", run };

@@ -17,11 +17,11 @@ from qa_common import Checker, env_path, run, run_json  # noqa: E402
 SCHEMA = '"schema": "quantaudit-policy/1"'
 
 # (example file, exit code, user finding codes) on the sample: a dense
-# Llama 3.2 1B in Q4_K_M (Q4_K/Q6_K/F32, general.license set, no MTP,
-# about 0.8 GB on disk).
+# Llama 3.2 1B in Q4_K_M (Q4_K/Q6_K/F32, general.license set, no MTP in
+# its family, so mtp-present passes; about 0.8 GB on disk).
 EXAMPLES = [
     ("attention-bf16.json", 1, ["QA9001"]),
-    ("mtp-present.json", 1, ["QA9002"]),
+    ("mtp-present.json", 0, []),
     ("no-type-below-q4_k.json", 0, []),
     ("file-size-30gb.json", 0, []),
     ("license-required.json", 0, []),
@@ -87,6 +87,53 @@ def main():
         got = policy_codes(doc)
         c.check(got == want_codes,
                 f"{name}: findings {got}, expected {want_codes}")
+
+    # mtp-present means "MTP must be present where the family has it":
+    # (fixture, MTP status, QA9002 expected). Families that never shipped
+    # MTP and models declaring 0 MTP layers pass; a family that ships
+    # MTP with the head dropped, missing, cut short or half outside the
+    # index fails. Built-in findings are disabled so the exit code is the
+    # policy's alone.
+    mtp_cases = [
+        ("fit/llama-3.1-8b-Q4_K_M.gguf", "not-applicable", False),
+        ("fit/lfm2-1.2b-Q4_K_M.gguf", "not-applicable", False),
+        ("fit/gemma-3-12b-Q4_K_M.gguf", "not-applicable", False),
+        ("hub/lfm2-1.2b", "not-applicable", False),
+        ("sample/sample-llama-3.2-1b-Q4_K_M.gguf", "not-applicable", False),
+        ("hub/kimi-k2-like", "not-applicable", False),
+        ("mtp/kimi-k2.gguf", "not-applicable", False),
+        ("mtp/deepseek-v3-declared-zero.gguf", "not-applicable", False),
+        ("mtp/qwen35-present", "present", False),
+        ("gguf/mtp-present.gguf", "present", False),
+        ("fit/qwen3.6-27b-like-mtp-Q4_K_M.gguf", "present", False),
+        ("gguf/mtp-missing.gguf", "missing", True),
+        ("mtp/qwen35-missing", "missing", True),
+        ("mtp/qwen35-absent", "absent", True),
+        ("mtp/deepseek-v3-absent.gguf", "absent", True),
+        ("mtp/qwen35-partial", "partial", True),
+        ("mtp/qwen35-partial.gguf", "partial", True),
+        ("mtp/glm-side-file", "partial", True),
+        ("mtp/glm-partly-unlisted", "partial", True),
+    ]
+    mtp_rules = os.path.join(examples, "mtp-present.json")
+    for rel, status, fails in mtp_cases:
+        path = os.path.join(fixtures, rel)
+        code, doc, err = run_json(binary, ["check", "--summary", path])
+        builtin = sorted({f["code"] for i in doc.get("inputs", [])
+                          for f in i.get("findings", [])})
+        got = [i["model"]["mtp"]["status"] for i in doc.get("inputs", [])]
+        c.check(got == [status], f"{rel}: MTP status {got}, expected "
+                f"{status}")
+        off = []
+        for f in builtin:
+            off += ["--disable", f]
+        code, doc, err = run_json(binary, ["check", "--summary"] + off +
+                                  ["--rules", mtp_rules, path])
+        c.check(code == (1 if fails else 0) and
+                policy_codes(doc) == (["QA9002"] if fails else []),
+                f"mtp-present on {rel} ({status}): exit {code}, "
+                f"{policy_codes(doc)}, expected "
+                f"{'QA9002' if fails else 'a pass'}")
 
     # The attention finding names its first tensor and the count.
     code, doc, err = check_json(
