@@ -448,6 +448,121 @@ count_numbers(const char *msg)
 	return n;
 }
 
+/* Where the k-th run of digits of msg starts; NULL when there is none. */
+static const char *
+nth_number_at(const char *msg, int k)
+{
+	int i = -1;
+
+	for (; *msg; msg++) {
+		if (*msg < '0' || *msg > '9')
+			continue;
+		if (++i == k)
+			return msg;
+		while (msg[1] >= '0' && msg[1] <= '9')
+			msg++;
+	}
+	return NULL;
+}
+
+/* A number that indexes a layer, a block or an expert ("blk.3",
+ * "layers.12", "layer 7", "experts.5"): a run of them reads as a range.
+ * Any other number (a file's part, a count) is part of a name. */
+static bool
+index_like(const char *msg, const char *num)
+{
+	static const char *const before[] = {
+		"blk.", "layers.", "layer ", "layers ", "experts.", "expert ",
+		"block ", "blocks ", "mtp_layers.", "h.",
+	};
+	size_t i, n, at = (size_t)(num - msg);
+
+	for (i = 0; i < sizeof(before) / sizeof(before[0]); i++) {
+		n = strlen(before[i]);
+		if (at >= n && memcmp(num - n, before[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The word of msg around p (spaces delimit it; quotes, brackets and
+ * punctuation are trimmed), as *start and *len. */
+static void
+word_around(const char *msg, const char *p, const char **start, size_t *len)
+{
+	const char *a = p, *b = p;
+	static const char trim[] = "'\"`,;:()[]";
+
+	while (a > msg && a[-1] != ' ')
+		a--;
+	while (*b && *b != ' ')
+		b++;
+	while (a < b && strchr(trim, *a))
+		a++;
+	while (b > a && strchr(trim, b[-1]))
+		b--;
+	/* a sentence's full stop, not a file's extension */
+	if (b > a && b[-1] == '.' && (!*b || *b == ' '))
+		b--;
+	*start = a;
+	*len = (size_t)(b - a);
+}
+
+/* The first word where a and b differ (they have the same shape, so the
+ * same words): a's, or NULL when they are equal. */
+static const char *
+first_differing_word(const char *a, const char *b, size_t *len)
+{
+	const char *p = a, *start;
+
+	while (*p && *p == *b) {
+		p++;
+		b++;
+	}
+	if (!*p && !*b)
+		return NULL;
+	if (!*p && p > a)
+		p--;
+	word_around(a, p, &start, len);
+	return start;
+}
+
+/* Appends "s" to buf (cap bytes) as one more item of a list of at most
+ * `most` items; counts the rest in *more. Items already listed are not
+ * repeated. */
+static void
+list_add(char *buf, size_t cap, size_t *items, size_t most, size_t *more,
+	 const char *s, size_t n)
+{
+	size_t used = strlen(buf);
+	const char *p = buf;
+
+	if (n == 0)
+		return;
+	/* already listed? items are separated by ", " */
+	while (*p) {
+		const char *e = strstr(p, ", ");
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && memcmp(p, s, n) == 0)
+			return;
+		if (!e)
+			break;
+		p = e + 2;
+	}
+	if (*items >= most || used + n + 3 > cap) {
+		(*more)++;
+		return;
+	}
+	if (used) {
+		memcpy(buf + used, ", ", 2);
+		used += 2;
+	}
+	memcpy(buf + used, s, n);
+	buf[used + n] = '\0';
+	(*items)++;
+}
+
 static int
 cmp_ll(const void *a, const void *b)
 {
@@ -482,6 +597,59 @@ ranges(char *buf, size_t cap, long long *v, size_t n)
 	}
 }
 
+/*
+ * What tells the findings of group `lead` apart, listed in buf: their
+ * tensors when those differ, else the word around the number that varies
+ * (position diff), else the first word that differs. At most 4 items;
+ * the rest are counted in *more.
+ */
+static void
+list_names(const struct qa_inventory *inv, uint32_t lead,
+	   const uint32_t *leader, int diff, char *buf, size_t cap,
+	   size_t *items, size_t *more)
+{
+	const struct qa_finding *f = &inv->findings[lead];
+	const char *other = NULL, *w;
+	bool by_tensor = false;
+	uint32_t j;
+	size_t len;
+
+	buf[0] = '\0';
+	for (j = lead + 1; j < inv->n_findings; j++) {
+		if (leader[j] != lead)
+			continue;
+		if (!other)
+			other = inv->findings[j].message;
+		if (!same_str(inv->findings[j].tensor, f->tensor))
+			by_tensor = true;
+	}
+	for (j = lead; j < inv->n_findings; j++) {
+		const struct qa_finding *g = &inv->findings[j];
+
+		if (leader[j] != lead)
+			continue;
+		if (by_tensor) {
+			if (g->tensor)
+				list_add(buf, cap, items, 4, more, g->tensor,
+					 strlen(g->tensor));
+			continue;
+		}
+		if (diff >= 0) {
+			const char *at = nth_number_at(g->message, diff);
+
+			if (!at)
+				continue;
+			word_around(g->message, at, &w, &len);
+		} else {
+			w = first_differing_word(g->message, j == lead ?
+						 other : f->message, &len);
+			if (!w)
+				continue;
+		}
+		list_add(buf, cap, items, 4, more, w, len);
+	}
+}
+
 void
 qa_inventory_group_findings(struct qa_inventory *inv)
 {
@@ -501,7 +669,8 @@ qa_inventory_group_findings(struct qa_inventory *inv)
 		uint32_t n = 1;
 		int nums, diff = -1, p;
 		long long *vals = NULL;
-		size_t n_vals = 0;
+		size_t n_vals = 0, listed = 0, more = 0;
+		const char *num;
 
 		if (leader[i] != UINT32_MAX)
 			continue;
@@ -533,8 +702,12 @@ qa_inventory_group_findings(struct qa_inventory *inv)
 					diff = diff == -1 ? p : -2;
 					break;
 				}
-		if (diff >= 0)
+		num = diff >= 0 ? nth_number_at(f->message, diff) : NULL;
+		if (num && index_like(f->message, num))
 			vals = malloc(sizeof(*vals) * n);
+		if (!vals)
+			list_names(inv, i, leader, num ? diff : -1, b,
+				   sizeof(b), &listed, &more);
 		if (vals) {
 			vals[n_vals++] = nth_number(f->message, diff);
 			for (j = i + 1; j < nf; j++)
@@ -546,6 +719,14 @@ qa_inventory_group_findings(struct qa_inventory *inv)
 			f->message = qa_arena_printf(&inv->arena,
 				"%s (%u times, for %s)", f->message, n, b);
 			free(vals);
+		} else if (listed) {
+			char rest[32] = "";
+
+			if (more)
+				snprintf(rest, sizeof(rest), " and %zu more",
+					 more);
+			f->message = qa_arena_printf(&inv->arena,
+				"%s (%u times: %s%s)", f->message, n, b, rest);
 		} else {
 			f->message = qa_arena_printf(&inv->arena,
 				"%s (and %u more like it)", f->message, n - 1);
