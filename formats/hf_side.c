@@ -125,9 +125,9 @@ read_json(struct qa_inventory *inv, const struct qa_file *f)
 	free(text);
 	if (!root) {
 		qa_inv_finding(inv, QA1401, f->path, (int64_t)err.offset, NULL,
-			       "%s is not valid JSON (line %u, column %u: %s), "
-			       "so it is ignored", f->name, err.line,
-			       err.column, err.what);
+			       "%s, line %u, column %u: %s; the file is "
+			       "ignored", f->name, err.line, err.column,
+			       err.what);
 		return NULL;
 	}
 	if (!cJSON_IsObject(root)) {

@@ -96,12 +96,50 @@ rewrite(const char *text, size_t len, char *out, struct shift *map,
 	return o;
 }
 
+/*
+ * Whether text stops inside a string, an object or an array: a file cut
+ * short. cJSON then points at the last bytes it read, not at the end.
+ */
+static bool
+cut_short(const char *text, size_t len)
+{
+	size_t i;
+	long depth = 0;
+	bool in_string = false;
+
+	for (i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && --depth < 0) {
+			return false;
+		}
+	}
+	return in_string || depth > 0;
+}
+
 static void
 describe_error(const char *text, size_t len, uint64_t off,
 	       struct qa_json_error *err)
 {
 	uint64_t i;
+	size_t last = len;
 
+	/* An error at the last non-blank byte of a file cut short is its
+	 * end: say so, rather than blame the byte. */
+	while (last > 0 && (text[last - 1] == ' ' || text[last - 1] == '\n' ||
+			    text[last - 1] == '\r' || text[last - 1] == '\t'))
+		last--;
+	if (off < len && last > 0 && off + 1 >= last && cut_short(text, len))
+		off = len;
 	err->offset = off;
 	err->line = 1;
 	err->column = 1;
@@ -115,7 +153,9 @@ describe_error(const char *text, size_t len, uint64_t off,
 	}
 	if (off >= len) {
 		snprintf(err->what, sizeof(err->what), "unexpected end of the "
-			 "text");
+			 "text%s", cut_short(text, len) ? " (a string, object "
+			 "or array is not closed: the file looks cut short)" :
+			 "");
 	} else {
 		unsigned char c = (unsigned char)text[off];
 
