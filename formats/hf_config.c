@@ -208,7 +208,7 @@ is_mamba_family(const char *mt)
 	static const char *const fam[] = {
 		"nemotron_h", "nemotron_h_moe", "granitemoehybrid",
 		"falcon_h1", "bamba", "zamba2", "zamba", "mamba", "mamba2",
-		"jamba", "plamo2", NULL,
+		"falcon_mamba", "jamba", "plamo2", NULL,
 	};
 	size_t i;
 
@@ -245,6 +245,13 @@ fill_layer_kinds(struct qa_inventory *inv, const cJSON *text,
 			k[i] = cJSON_IsString(e) ?
 			       (uint8_t)word_kind(e->valuestring) :
 			       QA_LAYER_UNKNOWN;
+	} else if (strcmp(mt, "mamba") == 0 || strcmp(mt, "mamba2") == 0 ||
+		   strcmp(mt, "falcon_mamba") == 0) {
+		/* Pure state-space models: every block is a Mamba mixer
+		 * (transformers modeling_mamba.py, modeling_mamba2.py,
+		 * modeling_falcon_mamba.py), no attention anywhere. */
+		for (i = 0; i < n; i++)
+			k[i] = QA_LAYER_MAMBA;
 	} else if (strcmp(mt, "falcon_h1") == 0) {
 		/* transformers modeling_falcon_h1.py: every decoder layer
 		 * runs attention and a Mamba-2 mixer in parallel. */
@@ -390,6 +397,13 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 		 x > 0 && x < MAX_FACTOR && hp->n_embd > 0 &&
 		 hp->n_embd < MAX_FACTOR)
 		hp->ssm_d_inner = x * hp->n_embd;
+
+	/* Mamba2Config (transformers configuration_mamba2.py) names its
+	 * SSM heads num_heads, which other models use for attention. */
+	if (hp->ssm_dt_rank < 0 && hp->arch && strcmp(hp->arch, "mamba2") == 0 &&
+	    as_int(lookup(text, root, "num_heads"), &x) && x > 0 &&
+	    x < MAX_FACTOR)
+		hp->ssm_dt_rank = x;
 
 	/* LFM2 writes tie_embedding (Lfm2Config reads it). */
 	v = lookup(text, root, "tie_word_embeddings");

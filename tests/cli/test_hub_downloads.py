@@ -433,6 +433,87 @@ def check_falcon_kv(c, binary):
             f"(attention blocks of {block} tokens; src/fit/fit_vllm.c)")
 
 
+def write_mamba2_130m(dst):
+    """A pure Mamba-2 checkpoint as save_pretrained writes it: the shapes
+    of state-spaces/mamba2-130m converted to transformers
+    (Mamba2ForCausalLM, modeling_mamba2.py: backbone.layers.N.mixer
+    in_proj [2*d_inner + 2*n_groups*d_state + heads, hidden], conv1d
+    [d_inner + 2*n_groups*d_state, 1, d_conv], dt_bias/A_log/D [heads],
+    norm [d_inner], out_proj [hidden, d_inner]), BF16, data a hole."""
+    import struct
+    hid, n_layer, heads, head_dim, d_state, ng, d_conv = \
+        768, 24, 24, 64, 128, 1, 4
+    d_in, vocab = 2 * hid, 50288
+    conv_dim = d_in + 2 * ng * d_state
+    shapes = {"backbone.embeddings.weight": [vocab, hid],
+              "backbone.norm_f.weight": [hid]}
+    for i in range(n_layer):
+        p = f"backbone.layers.{i}."
+        shapes.update({
+            p + "norm.weight": [hid],
+            p + "mixer.in_proj.weight": [2 * d_in + 2 * ng * d_state + heads,
+                                         hid],
+            p + "mixer.conv1d.weight": [conv_dim, 1, d_conv],
+            p + "mixer.conv1d.bias": [conv_dim],
+            p + "mixer.dt_bias": [heads], p + "mixer.A_log": [heads],
+            p + "mixer.D": [heads], p + "mixer.norm.weight": [d_in],
+            p + "mixer.out_proj.weight": [hid, d_in]})
+    header, off = {}, 0
+    for name, shape in shapes.items():
+        n = 2 * math.prod(shape)
+        header[name] = {"dtype": "BF16", "shape": shape,
+                        "data_offsets": [off, off + n]}
+        off += n
+    header["__metadata__"] = {"format": "pt"}
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)
+    os.makedirs(dst)
+    with open(os.path.join(dst, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + off)
+    cfg = {"architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2",
+           "hidden_size": hid, "num_hidden_layers": n_layer,
+           "num_heads": heads, "head_dim": head_dim, "state_size": d_state,
+           "n_groups": ng, "conv_kernel": d_conv, "expand": 2,
+           "vocab_size": vocab, "time_step_limit": [0.0, math.inf],
+           "tie_word_embeddings": True, "torch_dtype": "bfloat16"}
+    with open(os.path.join(dst, "config.json"), "w") as f:
+        f.write(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+    # vLLM's state of one layer (mamba2_state_shape, conv and SSM in the
+    # model dtype BF16, TP 1): conv 3 x (1536 + 256), SSM 24 x 64 x 128
+    return 2 * ((d_conv - 1) * conv_dim + heads * head_dim * d_state)
+
+
+def check_pure_mamba2(c, binary):
+    """No attention anywhere: every block is Mamba, nothing contradicts
+    the tensors, and vLLM's recurrent state is 24 layers of one state."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = os.path.join(tmp, "mamba2-130m")
+        layer = write_mamba2_130m(dst)
+        c.check(layer == 403968, f"mamba2 hand count {layer}")
+        code, doc, err = run_json(binary, ["check", dst])
+        model = inputs(doc)[0].get("model", {}) if inputs(doc) else {}
+        hp = model.get("hparams", {})
+        c.check(hp.get("layer_kinds") == ["mamba"] * 24,
+                f"mamba2: layer kinds {hp.get('layer_kinds')} "
+                f"(formats/hf_config.c)")
+        c.check(hp.get("ssm_dt_rank") == 24 and hp.get("ssm_d_inner") ==
+                1536 and hp.get("ssm_n_group") == 1,
+                f"mamba2: SSM hparams {hp}")
+        c.check(code == 0 and not codes(doc),
+                f"mamba2: exit {code}, findings {codes(doc)}")
+        code, out, err = run(binary, ["fit", "--format", "json", "--gpus",
+                                      "16G", "--engine", "vllm", dst])
+        try:
+            fit = json.loads(out)["inputs"][0]["fit"]
+        except (json.JSONDecodeError, KeyError, IndexError):
+            c.check(False, f"mamba2: fit: {err[:200]}")
+            return
+        c.check(fit["devices"][0]["recurrent_bytes"] == 24 * layer,
+                f"mamba2: recurrent {fit['devices'][0]['recurrent_bytes']}"
+                f", want 24 x {layer} (src/fit/fit_vllm.c)")
+
+
 def check_kimi_k2_model_type(c, binary):
     """Kimi-K2 publishes model_type "kimi_k2" with the DeepseekV3 class
     (and auto_map to its own configuration_deepseek.py); llama.cpp's
@@ -490,6 +571,7 @@ def main():
     # 256)) = 800 tokens), so 21 blocks of 800 tokens x 36 layers x 256 B.
     check_falcon_kv(c, binary)
     check_kimi_k2_model_type(c, binary)
+    check_pure_mamba2(c, binary)
     # Re-saving config.json with transformers 5 changes nothing the
     # model is.
     a, b = fits.get("nemotron-nano-9b-v2"), fits.get("transformers-float")
