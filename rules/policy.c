@@ -108,6 +108,7 @@ struct pol_rule {
 	struct limit bytes_min, bytes_max, params_min, params_max;
 	/* model predicates */
 	unsigned mtp_status_mask;	/* bit per enum qa_mtp_status; 0 unset */
+	int mtp_loadable;		/* -1 unset */
 	struct limit file_bytes_min, file_bytes_max;
 	struct name_list arch_in, file_type_in;
 	struct bits_limit min_model_bits, max_model_bits;
@@ -956,6 +957,8 @@ parse_pred(struct ctx *c, const char *k, const cJSON *it, struct pol_rule *r)
 		return get_amount(c, it, true, &r->params_max);
 	if (strcmp(k, "mtp_status") == 0)
 		return parse_mtp_status(c, it, r);
+	if (strcmp(k, "mtp_loadable") == 0)
+		return get_bool(c, it, &r->mtp_loadable);
 	if (strcmp(k, "file_bytes_min") == 0)
 		return get_amount(c, it, false, &r->file_bytes_min);
 	if (strcmp(k, "file_bytes_max") == 0)
@@ -990,7 +993,8 @@ parse_require(struct ctx *c, const cJSON *obj, struct pol_rule *r)
 	static const char *const keys[] = {
 		"dtype_in", "dtype_not_in", "min_bits", "max_bits",
 		"count_min", "count_max", "exists", "bytes_min", "bytes_max",
-		"params_min", "params_max", "mtp_status", "file_bytes_min",
+		"params_min", "params_max", "mtp_status", "mtp_loadable",
+		"file_bytes_min",
 		"file_bytes_max", "architecture_in", "file_type_in",
 		"min_model_bits", "max_model_bits", "metadata", NULL,
 	};
@@ -1156,6 +1160,7 @@ parse_rule(struct ctx *c, const cJSON *obj, size_t index, struct qa_rule *rule,
 
 	r->count_min = r->count_max = -1;
 	r->exists = -1;
+	r->mtp_loadable = -1;
 	r->sel.mtp = -1;
 	rule->code = (uint16_t)(USER_CODE_MIN + index);
 	rule->severity = QA_SEV_ERROR;
@@ -2052,6 +2057,17 @@ eval_model(const struct pol_rule *r, const struct qa_inventory *inv,
 				first = false;
 			}
 		app(t, "]");
+	}
+	/* Loadable: no MTP tensors (nothing to load), or tensors engines
+	 * will load (declared, in files the index lists). */
+	if (r->mtp_loadable >= 0 &&
+	    (inv->mtp.not_loaded == NULL) != (r->mtp_loadable == 1)) {
+		next_violation(t);
+		if (inv->mtp.not_loaded)
+			app(t, "the MTP head is not loaded (%s), mtp_loadable "
+			    "is true", inv->mtp.not_loaded);
+		else
+			app(t, "the MTP head is loaded, mtp_loadable is false");
 	}
 	if (r->file_bytes_min.set || r->file_bytes_max.set) {
 		uint64_t sum = 0;

@@ -91,8 +91,8 @@ def main():
     # mtp-present means "MTP must be present where the family has it":
     # (fixture, MTP status, QA9002 expected). Families that never shipped
     # MTP and models declaring 0 MTP layers pass; a family that ships
-    # MTP with the head dropped, missing, cut short or half outside the
-    # index fails. Built-in findings are disabled so the exit code is the
+    # MTP with the head dropped, missing, cut short, half outside the
+    # index or undeclared (so engines skip it) fails. Built-in findings are disabled so the exit code is the
     # policy's alone.
     mtp_cases = [
         ("fit/llama-3.1-8b-Q4_K_M.gguf", "not-applicable", False),
@@ -114,6 +114,9 @@ def main():
         ("mtp/qwen35-partial.gguf", "partial", True),
         ("mtp/glm-side-file", "partial", True),
         ("mtp/glm-partly-unlisted", "partial", True),
+        # present in the files but undeclared: engines skip it
+        # (mtp_loadable)
+        ("mtp/qwen35-undeclared", "present", True),
     ]
     mtp_rules = os.path.join(examples, "mtp-present.json")
     for rel, status, fails in mtp_cases:

@@ -254,7 +254,7 @@ test_errors(void)
 		   "$.rules[0].require.dtype: unknown predicate (expected one "
 		   "of dtype_in, dtype_not_in, min_bits, max_bits, count_min, "
 		   "count_max, exists, bytes_min, bytes_max, params_min, "
-		   "params_max, mtp_status, file_bytes_min, file_bytes_max, "
+		   "params_max, mtp_status, mtp_loadable, file_bytes_min, file_bytes_max, "
 		   "architecture_in, file_type_in, min_model_bits, "
 		   "max_model_bits, metadata)");
 	EXPECT_ERR("{" S ", \"rules\": [{\"id\": \"a\", \"require\": {}}]}",
