@@ -734,6 +734,87 @@ resolve_ollama_name(const struct qa_fs *fs, const char *name,
 	return QA_E_UNRECOGNIZED;
 }
 
+/* A file name, not a model name: what users type for a file. */
+static bool
+model_file_name(const char *s)
+{
+	return ends_with(s, ".gguf") || ends_with(s, ".safetensors") ||
+	       ends_with(s, ".json") || ends_with(s, ".bin");
+}
+
+/*
+ * A path that does not exist. A name Ollama would take for a model (one
+ * with a tag, or any name while an Ollama store is there to look it up
+ * in) that no store holds is an input not recognized: there is nothing
+ * to audit under that name (exit 3), and the message says where it was
+ * looked up. Anything else is the system's "no such file" (exit 4).
+ */
+static int
+not_found(const struct qa_fs *fs, const char *path,
+	  const struct qa_resolve_options *opt, int e, char *err,
+	  size_t errlen)
+{
+	const char *store = NULL, *slash = strrchr(path, '/');
+	const char *colon = strrchr(path, ':');
+	bool tagged = colon && (!slash || colon > slash);
+	size_t i;
+
+	for (i = 0; opt && i < opt->n_ollama_roots && !store; i++)
+		if (has_dir(fs, opt->ollama_roots[i], "manifests"))
+			store = opt->ollama_roots[i];
+	if (opt && opt->n_ollama_roots && ollama_name_chars(path) &&
+	    !model_file_name(path) && (tagged || store)) {
+		snprintf(err, errlen, "cannot open '%s': no such file, nor an "
+			 "Ollama model %s%s in %s%s", path, path,
+			 tagged ? "" : ":latest",
+			 store ? store : opt->ollama_roots[0],
+			 opt->n_ollama_roots > 1 ? " or the other Ollama "
+			 "stores (see --help)" : "");
+		return QA_E_UNRECOGNIZED;
+	}
+	snprintf(err, errlen, "cannot open '%s': %s", path,
+		 strerror(e ? e : ENOENT));
+	return QA_E_IO;
+}
+
+/* path without its trailing slashes ("/" stays "/"); malloc'd. */
+static char *
+without_slashes(const char *path)
+{
+	char *p = strdup(path);
+	size_t n = p ? strlen(p) : 0;
+
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	return p;
+}
+
+/* The snapshot of a Hugging Face cache repo folder, resolved as any
+ * folder; each model notes the repo, revision and commit. */
+static int
+resolve_hf_cache(const struct qa_fs *fs, const char *repo,
+		 const struct qa_resolve_options *opt,
+		 struct qa_model_refs *out, char *err, size_t errlen)
+{
+	char *snap = NULL, *note = NULL;
+	size_t i;
+	int rc;
+
+	rc = hf_cache_snapshot(fs, repo, opt ? opt->revision : NULL, &snap,
+			       &note, err, errlen);
+	if (rc == QA_OK)
+		rc = resolve_dir(fs, snap, out, err, errlen);
+	for (i = 0; rc == QA_OK && i < out->n; i++)
+		if (!out->v[i].note) {
+			out->v[i].note = strdup(note);
+			if (!out->v[i].note)
+				rc = QA_E_NOMEM;
+		}
+	free(snap);
+	free(note);
+	return rc;
+}
+
 int
 qa_input_resolve(const struct qa_fs *fs, const char *path,
 		 const struct qa_resolve_options *opt,
@@ -760,17 +841,7 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 				qa_model_refs_free(out);
 			return rc;
 		}
-		if (opt && opt->n_ollama_roots && ollama_name_chars(path) &&
-		    strchr(path, ':'))
-			snprintf(err, errlen, "cannot open '%s': no such file, "
-				 "nor an Ollama model of that name in %s%s",
-				 path, opt->ollama_roots[0],
-				 opt->n_ollama_roots > 1 ? " or the other "
-				 "Ollama stores (see --help)" : "");
-		else
-			snprintf(err, errlen, "cannot open '%s': %s", path,
-				 strerror(e ? e : ENOENT));
-		return QA_E_IO;
+		return not_found(fs, path, opt, e, err, errlen);
 	}
 	if (kind == QA_NODE_OTHER) {
 		snprintf(err, errlen, "'%s' is not a regular file or folder "
@@ -778,25 +849,19 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 			 "files by offset", path);
 		return QA_E_UNRECOGNIZED;
 	}
-	if (kind == QA_NODE_DIR && is_hf_cache_repo(fs, path)) {
-		char *snap = NULL, *note = NULL;
-		size_t i;
+	if (kind == QA_NODE_DIR) {
+		/* "models--org--name/", as the shell completes it, is the
+		 * same cache repo folder */
+		char *dir = without_slashes(path);
 
-		rc = hf_cache_snapshot(fs, path, opt ? opt->revision : NULL,
-				       &snap, &note, err, errlen);
-		if (rc == QA_OK)
-			rc = resolve_dir(fs, snap, out, err, errlen);
-		for (i = 0; rc == QA_OK && i < out->n; i++)
-			if (!out->v[i].note) {
-				out->v[i].note = strdup(note);
-				if (!out->v[i].note)
-					rc = QA_E_NOMEM;
-			}
-		free(snap);
-		free(note);
-	} else if (kind == QA_NODE_DIR)
-		rc = resolve_dir(fs, path, out, err, errlen);
-	else if (strcmp(base_name(path), "config.json") == 0) {
+		if (!dir)
+			return QA_E_NOMEM;
+		if (is_hf_cache_repo(fs, dir))
+			rc = resolve_hf_cache(fs, dir, opt, out, err, errlen);
+		else
+			rc = resolve_dir(fs, path, out, err, errlen);
+		free(dir);
+	} else if (strcmp(base_name(path), "config.json") == 0) {
 		/* config.json stands for its folder. */
 		size_t k = (size_t)(base_name(path) - path);
 		char *dir = k == 0 ? strdup(".") : k == 1 ? strdup("/") :
@@ -870,10 +935,29 @@ load_mmproj(struct qa_inventory *inv, const char *path)
 		qa_inv_finding_rule(inv, x->rule, x->file, x->offset,
 				    x->tensor, "%s", x->message);
 	}
-	if (rc == QA_E_UNRECOGNIZED)
-		qa_inv_finding(inv, QA1403, path, -1, NULL,
-			       "the projector %s is not a GGUF file, so it is "
-			       "not counted", base_name(path));
+	if (rc == QA_E_UNRECOGNIZED || rc == QA_E_IO) {
+		/* The fit would leave the projector out without a word: say
+		 * why (an Ollama manifest can name a blob the store lacks;
+		 * a clone can hold an LFS pointer in its place). */
+		uint8_t head[HEAD_BYTES];
+		uint64_t size = 0;
+		size_t n = 0;
+		char why[768];
+		int e = 0;
+
+		if (read_head(inv->fs, path, head, &n, &size, &e) != QA_OK)
+			qa_inv_finding(inv, QA1403, path, -1, NULL,
+				       "the projector %s cannot be read (%s), "
+				       "so it is not counted", base_name(path),
+				       strerror(e));
+		else if (not_a_model(path, head, n, size, why, sizeof(why)))
+			qa_inv_finding(inv, QA1403, path, -1, NULL,
+				       "the projector is not counted: %s", why);
+		else
+			qa_inv_finding(inv, QA1403, path, -1, NULL,
+				       "the projector %s is not a GGUF file, so "
+				       "it is not counted", base_name(path));
+	}
 	qa_inventory_destroy(p);
 	return rc == QA_E_NOMEM ? rc : QA_OK;
 }
@@ -898,6 +982,9 @@ load_file(struct qa_inventory *inv, const char *path, char *err,
 			 strerror(e));
 		return QA_E_IO;
 	}
+	/* a folder's GGUF files are not probed when it is resolved */
+	if (not_a_model(path, head, n, size, err, errlen))
+		return QA_E_UNRECOGNIZED;
 	fmt = which_format(path, head, n, size);
 	if (!fmt) {
 		snprintf(err, errlen, "'%s' is not a GGUF or safetensors file",
@@ -906,6 +993,52 @@ load_file(struct qa_inventory *inv, const char *path, char *err,
 	}
 	inv->kind = fmt->kind;
 	return fmt->load_path(inv, path);
+}
+
+/*
+ * Weight files of a loaded model that are no model at all: Git LFS
+ * pointers (a clone made without `git lfs pull` has every shard as one),
+ * HTML pages, empty files. The loaders would report them as damaged
+ * headers (QA1202, QA1302...) and the fit as "no weights"; what they are
+ * and what to do is the whole story, so the model is not audited (exit
+ * 3) and err names the first of them and how many there are. Only files
+ * that gave no tensor are looked at again.
+ */
+static int
+check_weight_files(const struct qa_inventory *inv, char *err, size_t errlen)
+{
+	uint32_t i, n_weights = 0, n_bad = 0;
+	char first[768] = "";
+
+	for (i = 0; i < inv->n_files; i++) {
+		const struct qa_file *f = &inv->files[i];
+		uint8_t head[HEAD_BYTES];
+		uint64_t size = 0;
+		size_t n = 0;
+		char why[768];
+		int e = 0;
+
+		if (f->role != QA_FILE_MODEL && f->role != QA_FILE_SHARD)
+			continue;
+		n_weights++;
+		/* Such a file yields no tensor; a file that did is read once
+		 * only, as loading promises. A part that cannot be read is
+		 * the set loader's finding. */
+		if (f->tensor_count > 0 ||
+		    read_head(inv->fs, f->path, head, &n, &size, &e) != QA_OK ||
+		    !not_a_model(f->path, head, n, size, why, sizeof(why)))
+			continue;
+		if (n_bad++ == 0)
+			memcpy(first, why, sizeof(first));
+	}
+	if (n_bad == 0)
+		return QA_OK;
+	if (n_weights > 1)
+		snprintf(err, errlen, "%s; %" PRIu32 " of the %" PRIu32 " weight "
+			 "files are not model files", first, n_bad, n_weights);
+	else
+		snprintf(err, errlen, "%s", first);
+	return QA_E_UNRECOGNIZED;
 }
 
 int
@@ -919,6 +1052,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		rc = qa_hf_load_dir(inv, ref->path);
 	else
 		rc = load_file(inv, ref->path, err, errlen);
+	if (rc == QA_OK)
+		rc = check_weight_files(inv, err, errlen);
 	if (rc == QA_OK && ref->mmproj)
 		rc = load_mmproj(inv, ref->mmproj);
 	if (rc == QA_OK && ref->note)

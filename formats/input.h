@@ -57,9 +57,10 @@ struct qa_resolve_options {
  * Besides files and folders, path may be a Hugging Face cache repo folder
  * (the snapshot refs/<revision> names), an Ollama manifest file, or an
  * Ollama model name found in one of opt's stores (opt may be NULL).
- * Returns QA_OK with out->n >= 1, or QA_E_UNRECOGNIZED (nothing to audit:
- * exit 3), QA_E_IO (exit 4), QA_E_USAGE ("-": exit 2) or QA_E_NOMEM, with
- * a one-line diagnostic in err naming the path and what it is.
+ * Returns QA_OK with out->n >= 1, or QA_E_UNRECOGNIZED (nothing to audit,
+ * including an Ollama name no store holds: exit 3), QA_E_IO (exit 4),
+ * QA_E_USAGE ("-": exit 2) or QA_E_NOMEM, with a one-line diagnostic in
+ * err naming the path and what it is.
  */
 int qa_input_resolve(const struct qa_fs *fs, const char *path,
 		     const struct qa_resolve_options *opt,
@@ -69,7 +70,9 @@ void qa_model_refs_free(struct qa_model_refs *refs);
 /*
  * Loads the model ref into inv (created for ref->display, inv->fs set).
  * On QA_OK the inventory holds the files, tensors, metadata, hparams, side
- * facts and findings of the model; otherwise err says why.
+ * facts and findings of the model; otherwise err says why. A weight file
+ * of the model that is a Git LFS pointer, an HTML page or empty is
+ * QA_E_UNRECOGNIZED (exit 3), not a damaged header.
  */
 int qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		  char *err, size_t errlen);
