@@ -184,23 +184,33 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	if (strcmp(verdict, "does-not-fit") == 0 && f->placement.partial) {
 		/* Not on the GPUs alone; the devices hold --fit's offload. */
 		char who[96];
+		int32_t sd = f->placement.shortfall_device;
+		const char *split = "";
 
-		if (f->n_devices == 1)
+		if (f->n_devices == 1) {
 			snprintf(who, sizeof(who), "GPU0 (%s) needs",
 				 f->devices[0].name);
-		else
+		} else if (sd >= 0 && (size_t)sd < f->n_devices &&
+			   sd < QA_GPU_MAX) {
+			/* together they have room; whole layers do not fit */
+			snprintf(who, sizeof(who), "GPU%" PRId32 " (%s) needs",
+				 sd, f->devices[sd].name);
+			split = " with whole layers split as --fit moves "
+				"them, though the GPUs together have room";
+		} else {
 			snprintf(who, sizeof(who), "the %zu GPUs together "
 				 "need", f->n_devices);
+		}
 		qa_inv_finding(inv, QA4001, NULL, -1, NULL,
 			       "%s %.2f MiB more than the usable memory "
-			       "(margin included) at context %" PRId64
+			       "(margin included)%s at context %" PRId64
 			       " (KV %s/%s); llama.cpp's --fit would run it "
 			       "with %s in host RAM (%s %" PRId64 "), decode "
 			       "bound by host memory bandwidth; largest "
 			       "context on the GPUs alone: f16 %s, q8_0 %s, "
 			       "q4_0 %s", who,
 			       (double)f->placement.gpu_shortfall_bytes / MIB,
-			       f->context,
+			       split, f->context,
 			       f->kv_type_k ? f->kv_type_k : "f16",
 			       f->kv_type_v ? f->kv_type_v : "f16",
 			       f->placement.n_cpu_moe ?
@@ -236,20 +246,34 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			double over = d->free_bytes < 0 ?
 				      -(double)d->free_bytes / MIB : 0.0;
 			double margin = (double)d->overhead_bytes / MIB;
+			char mg[128];
+
+			/* Whether the shortfall includes the margin, and
+			 * what is left without it: "0.00 MiB more" would
+			 * hide that it fits without the margin. */
+			if (d->overhead_bytes == 0)
+				snprintf(mg, sizeof(mg), "with no margin "
+					 "kept free");
+			else if (over > margin)
+				snprintf(mg, sizeof(mg), "keeping the %.0f MiB "
+					 "margin free (%.2f MiB more without "
+					 "it)", margin, over - margin);
+			else
+				snprintf(mg, sizeof(mg), "keeping the %.0f MiB "
+					 "margin free (without it %.2f MiB "
+					 "would stay free)", margin,
+					 margin - over);
 			qa_inv_finding(inv, QA4001, NULL, -1, NULL,
 				       "GPU%zu (%s) needs %.2f MiB more than its "
 				       "%.2f usable MiB at context %" PRId64
-				       " (KV %s/%s), keeping the %.0f MiB "
-				       "margin free (%.2f MiB more without "
-				       "it); largest context that fits: f16 "
-				       "%s, q8_0 %s, q4_0 %s",
+				       " (KV %s/%s), %s; largest context that "
+				       "fits: f16 %s, q8_0 %s, q4_0 %s",
 				       w, d->name, over,
 				       (double)d->usable_bytes / MIB,
 				       f->context,
 				       f->kv_type_k ? f->kv_type_k : "f16",
 				       f->kv_type_v ? f->kv_type_v : "f16",
-				       margin, over > margin ? over - margin :
-				       0.0, a, b, c);
+				       mg, a, b, c);
 		} else {
 			qa_inv_finding(inv, QA4001, NULL, -1, NULL,
 				       "no device to place the model on");
@@ -257,12 +281,19 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	} else if (strcmp(verdict, "tight") == 0 && f->n_devices > 0) {
 		const struct qa_fit_device *d = &f->devices[worst_device(f)];
 
-		qa_inv_finding(inv, QA4002, NULL, -1, NULL,
-			       "GPU%zu (%s) keeps only %.2f MiB free at "
-			       "context %" PRId64 " beyond the %.0f MiB margin",
-			       worst_device(f), d->name,
-			       (double)d->free_bytes / MIB, f->context,
-			       (double)d->overhead_bytes / MIB);
+		if (d->overhead_bytes == 0)	/* --margin 0 */
+			qa_inv_finding(inv, QA4002, NULL, -1, NULL,
+				       "GPU%zu (%s) keeps only %.2f MiB free at "
+				       "context %" PRId64 ", with no margin kept "
+				       "free", worst_device(f), d->name,
+				       (double)d->free_bytes / MIB, f->context);
+		else
+			qa_inv_finding(inv, QA4002, NULL, -1, NULL,
+				       "GPU%zu (%s) keeps only %.2f MiB free at "
+				       "context %" PRId64 " beyond the %.0f MiB "
+				       "margin", worst_device(f), d->name,
+				       (double)d->free_bytes / MIB, f->context,
+				       (double)d->overhead_bytes / MIB);
 	}
 
 	/* Without --ctx the fit searches the largest context (llama.cpp

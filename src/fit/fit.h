@@ -127,8 +127,12 @@ struct qa_fit_result {
 		int64_t n_cpu_moe;	/* --n-cpu-moe; 0 none */
 		uint64_t host_cache_bytes;	/* KV and state of host layers */
 		/* With partial: how much more the default all-GPU split
-		 * needs than the GPUs' usable memory together. */
+		 * needs than the GPUs' usable memory together, or, when
+		 * that is enough but no split of whole layers fits, how
+		 * much more shortfall_device needs in the split --fit
+		 * tries first. */
 		uint64_t gpu_shortfall_bytes;
+		int32_t shortfall_device;	/* -1: the GPUs together */
 	} placement;
 };
 

@@ -147,6 +147,8 @@ struct lc_model {
 					 * (--n-cpu-moe) */
 	bool searched;			/* unit_dev is a split the fit chose */
 	uint64_t *unit_w, *unit_exp;	/* per unit: weights, expert bytes */
+	uint64_t *unit_w_file, *unit_exp_file;	/* the same as stored, for
+						 * what stays in host RAM */
 	uint64_t host_w;		/* token_embd + position embeddings */
 	uint64_t usable[QA_GPU_MAX];
 	uint32_t bw[QA_GPU_MAX];
@@ -310,10 +312,14 @@ is_expert(enum qa_role r)
 }
 
 /*
- * Bytes a tensor takes in a device buffer: on CUDA a quantized tensor's
- * rows are padded to a multiple of MATRIX_ROW_PADDING and the buffer
- * aligned to 128 B (ggml-cuda.cu get_alloc_size, section 1.7.4); the CPU
- * backend keeps the file size.
+ * Bytes a tensor takes in a device buffer: on CUDA a quantized tensor
+ * whose row length is not a multiple of MATRIX_ROW_PADDING gets the
+ * padding of one row at its end, and the buffer is aligned to 128 B
+ * (ggml-cuda.cu ggml_backend_cuda_buffer_type_get_alloc_size adds
+ * ggml_row_size(type, 512 - ne0 % 512) once per tensor: the rows are
+ * contiguous, so only the last one is read past the tensor's end by the
+ * MMQ kernels). Padding every row instead overstated the experts of
+ * Qwen3-30B-A3B (ne0 768) by 2 GiB. The CPU backend keeps the file size.
  */
 static uint64_t
 tensor_dev_bytes(bool *ovf, const struct qa_tensor *t, bool cpu)
@@ -324,13 +330,11 @@ tensor_dev_bytes(bool *ovf, const struct qa_tensor *t, bool cpu)
 	if (cpu)
 		return b;
 	gt = t->ggml_type >= 0 ? qa_ggml_type(t->ggml_type) : NULL;
-	if (gt && gt->block > 1 && ne0 > 0 && ne0 % CUDA_ROW_PAD != 0 &&
-	    t->elements % ne0 == 0) {
+	if (gt && gt->block > 1 && ne0 > 0 && ne0 % CUDA_ROW_PAD != 0) {
 		uint64_t extra = CUDA_ROW_PAD - ne0 % CUDA_ROW_PAD;
 
 		if (extra % gt->block == 0)
-			b = cadd(ovf, b, cmul(ovf, t->elements / ne0,
-					      row_bytes(ovf, gt, extra)));
+			b = cadd(ovf, b, row_bytes(ovf, gt, extra));
 	}
 	return pad_to(ovf, b, CUDA_ALIGN);
 }
@@ -359,8 +363,11 @@ place_weights(struct lc_model *m, const struct qa_fit_options *opt,
 	m->unit_cpu_exp = qa_arena_array(a, n_units, sizeof(*m->unit_cpu_exp));
 	m->unit_w = qa_arena_array(a, n_units, sizeof(*m->unit_w));
 	m->unit_exp = qa_arena_array(a, n_units, sizeof(*m->unit_exp));
+	m->unit_w_file = qa_arena_array(a, n_units, sizeof(*m->unit_w_file));
+	m->unit_exp_file = qa_arena_array(a, n_units,
+					  sizeof(*m->unit_exp_file));
 	if (!m->unit_dev || !m->base_dev || !m->unit_cpu_exp || !m->unit_w ||
-	    !m->unit_exp)
+	    !m->unit_exp || !m->unit_w_file || !m->unit_exp_file)
 		return -1;
 	for (j = 0; j < m->n_dev; j++)
 		if (opt->tensor_split[j] > 0)
@@ -406,8 +413,12 @@ place_weights(struct lc_model *m, const struct qa_fit_options *opt,
 							     n_units - 1;
 		b = tensor_dev_bytes(&ovf, t, m->cpu);
 		m->unit_w[u] = cadd(&ovf, m->unit_w[u], b);
-		if (is_expert(t->role))
+		m->unit_w_file[u] = cadd(&ovf, m->unit_w_file[u], t->bytes);
+		if (is_expert(t->role)) {
 			m->unit_exp[u] = cadd(&ovf, m->unit_exp[u], b);
+			m->unit_exp_file[u] = cadd(&ovf, m->unit_exp_file[u],
+						   t->bytes);
+		}
 	}
 	if (!have_head && (m->hp->tie_embeddings || inv->n_tensors > 0))
 		m->unit_w[n_units - 1] = cadd(&ovf, m->unit_w[n_units - 1],
@@ -419,6 +430,7 @@ struct lc_eval {
 	struct qa_fit_device dev[QA_GPU_MAX];
 	struct qa_fit_llamacpp_detail d;
 	uint64_t read_bytes[QA_GPU_MAX];	/* decode bytes per token */
+	uint64_t mtp_kv[QA_GPU_MAX];	/* KV of the MTP layers (--mtp on) */
 	uint64_t host_w;	/* weights of host-kept layers and experts */
 	uint64_t host_cache;	/* KV and recurrent state of host layers */
 	bool ovf;
@@ -442,9 +454,9 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 	int64_t n_ctx, n_ctx_seq, l, vmax = 0, n_kv_max = 0;
 	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
 	uint64_t V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	uint64_t rw, sw, rows, mask, a_ffn, a_attn, logits, f_eff, bpe;
+	uint64_t rw, sw, rows, mask, a_ffn, a_attn, logits, f_eff, bpe, n_tok;
 	uint64_t mask_base = 0, mask_swa = 0;
-	bool fa, quant_v;
+	bool fa, quant_v, pipe;
 	size_t j;
 
 	memset(e, 0, sizeof(*e));
@@ -542,6 +554,10 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				e->dev[dv_i].kv_bytes =
 					cadd(ovf, e->dev[dv_i].kv_bytes,
 					     cadd(ovf, kb, vb));
+			/* the draft's cache: not read by a plain decode step */
+			if (dv_i >= 0 && l >= m->n_layer)
+				e->mtp_kv[dv_i] = cadd(ovf, e->mtp_kv[dv_i],
+						       cadd(ovf, kb, vb));
 		}
 	}
 	e->d.cells_base = e->d.layers_base ? n_ctx_seq : 0;
@@ -573,22 +589,29 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				     cadd(ovf, rb, sb));
 	}
 
-	/* Section 1.8.3 closed form. Masks: one per cache, n_kv x n_ub of
+	/* Section 1.8.3 closed form. Masks: one per cache, n_kv x n_tok of
 	 * f16 (FA) or f32. FFN: 4 n_ub (3 F_eff + 4 E), MoE F_eff = used
 	 * experts + shared, plus router logits. Attention without FA: the
-	 * kq scores 4 n_kv n_ub H_q (plus MLA's transposed V). */
+	 * kq scores 4 n_kv n_tok H_q (plus MLA's transposed V).
+	 * With -np N (non-unified) a mask is [n_kv, n_tok / N, 1, N] with
+	 * n_kv the cells of one stream (llama-graph.cpp
+	 * build_attn_inp_kq_mask; the reserve's n_tok is n_ub rounded up to
+	 * a multiple of N, llama-context.cpp graph_reserve), so it holds
+	 * n_ctx_seq x n_tok elements, not n_ctx x n_ub: counting every
+	 * stream made it N times too big. The kq scores are per stream the
+	 * same way (build_attn_mha). */
+	n_tok = (uint64_t)((n_ub + n_seq - 1) / n_seq * n_seq);
 	bpe = fa ? 2 : 4;
 	if (e->d.layers_base) {
-		mask_base = cmul(ovf, cmul(ovf, (uint64_t)(n_ctx_seq * n_seq),
-					   (uint64_t)n_ub), bpe);
-		n_kv_max = n_ctx_seq * n_seq;
+		mask_base = cmul(ovf, cmul(ovf, (uint64_t)n_ctx_seq, n_tok),
+				 bpe);
+		n_kv_max = n_ctx_seq;
 	}
 	if (e->d.layers_swa) {
-		mask_swa = cmul(ovf, cmul(ovf, (uint64_t)(e->d.cells_swa *
-							  n_seq),
-					  (uint64_t)n_ub), bpe);
-		if (e->d.cells_swa * n_seq > n_kv_max)
-			n_kv_max = e->d.cells_swa * n_seq;
+		mask_swa = cmul(ovf, cmul(ovf, (uint64_t)e->d.cells_swa,
+					  n_tok), bpe);
+		if (e->d.cells_swa > n_kv_max)
+			n_kv_max = e->d.cells_swa;
 	}
 	mask = cadd(ovf, mask_base, mask_swa);
 	f_eff = hp->n_ff > 0 ? (uint64_t)hp->n_ff : 4 * E;
@@ -610,17 +633,27 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 	a_attn = 0;
 	if (!fa) {
 		a_attn = cmul(ovf, cmul(ovf, 4, (uint64_t)n_kv_max),
-			      cmul(ovf, (uint64_t)n_ub,
+			      cmul(ovf, n_tok,
 				   (uint64_t)(hp->n_head > 0 ? hp->n_head : 1)));
+		/* MLA's transposed V copies the whole cache: every stream */
 		if (m->mla && hp->kv_lora_rank > 0)
 			a_attn = cadd(ovf, a_attn,
-				      cmul(ovf, 2 * (uint64_t)n_kv_max,
+				      cmul(ovf, cmul(ovf, 2 * (uint64_t)n_seq,
+						     (uint64_t)n_kv_max),
 					   (uint64_t)hp->kv_lora_rank));
 	}
 	logits = cmul(ovf, 4 * (uint64_t)n_ub, cadd(ovf, V, E));
 	e->d.compute_host_input = cmul(ovf, 4 * (uint64_t)n_ub, E);
 	/* Section 1.9: (V n_out) f32 with n_out = n_seq at start, host. */
 	e->d.output_host = cmul(ovf, cmul(ovf, V, (uint64_t)n_seq), 4);
+	/* Pipeline parallelism also needs full offload and no tensor
+	 * overrides (llama-context.cpp l.428-455): layers kept on the host
+	 * (-ngl) or experts kept there (--n-cpu-moe, an override) turn it
+	 * off, and the x4 input copies with it. */
+	pipe = m->pipeline;
+	for (j = 0; pipe && j <= (size_t)m->n_placed; j++)
+		if (m->unit_dev[j] < 0 || m->unit_cpu_exp[j])
+			pipe = false;
 
 	for (j = 0; j < m->n_dev; j++) {
 		struct qa_fit_device *d = &e->dev[j];
@@ -658,7 +691,7 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		}
 		if (d->first_layer < 0 && !d->has_output) {
 			c = 0;
-		} else if (m->pipeline) {
+		} else if (pipe) {
 			/* Section 1.8.4: inputs (mask, n_ub E f32 hidden
 			 * state) duplicated n_copies = 4 times. */
 			c = cmul(ovf, SCHED_COPIES,
@@ -692,11 +725,15 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				(int64_t)((m->usable[j] - used) & INT64_MAX) :
 				-(int64_t)((used - m->usable[j]) & INT64_MAX);
 		/* Decode reads every non-expert weight, n_used / n_expert
-		 * of the expert bytes, and the whole cache per token. */
+		 * of the expert bytes, and the whole cache per token; the
+		 * MTP layers' weights and cache only when drafting, which
+		 * the ceiling leaves out. */
 		e->read_bytes[j] = cadd(ovf, d->weights_bytes - exp -
 					(skip_w < d->weights_bytes - exp ?
 					 skip_w : 0),
-					cadd(ovf, d->kv_bytes,
+					cadd(ovf, d->kv_bytes -
+					     (e->mtp_kv[j] < d->kv_bytes ?
+					      e->mtp_kv[j] : d->kv_bytes),
 					     d->recurrent_bytes));
 		if (hp->n_expert > 0 && hp->n_expert_used > 0)
 			e->read_bytes[j] = cadd(ovf, e->read_bytes[j],
@@ -708,12 +745,13 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			e->read_bytes[j] = cadd(ovf, e->read_bytes[j], exp);
 	}
 	/* Layers kept on the host (-ngl) and experts kept there
-	 * (--n-cpu-moe) are host memory. */
+	 * (--n-cpu-moe) are host memory, at their stored size: the CUDA
+	 * row padding and alignment are not applied there. */
 	for (j = 0; j <= (size_t)m->n_placed; j++) {
 		if (m->unit_dev[j] < 0)
-			e->host_w = cadd(ovf, e->host_w, m->unit_w[j]);
+			e->host_w = cadd(ovf, e->host_w, m->unit_w_file[j]);
 		else if (m->unit_cpu_exp[j])
-			e->host_w = cadd(ovf, e->host_w, m->unit_exp[j]);
+			e->host_w = cadd(ovf, e->host_w, m->unit_exp_file[j]);
 	}
 }
 
@@ -944,6 +982,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	int64_t ctx, mtp_layers, offload_k = 0;
 	int64_t gpu_ctx;
 	uint64_t shortfall = 0;
+	int32_t shortfall_dev = -1;
 	double secs = 0;
 	bool bw_known = true, tight = false, fits = true;
 	bool gpu_fit, offload = false, moe = false;
@@ -1053,6 +1092,18 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		evaluate(&m, opt, ctx, tk, tv, e);
 		for (j = 0; j < m.n_dev; j++)
 			over -= e->dev[j].free_bytes;
+		if (over <= 0 && m.n_dev > 1 && may_search(&m, opt)) {
+			/* Room enough together, yet no split of whole layers
+			 * fits: the split --fit tries leaves one device
+			 * short (it stays a fit failure, not "0 MiB more"). */
+			greedy_split(&m, opt, ctx, tk, tv, e, 0, 0);
+			for (j = 0; j < m.n_dev; j++)
+				if (e->dev[j].free_bytes < -over) {
+					over = -e->dev[j].free_bytes;
+					shortfall_dev = (int32_t)j;
+				}
+			reset_split(&m);
+		}
 		shortfall = over > 0 ? (uint64_t)over : 0;
 		offload = partial_offload(&m, opt, ctx, tk, tv, e, &moe,
 					  &offload_k);
@@ -1084,6 +1135,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		pl->host_cache_bytes = e->host_cache;
 		pl->partial = offload;
 		pl->gpu_shortfall_bytes = offload ? shortfall : 0;
+		pl->shortfall_device = offload ? shortfall_dev : -1;
 	}
 	for (j = 0; j < m.n_dev; j++) {
 		struct qa_fit_device *d = &out->devices[j];
@@ -1165,7 +1217,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	add_note(out, "compute buffer is a closed-form estimate (within "
 		 "1-2 % for transformers, 3-13 % low for MLA and hybrid "
 		 "graphs); the rest is exact");
-	if (m.pipeline)
+	if (m.pipeline && !offload)
 		add_note(out, "more than one GPU: pipeline parallelism keeps "
 			 "4 copies of the graph inputs per device "
 			 "(code-derived, not measured)");

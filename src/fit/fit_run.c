@@ -160,11 +160,15 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			snprintf(gb, sizeof(gb), "%.2f GiB",
 				 (double)inv->weights.declared_bytes /
 				 (double)((uint64_t)1 << 30));
-		snprintf(err, errlen, "%u weight file%s of the set %s missing, "
-			 "so the weights cannot be placed%s%s%s",
+		snprintf(err, errlen, "%u weight file%s of the set %s missing "
+			 "(%s%s), so the weights cannot be placed%s%s%s",
 			 inv->weights.missing_files,
 			 inv->weights.missing_files == 1 ? "" : "s",
 			 inv->weights.missing_files == 1 ? "is" : "are",
+			 inv->weights.first_missing ?
+			 inv->weights.first_missing : "see the findings",
+			 inv->weights.missing_files > 1 &&
+			 inv->weights.first_missing ? " first" : "",
 			 gb[0] ? " (the index declares " : "", gb,
 			 gb[0] ? " of weights for the whole set; no estimate "
 			 "is given as a fit)" : "");

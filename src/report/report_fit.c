@@ -310,21 +310,37 @@ static void
 put_placement(FILE *out, const struct qa_fit_result *f)
 {
 	const struct qa_fit_placement *pl = &f->placement;
-	char line[256];
-	size_t i, n = 0;
+	char line[512];
+	size_t i, n;
+	int k;
 
 	if (!pl->chosen)
 		return;
-	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%.0f",
-				      i ? "," : "", pl->tensor_split[i]);
-	fprintf(out, "placement (as llama.cpp --fit chooses): -c %" PRId64
-		" -ts %s", f->context, line);
-	if (pl->n_cpu_moe > 0)
-		fprintf(out, " --n-cpu-moe %" PRId64, pl->n_cpu_moe);
-	if (pl->n_gpu_layers >= 0)
-		fprintf(out, " -ngl %" PRId64, pl->n_gpu_layers);
-	fputc('\n', out);
+	k = snprintf(line, sizeof(line), "placement (as llama.cpp --fit "
+		     "chooses): -c %" PRId64, f->context);
+	n = k > 0 ? (size_t)k : 0;
+	/* -ts counts the output layer with the device that holds it, as
+	 * common/fit.cpp writes it: llama.cpp splits the L+1 units by
+	 * these proportions (llama-model.cpp load_tensors), so the block
+	 * counts alone would move a block to the first device. One device
+	 * takes no -ts. */
+	for (i = 0; f->n_devices > 1 && i < f->n_devices && i < QA_GPU_MAX &&
+	     n < sizeof(line); i++) {
+		k = snprintf(line + n, sizeof(line) - n, "%s%.0f",
+			     i ? "," : " -ts ", pl->tensor_split[i] +
+			     (f->devices[i].has_output ? 1.0 : 0.0));
+		n += k > 0 ? (size_t)k : 0;
+	}
+	if (pl->n_cpu_moe > 0 && n < sizeof(line)) {
+		k = snprintf(line + n, sizeof(line) - n, " --n-cpu-moe %" PRId64,
+			     pl->n_cpu_moe);
+		n += k > 0 ? (size_t)k : 0;
+	}
+	if (pl->n_gpu_layers >= 0 && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " -ngl %" PRId64,
+			 pl->n_gpu_layers);
+	/* eight devices and an offload do not fit one line */
+	put_wrapped(out, line, 0, 2);
 }
 
 /* The decode ceiling: for the context of the numbers, only for a
