@@ -347,7 +347,8 @@ qa_gguf_load_path(struct qa_inventory *inv, const char *path)
 			return QA_E_NOMEM;
 		if (i != sn.part && !part_exists(inv, p)) {
 			missing = true;
-			inv->weights.missing_files++;
+			if (!inv->weights.missing_files++)
+				inv->weights.first_missing = p;
 			qa_inv_finding(inv, QA1101, p, -1, NULL,
 				       "part %" PRIu32 " of %" PRIu32 " is "
 				       "missing", i, sn.count);

@@ -487,7 +487,10 @@ check_numbered(struct qa_inventory *inv, const struct set_files *sf)
 			if (seen[j])
 				continue;
 			missing++;
-			inv->weights.missing_files++;
+			if (!inv->weights.missing_files++)
+				inv->weights.first_missing = qa_arena_printf(
+					&inv->arena, "part %u of %u of %.*s", j,
+					a.n, (int)a.prefix_len, f->name);
 			if (reported++ < MAX_PART_FINDINGS)
 				qa_inv_finding(inv, QA1309, NULL, -1, NULL,
 					       "part %u of %u of %.*s is missing",
@@ -684,7 +687,9 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 				       "weight_map names \"%s\", which is not a plain file name in the model folder; it was not opened",
 				       s);
 		else if (!listing_has(&l, s)) {
-			inv->weights.missing_files++;
+			if (!inv->weights.missing_files++)
+				inv->weights.first_missing =
+					qa_arena_strdup(&inv->arena, s);
 			qa_inv_finding(inv, QA1304, ix.path, -1, NULL,
 				       "weight_map names %s, which is not in the folder",
 				       s);

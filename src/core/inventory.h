@@ -332,6 +332,7 @@ struct qa_inventory {
 	 * weights is not sized (src/fit/fit_run.c). */
 	struct {
 		uint32_t missing_files;
+		const char *first_missing;	/* its name, arena-owned */
 		uint64_t declared_bytes;
 	} weights;
 	/* Blocks whose tensors contradict the per-layer layer kind
