@@ -27,7 +27,7 @@ def run(binary, args):
 
 def run_json(binary, args):
     # The command, when given, must stay the first argument.
-    if args and args[0] in ("inspect", "tensors", "check", "rules"):
+    if args and args[0] in ("inspect", "tensors", "check", "fit", "rules"):
         args = [args[0], "--format", "json"] + args[1:]
     else:
         args = ["--format", "json"] + args
