@@ -32,6 +32,31 @@ add_input(struct qa_audit *a, const char *path)
 	return &v[a->n++];
 }
 
+/*
+ * Whether the last input is a model already audited: the parts of a
+ * split set or the shards of a set named one by one (a shell glob) load
+ * the same files, and are one model.
+ */
+static bool
+repeats_earlier(const struct qa_audit *a)
+{
+	const struct qa_inventory *last = a->inputs[a->n - 1].inv;
+	size_t i, n;
+
+	if (!last || last->n_files == 0)
+		return false;
+	n = last->n_files;
+	for (i = 0; i + 1 < a->n; i++) {
+		const struct qa_inventory *o = a->inputs[i].inv;
+
+		if (o && o->n_files == n &&
+		    strcmp(o->files[0].path, last->files[0].path) == 0 &&
+		    strcmp(o->files[n - 1].path, last->files[n - 1].path) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The fit step: the engine per model unless given, the options that
  * depend on it, then the model. A model that cannot be sized keeps its
  * reason in inv->fit_error for the reporters and the fit check. */
@@ -160,6 +185,11 @@ qa_audit_run(const char *const *paths, size_t n_paths,
 				return QA_E_NOMEM;
 			}
 			audit_one(in, &refs.v[k], opt);
+			if (repeats_earlier(out)) {
+				qa_inventory_destroy(in->inv);
+				free(in->path);
+				out->n--;
+			}
 		}
 		qa_model_refs_free(&refs);
 	}

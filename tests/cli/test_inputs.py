@@ -292,7 +292,28 @@ def main():
         gguf_folder(ctx)
         st_index(ctx)
         incomplete(ctx)
+        named_twice(ctx)
     qa.finish()
+
+
+def named_twice(c):
+    """A shell glob names every part of a split set, or every shard: one
+    model, audited once (src/engine/audit.c repeats_earlier)."""
+    qa, q, fx = c["qa"], c["bin"], c["fx"]
+    d = fx("gguf", "split")
+    parts = sorted(os.path.join(d, n) for n in os.listdir(d)
+                   if n.endswith(".gguf"))
+    code, doc, err = run_json(q, ["inspect"] + parts)
+    ins = doc.get("inputs", [])
+    qa.check(len(parts) == 3 and len(ins) == 1 and
+             len(ins[0].get("files", [])) == 3,
+             f"split parts named one by one: {len(ins)} inputs for "
+             f"{len(parts)} parts (src/engine/audit.c)")
+    sample = fx("sample", "sample-llama-3.2-1b-Q4_K_M.gguf")
+    code, doc, err = run_json(q, ["inspect", sample, parts[1], sample])
+    paths = [i.get("path") for i in doc.get("inputs", [])]
+    qa.check(len(paths) == 2 and paths[0] == sample,
+             f"sample, a part, the sample again: inputs {paths}")
 
 
 def fit_json(binary, args):
