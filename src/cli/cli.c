@@ -79,6 +79,7 @@ enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
+	O_KV_UNIFIED,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_QUIET, O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
@@ -150,7 +151,11 @@ static const struct option_def {
 	{ O_MARGIN, "margin", 0, "MiB", C_GPU,
 	  "memory kept free per device (default 1024)" },
 	{ O_MTP, "mtp", 0, "on|off", C_GPU,
-	  "also load the MTP/nextn layers (default off)" },
+	  "MTP speculative decoding (llama.cpp --spec-type\n"
+	  "mtp: nextn weights and a draft context; default off)" },
+	{ O_KV_UNIFIED, "kv-unified", 0, NULL, C_GPU,
+	  "llama.cpp: one KV cache shared by the --parallel\n"
+	  "sequences (-kvu; llama-server's default without -np)" },
 	{ O_CALIBRATE, "calibrate", 0, "LOG", C(FIT),
 	  "compare with a llama.cpp -v log, buffer by\n"
 	  "buffer (--gpus optional)" },
@@ -548,6 +553,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_MTP:
 		if (!parse_onoff(arg, &o->mtp))
 			return usage_error(cli, "--mtp '%s': on or off", arg);
+		break;
+	case O_KV_UNIFIED:
+		o->kv_unified = true;
 		break;
 	case O_CALIBRATE:
 		cli->calibrate = arg;

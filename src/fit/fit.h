@@ -62,7 +62,10 @@ struct qa_fit_options {
 	double tensor_split[QA_GPU_MAX];	/* -ts; all 0 = by free memory */
 	uint64_t margin_bytes;		/* per device; default 1024 MiB
 					 * (llama.cpp --fit target) */
-	bool mtp;			/* also load the MTP/nextn layers */
+	bool mtp;			/* MTP speculative decoding: llama.cpp
+					 * --spec-type mtp (nextn weights, a
+					 * draft context), vLLM's MTP draft */
+	bool kv_unified;		/* llama.cpp --kv-unified */
 	double gpu_memory_utilization;	/* vLLM; 0 = 0.92 */
 	int tp;				/* vLLM tensor parallel; 0 = #GPUs */
 	/* vLLM profiled quantities (memory-models.md §2.1, §2.6-2.7),
@@ -85,6 +88,9 @@ struct qa_fit_device {
 	uint64_t recurrent_bytes;
 	uint64_t compute_bytes;		/* llama.cpp compute buffer / vLLM
 					 * activation peak + CUDA graphs */
+	uint64_t compute_tight_bytes;	/* llama.cpp: the closed form without
+					 * the placement term G; 0 when not
+					 * computed */
 	uint64_t overhead_bytes;	/* margin, CUDA pool, non-torch */
 	int64_t free_bytes;		/* usable - everything; may be < 0 */
 	int32_t first_layer, last_layer;	/* layers placed here, -1 none */
@@ -109,7 +115,7 @@ struct qa_fit_result {
 	double decode_tokens_per_s_max;	/* 0 when bandwidth unknown */
 	const char *verdict;		/* "fits", "tight", "does-not-fit" */
 	const char *formula;		/* one line naming the model used */
-	const char *notes[8];		/* caveats: non-deterministic parts,
+	const char *notes[12];		/* caveats: non-deterministic parts,
 					 * engine refusals (e.g. q4_0 K with
 					 * head dim 16) */
 	size_t n_notes;
@@ -193,8 +199,18 @@ struct qa_fit_llamacpp_detail {
 	uint64_t k_base, v_base, k_swa, v_swa;	/* bytes, all devices */
 	uint64_t r_bytes, s_bytes;		/* recurrent state */
 	uint64_t rs_rows;			/* N of section 1.5 */
-	uint64_t compute_host_input;		/* n_ub * E * 4, CUDA_Host */
+	uint64_t compute_host_input;		/* inp_embd, 4 n_tok E_inp: in the
+						 * device compute (CPU), maybe
+						 * CUDA_Host on CUDA */
 	uint64_t output_host;			/* output buffer, host */
+	int64_t n_tok, n_out;			/* worst-case reserve tokens and
+						 * outputs (graph_reserve) */
+	uint32_t layers_nextn;			/* nextn blocks with main KV */
+	uint32_t layers_draft;			/* MTP draft context KV layers */
+	uint64_t k_draft, v_draft;		/* its KV bytes */
+	uint64_t compute_draft;			/* its compute buffer */
+	uint32_t n_rs_seq;			/* recurrent rollback rows */
+	bool unified;				/* kv_unified */
 	bool flash_attn;			/* after auto */
 	char refusal[160];			/* "" or the engine's message */
 };
@@ -221,6 +237,8 @@ struct qa_llamacpp_log {
 	int fa;				/* -fa: -1 auto or absent, 0, 1 */
 	int np;				/* -np; 0 absent */
 	int ub;				/* -ub; 0 absent */
+	int kvu;			/* -kvu or the log's kv_unified; -1
+					 * absent */
 	int rc;				/* "# rc=N"; -1 absent */
 	size_t n_kv;			/* llama_kv_cache size lines */
 	struct qa_llamacpp_log_kv {

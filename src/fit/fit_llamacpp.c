@@ -130,7 +130,20 @@ struct lc_model {
 	const struct qa_inventory *inv;
 	const struct qa_hparams *hp;
 	int64_t n_layer;		/* trunk blocks */
-	int64_t n_placed;		/* blocks placed: trunk, + MTP if asked */
+	int64_t n_placed;		/* blocks placed: n_layer_all, nextn
+					 * blocks included (load_tensors splits
+					 * n_layer_all + 1 units) */
+	bool nextn_weights;		/* nextn tensors loaded (--mtp on and
+					 * an arch with an MTP graph) */
+	bool nextn_kv;			/* nextn blocks get KV cells in the
+					 * main context (no layer filter) */
+	bool draft;			/* MTP draft context (--mtp on) */
+	bool draft_all_layers;		/* its KV holds every block */
+	uint32_t n_rs_seq;		/* recurrent rollback rows per seq */
+	bool h2;			/* t_h_nextn distinct from t_embd */
+	bool unified;			/* kv_unified */
+	int64_t n_pos;			/* positions per token (M-RoPE 4) */
+	const struct qa_ggml_type *f16;	/* the draft cache's type */
 	int64_t kv_from_start;		/* n_layer_kv_from_start */
 	bool mla;			/* V-less latent cache */
 	bool rwkv, lfm2, falcon_h1;
@@ -188,6 +201,57 @@ arch_is(const struct qa_hparams *hp, const char *name)
 	       (hp->arch_raw && strcmp(hp->arch_raw, name) == 0);
 }
 
+static bool
+arch_in(const struct qa_hparams *hp, const char *const *list)
+{
+	for (; *list; list++)
+		if (arch_is(hp, *list))
+			return true;
+	return false;
+}
+
+/*
+ * Archs whose create_memory passes a layer filter that keeps the nextn
+ * blocks out of the main context's caches (llama-model.cpp
+ * create_memory: the hybrid branch for qwen3next/qwen35/qwen35moe, the
+ * default branch for step35, hy_v3, glm-dsa, mimo2, deepseek32;
+ * deepseek4 zeroes n_layer_nextn in its own cache). Every other arch
+ * that declares nextn layers gives them KV cells it never uses.
+ */
+static const char *const nextn_filtered[] = {
+	"qwen3next", "qwen35", "qwen35moe", "step35", "hy_v3", "glm-dsa",
+	"mimo2", "deepseek32", "deepseek4", NULL,
+};
+
+/* Archs with an MTP graph: they load the nextn tensors when the MTP
+ * draft is asked (src/models/<arch>.cpp: TENSOR_SKIP unless
+ * ml.load_mtp); the rest (glm4moe, glm4, exaone4, ...) always skip
+ * them ("model has unused tensor"). */
+static const char *const mtp_graph[] = {
+	"qwen3next", "qwen35", "qwen35moe", "step35", "hy_v3", "glm-dsa",
+	"mimo2", "deepseek32", "deepseek4", "deepseek2", "cohere2moe", NULL,
+};
+
+/* The MTP draft context has no layer filter either: its KV holds every
+ * block (llama-model.cpp create_memory, section 4.2 of the notes). */
+static const char *const draft_unfiltered[] = {
+	"deepseek2", "cohere2moe", NULL,
+};
+
+/* Recurrent rollback rows for the draft (llm_arch_supports_rs_rollback,
+ * llama-arch.cpp). */
+static const char *const rs_rollback[] = {
+	"qwen35", "qwen35moe", "deepseek4", NULL,
+};
+
+/* Graphs that set t_h_nextn to a tensor other than t_embd with default
+ * cparams, so a second hidden state is an output (never freed):
+ * qwen3next, qwen35(moe), gpt-oss, cohere2moe, hy_v3, mimo2, step35. */
+static const char *const second_hidden[] = {
+	"qwen3next", "qwen35", "qwen35moe", "gpt-oss", "cohere2moe", "hy_v3",
+	"mimo2", "step35", NULL,
+};
+
 static int
 layer_kind(const struct lc_model *m, int64_t l)
 {
@@ -223,15 +287,18 @@ layer_recurrent(const struct lc_model *m, int64_t l)
 	return k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION;
 }
 
-/* Layers owning a KV cache: attention layers with H_kv > 0 below
- * n_layer_kv_from_start (llama-kv-cache.cpp ctor filter, has_kv(il));
- * MTP layers only when asked (their draft-context cache). */
+/* Layers owning a cell in the main context's KV cache: attention
+ * layers with H_kv > 0 below n_layer_kv_from_start (llama-kv-cache.cpp
+ * ctor: has_kv(il), then the create_memory filter); nextn blocks unless
+ * the arch filters them out. */
 static bool
 layer_has_kv(const struct lc_model *m, int64_t l)
 {
 	int k = layer_kind(m, l);
 
 	if (l >= m->n_placed)
+		return false;
+	if (l >= m->n_layer && !m->nextn_kv)
 		return false;
 	if (k == QA_LAYER_MLP_ONLY || k == QA_LAYER_MAMBA ||
 	    k == QA_LAYER_LINEAR_ATTENTION)
@@ -397,7 +464,9 @@ place_weights(struct lc_model *m, const struct qa_fit_options *opt,
 		if (t->role == QA_ROLE_VISION || t->role == QA_ROLE_PROJECTOR ||
 		    t->role == QA_ROLE_AUDIO)
 			continue;
-		if (t->mtp && !opt->mtp)
+		/* nextn tensors are TENSOR_SKIP unless the MTP draft loads
+		 * them (src/models/<arch>.cpp load_arch_tensors) */
+		if (t->mtp && !m->nextn_weights)
 			continue;
 		if (t->role == QA_ROLE_EMBED || t->role == QA_ROLE_POS_EMBED) {
 			m->host_w = cadd(&ovf, m->host_w, t->bytes);
@@ -436,6 +505,243 @@ struct lc_eval {
 	bool ovf;
 };
 
+/* ggml-alloc places every tensor at the backend's alignment: 32 B on
+ * the CPU (TENSOR_ALIGNMENT), 128 B on CUDA (get_alignment). */
+static uint64_t
+galign(bool *ovf, const struct lc_model *m, uint64_t v)
+{
+	return pad_to(ovf, v, m->cpu ? 32 : CUDA_ALIGN);
+}
+
+/* Whether block l has a cell in the MTP draft context's KV cache. */
+static bool
+draft_has_kv(const struct lc_model *m, int64_t l)
+{
+	if (!m->draft || l >= m->n_placed)
+		return false;
+	if (l >= m->n_layer)
+		return layer_hkv(m, l) > 0;
+	if (!m->draft_all_layers)
+		return false;
+	return layer_has_kv(m, l);
+}
+
+/*
+ * The compute buffer's closed form (llamacpp-memory-2 section 3, from
+ * ggml-alloc.c's placement of the worst-case reserve graph of
+ * llama-context.cpp sched_reserve): the largest of a head phase (the
+ * logits allocated on top of the permanent inp_embd and the output
+ * hidden states) and a layer phase (the graph inputs, the masks and the
+ * live set of the worst layer). What one phase needs besides the
+ * inputs, so a device that holds only layers, the output device and the
+ * pipeline-parallel copies can each be assembled from it.
+ */
+struct lc_compute {
+	uint64_t inputs;	/* inp_embd + small inputs + masks */
+	uint64_t inputs_head;	/* what of them the head phase keeps */
+	uint64_t head;		/* logits, result_norm, h_nextn */
+	uint64_t layer;		/* worst layer's live set */
+	uint64_t fa_conv;	/* CUDA FA: F16 copies of K/V views */
+	uint64_t g;		/* placement term of the head phase */
+};
+
+static void
+compute_terms(const struct lc_model *m, bool *ovf, bool fa,
+	      const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
+	      int64_t n_seq, int64_t n_stream, uint64_t n_tok, uint64_t n_out,
+	      uint64_t s_base, uint64_t s_swa, bool has_base, bool has_swa,
+	      struct lc_compute *c)
+{
+	const struct qa_hparams *hp = m->hp;
+	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
+	uint64_t V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
+	uint64_t H = hp->n_head > 0 ? (uint64_t)hp->n_head : 1;
+	uint64_t bpe = fa ? 2 : 4, small, mask = 0, a = 0, t, s_max = 0;
+	uint64_t k = hp->n_expert_used > 0 ? (uint64_t)hp->n_expert_used : 1;
+	uint64_t fexp = hp->n_ff_expert > 0 ? (uint64_t)hp->n_ff_expert :
+		(hp->n_ff > 0 ? (uint64_t)hp->n_ff : 0);
+	uint64_t nexp = hp->n_expert > 0 ? (uint64_t)hp->n_expert : 0;
+	uint64_t F = hp->n_ff > 0 ? (uint64_t)hp->n_ff : 4 * E;
+	bool dense = nexp == 0 || hp->n_leading_dense > 0;
+	bool gdn = false, mamba = false, attn = false;
+	int64_t l, dk_max = 0;
+	int n_caches = (has_base ? 1 : 0) + (has_swa ? 1 : 0);
+
+	memset(c, 0, sizeof(*c));
+	for (l = 0; l < m->n_layer; l++) {
+		int kind = layer_kind(m, l);
+
+		if (kind == QA_LAYER_LINEAR_ATTENTION)
+			gdn = true;
+		else if (kind == QA_LAYER_MAMBA ||
+			 kind == QA_LAYER_PARALLEL_HYBRID)
+			mamba = true;
+		if (layer_has_kv(m, l)) {
+			int64_t dk, dv;
+
+			attn = true;
+			head_dims(m, l, &dk, &dv);
+			if (dk > dk_max)
+				dk_max = dk;
+		}
+	}
+	if (m->falcon_h1)
+		mamba = true;
+
+	/* Inputs, allocated first and kept to their last consumer:
+	 * inp_embd (4 n_tok E_inp, never consumed on token input, so
+	 * permanent: llama-graph.cpp build_inp_embd), tokens, positions
+	 * (4 per token with M-RoPE), out_ids, the k/v set_rows indices of
+	 * each cache (per element of V without FA), and the masks: one per
+	 * cache, per-stream cells x n_tok of f16 (FA) or f32
+	 * (build_attn_inp_kq_mask). */
+	small = cadd(ovf, galign(ovf, m, 4 * n_tok),
+		     galign(ovf, m, cmul(ovf, 4 * n_tok,
+					 (uint64_t)m->n_pos)));
+	small = cadd(ovf, small, galign(ovf, m, 4 * n_out));
+	if (fa || !attn) {
+		small = cadd(ovf, small, cmul(ovf, 2 * (uint64_t)n_caches,
+					      galign(ovf, m, 8 * n_tok)));
+	} else {
+		uint64_t hkv = hp->n_head_kv > 0 ? (uint64_t)hp->n_head_kv :
+						   1;
+		uint64_t dv = hp->head_dim_v > 0 ? (uint64_t)hp->head_dim_v :
+						   0;
+
+		small = cadd(ovf, small, cmul(ovf, (uint64_t)n_caches,
+			cadd(ovf, galign(ovf, m, 8 * n_tok),
+			     galign(ovf, m, cmul(ovf, 8 * n_tok,
+						 cmul(ovf, hkv, dv))))));
+	}
+	if (has_base)
+		mask = cadd(ovf, mask, galign(ovf, m, cmul(ovf,
+			cmul(ovf, s_base, n_tok), bpe)));
+	if (has_swa)
+		mask = cadd(ovf, mask, galign(ovf, m, cmul(ovf,
+			cmul(ovf, s_swa, n_tok), bpe)));
+	/* inp_embd: in the one CPU buffer; on CUDA no GPU op consumes it,
+	 * so the scheduler keeps it in the CUDA_Host buffer (a CUDA log of
+	 * Llama-3.1-8B shows "CUDA0 compute buffer size = 258.50 MiB", the
+	 * head phase without it). */
+	t = m->cpu ? galign(ovf, m, cmul(ovf, 4 * n_tok, E)) : 0;
+	c->inputs = cadd(ovf, cadd(ovf, t, small), mask);
+	c->inputs_head = cadd(ovf, t, small);
+
+	/* Head phase: logits (4 n_out V), result_norm (4 n_out E), and the
+	 * second hidden state the MTP graphs export (4 n_tok E). */
+	c->head = cadd(ovf, galign(ovf, m, cmul(ovf, 4 * n_out, V)),
+		       galign(ovf, m, cmul(ovf, 4 * n_out, E)));
+	if (m->h2)
+		c->head = cadd(ovf, c->head,
+			       galign(ovf, m, cmul(ovf, 4 * n_tok, E)));
+
+	/* Layer phase: the live set of the worst layer kind present. */
+	if (dense)	/* residual, a freed norm, gate, up, act */
+		a = cmul(ovf, 4 * n_tok, cadd(ovf, 2 * E, cmul(ovf, 3, F)));
+	if (nexp > 0) {	/* residual, norm, a hole; k rows of gate, up,
+			 * act; down stacked when it cannot reuse them;
+			 * router logits and probabilities */
+		t = cmul(ovf, 4 * n_tok,
+			 cadd(ovf, cadd(ovf, 3 * E, cmul(ovf, 3 * k, fexp)),
+			      E > 2 * fexp ? cmul(ovf, k, E) : 0));
+		t = cadd(ovf, t, cmul(ovf, 8 * n_tok, nexp));
+		if (t > a)
+			a = t;
+	}
+	if (gdn || mamba) {
+		uint64_t di = hp->ssm_d_inner > 0 ?
+			      (uint64_t)hp->ssm_d_inner : 0;
+		uint64_t ds = hp->ssm_d_state > 0 ?
+			      (uint64_t)hp->ssm_d_state : 0;
+		uint64_t g = hp->ssm_n_group > 0 ?
+			     (uint64_t)hp->ssm_n_group : 1;
+		uint64_t dc = hp->ssm_d_conv > 1 ?
+			      (uint64_t)hp->ssm_d_conv - 1 : 3;
+		uint64_t hs = hp->ssm_dt_rank > 0 ?
+			      (uint64_t)hp->ssm_dt_rank : 0;
+		uint64_t gn = cmul(ovf, g, ds);
+		uint64_t conv = cadd(ovf, di, 2 * gn);
+		uint64_t seqs = (uint64_t)(n_seq > 0 ? n_seq : 1);
+
+		if (gdn) {	/* conv input (with the state) and output */
+			t = cmul(ovf, 4 * n_tok, cadd(ovf, 3 * E,
+						      cmul(ovf, 2, conv)));
+			t = cadd(ovf, t, cmul(ovf, cmul(ovf, 4 * dc, conv),
+					      seqs));
+			if (t > a)
+				a = t;
+		}
+		if (mamba) {	/* zxBCdt, conv in, scan out, y copy */
+			t = cadd(ovf, cadd(ovf, 3 * E,
+					   cadd(ovf, 2 * di + 2 * gn, hs)),
+				 cadd(ovf, conv, 2 * di));
+			t = cmul(ovf, 4 * n_tok, t);
+			t = cadd(ovf, t, cmul(ovf, cmul(ovf, 4 * dc, conv),
+					      seqs));
+			t = cadd(ovf, t, cmul(ovf, cmul(ovf, 4 * ds, di),
+					      seqs));
+			if (t > a)
+				a = t;
+		}
+	}
+	if (attn && !fa) {	/* f32 scores of one layer, Q, residual */
+		s_max = has_base ? s_base : 0;
+		if (has_swa && s_swa > s_max)
+			s_max = s_swa;
+		t = cmul(ovf, 4 * n_tok,
+			 cadd(ovf, cmul(ovf, H, s_max),
+			      cadd(ovf, 2 * E, cmul(ovf, H, (uint64_t)dk_max))));
+		/* MLA copies the latent cache transposed for V */
+		if (m->mla && hp->kv_lora_rank > 0)
+			t = cadd(ovf, t, cmul(ovf, cmul(ovf,
+				2 * (uint64_t)n_stream, s_max),
+				(uint64_t)hp->kv_lora_rank));
+		if (t > a)
+			a = t;
+	}
+	c->layer = a;
+
+	/* CUDA FA over a non-F16 cache converts the layer's whole K and V
+	 * views to F16 inside the FLASH_ATTN_EXT node's allocation
+	 * (ggml-cuda/fattn.cu ggml_cuda_flash_attn_ext_get_alloc_size). */
+	if (fa && !m->cpu && attn) {
+		uint64_t worst = 0;
+
+		for (l = 0; l < m->n_placed; l++) {
+			int64_t dk, dv;
+			uint64_t cells, b = 0, hkv = (uint64_t)layer_hkv(m, l);
+
+			if (!layer_has_kv(m, l))
+				continue;
+			head_dims(m, l, &dk, &dv);
+			cells = cmul(ovf, (uint64_t)n_stream,
+				     layer_swa(m, l) ? s_swa : s_base);
+			if (strcasecmp(tk->name, "F16") != 0)
+				b = cmul(ovf, cmul(ovf, 2 * cells, hkv),
+					 (uint64_t)dk);
+			if (dv > 0 && strcasecmp(tv->name, "F16") != 0)
+				b = cadd(ovf, b, cmul(ovf, cmul(ovf, 2 * cells,
+								hkv),
+						      (uint64_t)dv));
+			if (b > worst)
+				worst = b;
+		}
+		c->fa_conv = worst;
+	}
+
+	/* The placement term: where ggml-alloc's best fit leaves the final
+	 * hidden state decides what the logits stack on (section 3.4). */
+	if (gdn)
+		c->g = cadd(ovf, mask, cmul(ovf, 4 * n_tok, E));
+	else if (nexp > 0 && E <= 2 * fexp)
+		c->g = cmul(ovf, 4 * n_tok, cadd(ovf, cmul(ovf, k + 2, E),
+						 3 * nexp));
+	else if (nexp > 0)
+		c->g = cmul(ovf, 4 * n_tok, 3 * E);
+	else
+		c->g = cmul(ovf, 4 * n_tok, 2 * E);
+}
+
 /*
  * One evaluation at a requested context and KV types: the whole of
  * sections 1.1-1.9 for every device. Sets e->d.refusal when llama.cpp
@@ -451,38 +757,54 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 	int64_t n_seq = opt->parallel > 0 ? opt->parallel : 1;
 	int64_t n_b = opt->batch > 0 ? opt->batch : DEFAULT_BATCH;
 	int64_t n_ub = opt->ubatch > 0 ? opt->ubatch : DEFAULT_UBATCH;
-	int64_t n_ctx, n_ctx_seq, l, vmax = 0, n_kv_max = 0;
+	int64_t n_ctx, n_ctx_seq, n_stream, l, vmax = 0;
 	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
 	uint64_t V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	uint64_t rw, sw, rows, mask, a_ffn, a_attn, logits, f_eff, bpe, n_tok;
-	uint64_t mask_base = 0, mask_swa = 0;
+	uint64_t rw, sw, rows, n_tok, n_out;
+	struct lc_compute cm, cd;
 	bool fa, quant_v, pipe;
 	size_t j;
 
 	memset(e, 0, sizeof(*e));
-	/* Section 1.1: pad256 of -c (0 = trained); -np N non-unified:
-	 * N streams of pad256(n_ctx / N) cells. */
+	/* llama-context.cpp l.286-301: n_ctx = pad256(-c, 0 = trained);
+	 * unified: one stream of n_ctx cells; else -np N streams of
+	 * pad256(n_ctx / N) cells (llama-kv-cache.cpp l.82). */
 	n_ctx = pad256(ctx_req > 0 ? ctx_req : hp->n_ctx_train);
-	n_ctx_seq = pad256(n_ctx / n_seq);
-	n_ctx = n_seq * n_ctx_seq;
+	if (m->unified) {
+		n_ctx_seq = n_ctx;
+		n_stream = 1;
+	} else {
+		n_ctx_seq = pad256(n_ctx / n_seq);
+		n_ctx = n_seq * n_ctx_seq;
+		n_stream = n_seq;
+	}
 	/* n_batch = min(n_ctx, n_batch), n_ubatch = min(n_batch, n_ubatch)
 	 * (llama-context.cpp, causal models). */
 	if (n_b > n_ctx)
 		n_b = n_ctx;
 	if (n_ub > n_b)
 		n_ub = n_b;
+	/* The worst-case reserve (sched_reserve, graph_reserve l.2379):
+	 * min(n_ctx, n_ub) tokens rounded up to a multiple of n_seq;
+	 * outputs min(tokens, n_outputs_max = n_batch), not rounded. */
+	n_tok = (uint64_t)((n_ub + n_seq - 1) / n_seq * n_seq);
+	n_out = (uint64_t)n_ub;
 	e->d.n_ctx = n_ctx;
 	e->d.n_ctx_seq = n_ctx_seq;
-	e->d.n_stream = n_seq;
+	e->d.n_stream = n_stream;
+	e->d.n_tok = (int64_t)n_tok;
+	e->d.n_out = (int64_t)n_out;
+	e->d.unified = m->unified;
 	/* flash_attn auto: on when every layer's FA op runs beside its KV,
-	 * which full offload guarantees (section 1.8.3). */
+	 * which full offload guarantees (resolve_fused_ops). */
 	fa = opt->flash_attn != 0;
 	e->d.flash_attn = fa;
 
 	/* Refusals (llama-context.cpp llama_init_from_model): a KV type's
-	 * block must divide the per-head width, and quantized V needs FA. */
+	 * block must divide the per-head width of the trunk layers (the
+	 * check loops il < n_layer()), and quantized V needs FA. */
 	quant_v = tv->block > 1;
-	for (l = 0; l < m->n_placed && !e->d.refusal[0]; l++) {
+	for (l = 0; l < m->n_layer && !e->d.refusal[0]; l++) {
 		int64_t dk, dv;
 
 		if (!layer_has_kv(m, l))
@@ -503,19 +825,20 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		snprintf(e->d.refusal, sizeof(e->d.refusal),
 			 "quantized V cache requires flash_attn to be enabled");
 
-	/* Section 1.3: SWA cells pad256(min(n_ctx_seq, n_swa + n_ub)) per
-	 * stream (non-unified: the window of one sequence). */
+	/* llama-kv-cache-iswa.cpp l.73: SWA cells per stream
+	 * pad256(min(kv_size, n_swa (unified: x n_seq) + n_ubatch)). */
 	if (hp->sliding_window > 0) {
-		int64_t c = hp->sliding_window + n_ub;
+		int64_t c = hp->sliding_window * (m->unified ? n_seq : 1) +
+			    n_ub;
 
 		e->d.cells_swa = pad256(c < n_ctx_seq ? c : n_ctx_seq);
 	}
 	/* FA off stores V transposed, padded to the widest layer
-	 * ([TAG_V_CACHE_VARIABLE], section 1.2). */
+	 * ([TAG_V_CACHE_VARIABLE] in llama-kv-cache.cpp). */
 	for (l = 0; l < m->n_placed; l++) {
 		int64_t dk, dv;
 
-		if (!layer_has_kv(m, l))
+		if (!layer_has_kv(m, l) && !draft_has_kv(m, l))
 			continue;
 		head_dims(m, l, &dk, &dv);
 		if (layer_hkv(m, l) * dv > vmax)
@@ -525,50 +848,88 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		for (l = 0; l < m->n_placed; l++) {
 			int64_t dk, dv, hkv = layer_hkv(m, l);
 			uint64_t cells, kb, vb, nv;
-			bool swa;
+			bool swa, main_kv = layer_has_kv(m, l);
+			bool dr = draft_has_kv(m, l);
 			int dv_i = m->unit_dev[l];
 
-			if (!layer_has_kv(m, l))
+			if (!main_kv && !dr)
 				continue;
 			head_dims(m, l, &dk, &dv);
-			swa = layer_swa(m, l);
+			/* nextn blocks are never SWA */
+			swa = l < m->n_layer && layer_swa(m, l);
 			cells = (uint64_t)(swa ? e->d.cells_swa : n_ctx_seq);
 			nv = dv > 0 ? (uint64_t)(fa ? hkv * dv : vmax) : 0;
-			kb = cmul(ovf, cmul(ovf, (uint64_t)n_seq, cells),
+			kb = cmul(ovf, cmul(ovf, (uint64_t)n_stream, cells),
 				  row_bytes(ovf, tk, (uint64_t)(hkv * dk)));
-			vb = cmul(ovf, cmul(ovf, (uint64_t)n_seq, cells),
+			vb = cmul(ovf, cmul(ovf, (uint64_t)n_stream, cells),
 				  row_bytes(ovf, tv, nv));
-			if (swa) {
+			if (main_kv && swa) {
 				e->d.k_swa = cadd(ovf, e->d.k_swa, kb);
 				e->d.v_swa = cadd(ovf, e->d.v_swa, vb);
 				e->d.layers_swa++;
-			} else {
+			} else if (main_kv) {
 				e->d.k_base = cadd(ovf, e->d.k_base, kb);
 				e->d.v_base = cadd(ovf, e->d.v_base, vb);
 				e->d.layers_base++;
+				if (l >= m->n_layer)
+					e->d.layers_nextn++;
 			}
-			if (dv_i < 0)	/* a host layer's cache is host */
-				e->host_cache = cadd(ovf, e->host_cache,
+			if (main_kv) {
+				if (dv_i < 0)	/* a host layer's cache */
+					e->host_cache = cadd(ovf, e->host_cache,
+							     cadd(ovf, kb, vb));
+				else
+					e->dev[dv_i].kv_bytes =
+						cadd(ovf, e->dev[dv_i].kv_bytes,
 						     cadd(ovf, kb, vb));
-			else
-				e->dev[dv_i].kv_bytes =
-					cadd(ovf, e->dev[dv_i].kv_bytes,
-					     cadd(ovf, kb, vb));
-			/* the draft's cache: not read by a plain decode step */
-			if (dv_i >= 0 && l >= m->n_layer)
-				e->mtp_kv[dv_i] = cadd(ovf, e->mtp_kv[dv_i],
-						       cadd(ovf, kb, vb));
+				/* nextn cells: allocated, never read by a
+				 * plain decode step */
+				if (dv_i >= 0 && l >= m->n_layer)
+					e->mtp_kv[dv_i] = cadd(ovf,
+						e->mtp_kv[dv_i],
+						cadd(ovf, kb, vb));
+			}
+			if (dr) {
+				/* the draft context's own cache, in its own
+				 * types: -ctkd/-ctvd, F16 by default
+				 * (common.h common_params_speculative_draft)
+				 */
+				kb = cmul(ovf, cmul(ovf, (uint64_t)n_stream,
+						    cells),
+					  row_bytes(ovf, m->f16,
+						    (uint64_t)(hkv * dk)));
+				vb = cmul(ovf, cmul(ovf, (uint64_t)n_stream,
+						    cells),
+					  row_bytes(ovf, m->f16, nv));
+				e->d.k_draft = cadd(ovf, e->d.k_draft, kb);
+				e->d.v_draft = cadd(ovf, e->d.v_draft, vb);
+				e->d.layers_draft++;
+				if (dv_i < 0) {
+					e->host_cache = cadd(ovf, e->host_cache,
+							     cadd(ovf, kb, vb));
+				} else {
+					e->dev[dv_i].kv_bytes =
+						cadd(ovf, e->dev[dv_i].kv_bytes,
+						     cadd(ovf, kb, vb));
+					e->mtp_kv[dv_i] = cadd(ovf,
+						e->mtp_kv[dv_i],
+						cadd(ovf, kb, vb));
+				}
+			}
 		}
 	}
 	e->d.cells_base = e->d.layers_base ? n_ctx_seq : 0;
 	if (!e->d.layers_swa)
 		e->d.cells_swa = 0;
 
-	/* Section 1.5: N = max(1, n_seq) (1 + n_rs_seq) f32 rows, n_rs_seq
-	 * = 0 (no draft snapshots modelled). */
+	/* llama-memory-recurrent.cpp l.99: max(1, n_seq) (1 + n_rs_seq)
+	 * f32 rows per recurrent trunk layer (filters keep nextn blocks
+	 * out); n_rs_seq is the draft's n_max with MTP on the archs that
+	 * roll recurrent state back. */
 	rs_widths(ovf, m, &rw, &sw);
-	rows = (uint64_t)n_seq;
+	rows = cmul(ovf, (uint64_t)n_seq, 1 + (uint64_t)m->n_rs_seq);
 	e->d.rs_rows = rows;
+	e->d.n_rs_seq = m->n_rs_seq;
 	for (l = 0; l < m->n_layer && l < m->n_placed; l++) {
 		uint64_t rb, sb;
 		int dv_i = m->unit_dev[l];
@@ -589,63 +950,29 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				     cadd(ovf, rb, sb));
 	}
 
-	/* Section 1.8.3 closed form. Masks: one per cache, n_kv x n_tok of
-	 * f16 (FA) or f32. FFN: 4 n_ub (3 F_eff + 4 E), MoE F_eff = used
-	 * experts + shared, plus router logits. Attention without FA: the
-	 * kq scores 4 n_kv n_tok H_q (plus MLA's transposed V).
-	 * With -np N (non-unified) a mask is [n_kv, n_tok / N, 1, N] with
-	 * n_kv the cells of one stream (llama-graph.cpp
-	 * build_attn_inp_kq_mask; the reserve's n_tok is n_ub rounded up to
-	 * a multiple of N, llama-context.cpp graph_reserve), so it holds
-	 * n_ctx_seq x n_tok elements, not n_ctx x n_ub: counting every
-	 * stream made it N times too big. The kq scores are per stream the
-	 * same way (build_attn_mha). */
-	n_tok = (uint64_t)((n_ub + n_seq - 1) / n_seq * n_seq);
-	bpe = fa ? 2 : 4;
-	if (e->d.layers_base) {
-		mask_base = cmul(ovf, cmul(ovf, (uint64_t)n_ctx_seq, n_tok),
-				 bpe);
-		n_kv_max = n_ctx_seq;
-	}
-	if (e->d.layers_swa) {
-		mask_swa = cmul(ovf, cmul(ovf, (uint64_t)e->d.cells_swa,
-					  n_tok), bpe);
-		if (e->d.cells_swa > n_kv_max)
-			n_kv_max = e->d.cells_swa;
-	}
-	mask = cadd(ovf, mask_base, mask_swa);
-	f_eff = hp->n_ff > 0 ? (uint64_t)hp->n_ff : 4 * E;
-	if (hp->n_expert > 0 && hp->n_ff_expert > 0) {
-		uint64_t moe = cmul(ovf, (uint64_t)(hp->n_expert_used > 0 ?
-						     hp->n_expert_used : 1) +
-					  (uint64_t)(hp->n_expert_shared > 0 ?
-						     hp->n_expert_shared : 0),
-				    (uint64_t)hp->n_ff_expert);
-
-		if (moe > f_eff || hp->n_leading_dense <= 0)
-			f_eff = moe;
-	}
-	a_ffn = cmul(ovf, 4 * (uint64_t)n_ub,
-		     cadd(ovf, cmul(ovf, 3, f_eff), cmul(ovf, 4, E)));
-	if (hp->n_expert > 0)
-		a_ffn = cadd(ovf, a_ffn, cmul(ovf, 4 * (uint64_t)n_ub,
-					      (uint64_t)hp->n_expert));
-	a_attn = 0;
-	if (!fa) {
-		a_attn = cmul(ovf, cmul(ovf, 4, (uint64_t)n_kv_max),
-			      cmul(ovf, n_tok,
-				   (uint64_t)(hp->n_head > 0 ? hp->n_head : 1)));
-		/* MLA's transposed V copies the whole cache: every stream */
-		if (m->mla && hp->kv_lora_rank > 0)
-			a_attn = cadd(ovf, a_attn,
-				      cmul(ovf, cmul(ovf, 2 * (uint64_t)n_seq,
-						     (uint64_t)n_kv_max),
-					   (uint64_t)hp->kv_lora_rank));
-	}
-	logits = cmul(ovf, 4 * (uint64_t)n_ub, cadd(ovf, V, E));
-	e->d.compute_host_input = cmul(ovf, 4 * (uint64_t)n_ub, E);
-	/* Section 1.9: (V n_out) f32 with n_out = n_seq at start, host. */
+	compute_terms(m, ovf, fa, tk, tv, n_seq, n_stream, n_tok, n_out,
+		      (uint64_t)n_ctx_seq, (uint64_t)e->d.cells_swa,
+		      e->d.layers_base > 0, e->d.layers_swa > 0, &cm);
+	e->d.compute_host_input = galign(ovf, m, cmul(ovf, 4 * n_tok, E));
+	/* llama_context::output_reserve: V x max(n_outputs, n_seq) f32
+	 * logits in host memory, grown on demand up to n_outputs_max. */
 	e->d.output_host = cmul(ovf, cmul(ovf, V, (uint64_t)n_seq), 4);
+	/* The MTP draft context (common/speculative.cpp: same n_ctx and
+	 * n_seq, ctx_type MTP, n_outputs_max = n_parallel): its own
+	 * compute buffer for one nextn block (eh_proj over the 2E concat)
+	 * and the head, on the output device. An estimate. */
+	memset(&cd, 0, sizeof(cd));
+	if (m->draft) {
+		uint64_t dmask = cmul(ovf, cmul(ovf, (uint64_t)n_ctx_seq,
+						n_tok), fa ? 2 : 4);
+		uint64_t hd = cadd(ovf, cmul(ovf, 4 * (uint64_t)n_seq, V),
+				   cmul(ovf, 4 * (uint64_t)n_seq, E));
+		uint64_t ld = cadd(ovf, cadd(ovf, dmask, cm.layer),
+				   cmul(ovf, 8 * n_tok, E));
+
+		e->d.compute_draft = cadd(ovf, cm.inputs_head,
+					  hd > ld ? hd : ld);
+	}
 	/* Pipeline parallelism also needs full offload and no tensor
 	 * overrides (llama-context.cpp l.428-455): layers kept on the host
 	 * (-ngl) or experts kept there (--n-cpu-moe, an override) turn it
@@ -657,9 +984,9 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 
 	for (j = 0; j < m->n_dev; j++) {
 		struct qa_fit_device *d = &e->dev[j];
-		uint64_t body = cadd(ovf, a_ffn, a_attn), used, exp = 0;
-		uint64_t skip_w = 0;
-		uint64_t c, margin;
+		uint64_t used, exp = 0, skip_w = 0, c, tight, margin;
+		uint64_t layer = cadd(ovf, cm.layer, cm.fa_conv);
+		uint64_t head = cadd(ovf, cm.head, cm.g);
 		size_t u;
 
 		d->first_layer = d->last_layer = -1;
@@ -677,8 +1004,8 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 							m->unit_w[u]);
 				exp = cadd(ovf, exp, m->unit_exp[u]);
 			}
-			/* MTP layers (--mtp on) are read only by the
-			 * draft: not part of one no-speculation token */
+			/* nextn blocks are read only by the draft: not
+			 * part of one no-speculation token */
 			if (u >= (size_t)m->n_layer && u < (size_t)m->n_placed)
 				skip_w = cadd(ovf, skip_w, m->unit_w[u]);
 			if (u == (size_t)m->n_placed) {
@@ -690,20 +1017,29 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			d->last_layer = (int32_t)u;
 		}
 		if (d->first_layer < 0 && !d->has_output) {
-			c = 0;
+			c = tight = 0;
 		} else if (pipe) {
-			/* Section 1.8.4: inputs (mask, n_ub E f32 hidden
-			 * state) duplicated n_copies = 4 times. */
-			c = cmul(ovf, SCHED_COPIES,
-				 cadd(ovf, mask, e->d.compute_host_input));
-			c = cadd(ovf, c, d->has_output && logits > body ?
-					 logits : body);
+			/* ggml-backend.cpp GGML_SCHED_MAX_COPIES: the graph
+			 * inputs duplicated 4 times on every device */
+			c = cmul(ovf, SCHED_COPIES, cm.inputs);
+			tight = cadd(ovf, c, d->has_output &&
+				     cm.head > layer ? cm.head : layer);
+			c = cadd(ovf, c, d->has_output && head > layer ?
+				 head : layer);
 		} else {
-			uint64_t live = cadd(ovf, mask, body);
+			uint64_t lp = cadd(ovf, cm.inputs, layer);
+			uint64_t hp_c = cadd(ovf, cm.inputs_head, head);
+			uint64_t ht = cadd(ovf, cm.inputs_head, cm.head);
 
-			c = d->has_output && logits > live ? logits : live;
+			c = d->has_output && hp_c > lp ? hp_c : lp;
+			tight = d->has_output && ht > lp ? ht : lp;
+		}
+		if (d->has_output && m->draft) {
+			c = cadd(ovf, c, e->d.compute_draft);
+			tight = cadd(ovf, tight, e->d.compute_draft);
 		}
 		d->compute_bytes = c;
+		d->compute_tight_bytes = tight;
 		/* llama-server puts the projector (--mmproj) whole on the
 		 * first GPU (tools/mtmd/clip.cpp backend selection). */
 		if (j == 0 && !m->cpu && m->inv->mmproj.file) {
@@ -726,7 +1062,7 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				-(int64_t)((used - m->usable[j]) & INT64_MAX);
 		/* Decode reads every non-expert weight, n_used / n_expert
 		 * of the expert bytes, and the whole cache per token; the
-		 * MTP layers' weights and cache only when drafting, which
+		 * nextn blocks' weights and cells only when drafting, which
 		 * the ceiling leaves out. */
 		e->read_bytes[j] = cadd(ovf, d->weights_bytes - exp -
 					(skip_w < d->weights_bytes - exp ?
@@ -734,7 +1070,11 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 					cadd(ovf, d->kv_bytes -
 					     (e->mtp_kv[j] < d->kv_bytes ?
 					      e->mtp_kv[j] : d->kv_bytes),
-					     d->recurrent_bytes));
+					     /* a step reads one row per
+					      * sequence, not the rollback
+					      * snapshots */
+					     d->recurrent_bytes /
+					     (1 + (uint64_t)m->n_rs_seq)));
 		if (hp->n_expert > 0 && hp->n_expert_used > 0)
 			e->read_bytes[j] = cadd(ovf, e->read_bytes[j],
 						cmul(ovf, exp / (uint64_t)
@@ -1010,7 +1350,22 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	m.n_layer = hp->n_layer;
 	mtp_layers = hp->n_layer_all > hp->n_layer ?
 		     hp->n_layer_all - hp->n_layer : 0;
-	m.n_placed = m.n_layer + (opt->mtp ? mtp_layers : 0);
+	/* load_tensors splits n_layer_all + 1 units for every arch; nextn
+	 * blocks get main-context KV unless the arch filters them, weights
+	 * only when the MTP draft loads them (--spec-type mtp), and the
+	 * draft a context of its own (llama-model.cpp create_memory,
+	 * common/speculative.cpp). */
+	m.n_placed = m.n_layer + mtp_layers;
+	m.nextn_kv = mtp_layers > 0 && !arch_in(hp, nextn_filtered) &&
+		     inv->kind == QA_KIND_GGUF;
+	m.draft = opt->mtp && mtp_layers > 0 && arch_in(hp, mtp_graph);
+	m.nextn_weights = m.draft;
+	m.draft_all_layers = m.draft && arch_in(hp, draft_unfiltered);
+	m.n_rs_seq = m.draft && arch_in(hp, rs_rollback) ? 3 : 0;
+	m.h2 = arch_in(hp, second_hidden);
+	m.unified = opt->kv_unified;
+	m.n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
+	m.f16 = qa_ggml_type_by_name("F16");
 	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
 	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
 	m.kv_from_start = m.n_layer;
@@ -1214,9 +1569,11 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
 			 "on demand and is not deterministic: the margin "
 			 "covers it");
-	add_note(out, "compute buffer is a closed-form estimate (within "
-		 "1-2 % for transformers, 3-13 % low for MLA and hybrid "
-		 "graphs); the rest is exact");
+	add_note(out, "compute buffer: a closed form of ggml-alloc's "
+		 "placement of the worst-case reserve graph "
+		 "(llama-context.cpp sched_reserve), on the safe side by the "
+		 "placement term; devices also carry the value without it "
+		 "(compute_tight_bytes); KV and state are exact");
 	if (m.pipeline && !offload)
 		add_note(out, "more than one GPU: pipeline parallelism keeps "
 			 "4 copies of the graph inputs per device "
@@ -1227,15 +1584,27 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	else
 		add_note(out, "largest contexts are capped at the trained "
 			 "context, as llama.cpp --fit does");
-	if (opt->parallel > 1)
-		add_note(out, "-np N modelled as N streams (kv_unified off, "
-			 "the llama-completion default); llama-server's "
-			 "unified cache has the same base size");
+	if (m.unified)
+		add_note(out, "--kv-unified: one cache of n_ctx cells shared by "
+			 "the sequences (llama-server's default when -np is not "
+			 "given: 4 slots, tools/server/server.cpp)");
+	else if (opt->parallel > 1)
+		add_note(out, "-np N as N streams of n_ctx/N cells (kv_unified "
+			 "off: llama-completion, llama-cli and an explicit -np "
+			 "in llama-server; --kv-unified for one shared cache)");
 	if (mtp_layers > 0)
-		add_note(out, opt->mtp ? "MTP layers placed after the trunk "
-			 "with a full-context KV cache of their own (draft "
-			 "context, same types)" :
-			 "MTP/nextn layers excluded (not loaded)");
+		add_note(out, qa_arena_printf(a, "%s; %s", m.nextn_kv ?
+			 "the nextn (MTP) blocks get KV cells in the main "
+			 "context that only a draft reads (create_memory passes "
+			 "no layer filter for this arch)" :
+			 "the nextn (MTP) blocks have no main-context cache "
+			 "(create_memory filters them out)", m.draft ?
+			 "--mtp on: nextn weights loaded, a draft context with "
+			 "its own F16 KV (-ctkd/-ctvd) and compute buffer on the "
+			 "output device (common/speculative.cpp), recurrent "
+			 "state rows x(1 + draft n_max 3) where the arch rolls "
+			 "it back" : "their weights are not loaded without "
+			 "--spec-type mtp (TENSOR_SKIP)"));
 	return 0;
 }
 
@@ -1304,6 +1673,11 @@ parse_cmd(struct qa_llamacpp_log *o, const char *line)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		copy_word(arg, sizeof(arg), p);
+		/* flags: no argument to step over */
+		if (!strcmp(w, "-kvu") || !strcmp(w, "--kv-unified")) {
+			o->kvu = 1;
+			continue;
+		}
 		if (!strcmp(w, "-m") || !strcmp(w, "--model"))
 			snprintf(o->model, sizeof(o->model), "%s", arg);
 		else if (!strcmp(w, "-c") || !strcmp(w, "--ctx-size"))
@@ -1464,6 +1838,7 @@ qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
 	out->ctx = -1;
 	out->fa = -1;
 	out->rc = -1;
+	out->kvu = -1;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -1500,6 +1875,16 @@ qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
 			out->s_mib = c ? after(c, "):") : -1;
 		} else if (!strncmp(s, "sched_reserve:", 14) ||
 			   !strncmp(s, "llama_context:", 14)) {
+			/* the context's own settings, whatever program
+			 * chose them (llama-server turns kv_unified on
+			 * when -np is not given) */
+			if ((c = strstr(s, "kv_unified")) != NULL &&
+			    strchr(c, '='))
+				out->kvu = strstr(strchr(c, '='), "true") ?
+					   1 : 0;
+			if ((c = strstr(s, "n_seq_max")) != NULL &&
+			    strchr(c, '=') && out->np == 0)
+				out->np = (int)int_at(strchr(c, '=') + 1);
 			if (strstr(s, "compute buffer size ="))
 				parse_buf(out->compute, &out->n_compute,
 					  strchr(s, ':'), " compute buffer");

@@ -207,6 +207,8 @@ qa_fit_calibrate(const struct qa_inventory *inv, struct qa_fit_options *opt,
 		opt->parallel = lg->np;
 	if (!(opt->given & QA_FIT_GIVEN_UBATCH) && lg->ub > 0)
 		opt->ubatch = lg->ub;
+	if (lg->kvu == 1)
+		opt->kv_unified = true;
 	if (!(opt->given & QA_FIT_GIVEN_GPUS)) {
 		/* No --gpus: the log is a CPU run, one CPU backend device
 		 * whose memory is not the question. */

@@ -102,12 +102,19 @@ qa_report_calibration(FILE *out, const struct qa_inventory *inv,
 				mod = lg->model_buf[i].mib;
 		snprintf(what, sizeof(what), "compute %s",
 			 r->devices[j].name);
-		/* The CPU backend holds the host input in the same buffer
-		 * (memory-models.md section 1.8.1). */
-		cal_row(out, what, ((double)r->devices[j].compute_bytes +
-				    (strcmp(r->devices[j].name, "CPU") == 0 ?
-				     (double)det->compute_host_input : 0)) /
-			MIB, act);
+		/* The device compute includes the permanent inp_embd (the
+		 * CPU backend holds it in the same buffer). */
+		cal_row(out, what, (double)r->devices[j].compute_bytes / MIB,
+			act);
+		if (r->devices[j].compute_tight_bytes &&
+		    r->devices[j].compute_tight_bytes !=
+		    r->devices[j].compute_bytes) {
+			snprintf(what, sizeof(what), "  tight (no placement "
+				 "term)");
+			cal_row(out, what,
+				(double)r->devices[j].compute_tight_bytes /
+				MIB, act);
+		}
 		snprintf(what, sizeof(what), "weights %s", r->devices[j].name);
 		cal_row(out, what, ((double)r->devices[j].weights_bytes +
 				    (strcmp(r->devices[j].name, "CPU") == 0 ?

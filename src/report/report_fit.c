@@ -78,6 +78,9 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 		qa_jw_u64(w, "kv_bytes", d->kv_bytes);
 		qa_jw_u64(w, "recurrent_bytes", d->recurrent_bytes);
 		qa_jw_u64(w, "compute_bytes", d->compute_bytes);
+		if (d->compute_tight_bytes)
+			qa_jw_u64(w, "compute_tight_bytes",
+				  d->compute_tight_bytes);
 		qa_jw_u64(w, "overhead_bytes", d->overhead_bytes);
 		qa_jw_i64(w, "free_bytes", d->free_bytes);
 		if (d->first_layer >= 0 && d->last_layer >= d->first_layer) {

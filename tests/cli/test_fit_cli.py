@@ -260,11 +260,16 @@ def hybrid_mtp(c, binary):
     (qwen35.attention.head_count_kv/key_length), GDN state per linear
     layer (memory-models.md 1.5 GDN mapping, f32): conv (4-1)*(6144 +
     2*16*128) = 30720 and SSM 128*6144 = 786432 elements, for 48 linear
-    layers. The MTP block adds one full-attention layer with --mtp on."""
+    layers. qwen35 filters its nextn block out of the main caches
+    (llama-model.cpp create_memory); with --mtp on (--spec-type mtp) the
+    draft context holds that one block's cache, in F16 (the draft's
+    -ctkd/-ctvd default), and the recurrent state gets 1 + 3 rows per
+    sequence for rollback (llama-memory-recurrent.cpp, n_rs_seq = the
+    draft's n_max, 3 by default, common/common.h)."""
     ctx = 32768
     kv_layer = 2 * 4 * 256 * 2 * ctx          # K + V, f16
     rs = 48 * 4 * (3 * (6144 + 2 * 16 * 128) + 128 * 6144)
-    for mtp, layers in (("off", 16), ("on", 17)):
+    for mtp, layers, rows in (("off", 16, 1), ("on", 17, 4)):
         code, doc, err = fit_json(binary, [
             fixture("qwen3.6-27b-like-mtp-Q4_K_M.gguf"), "--gpus",
             "2x16G", "--ctx", str(ctx), "--mtp", mtp])
@@ -275,9 +280,10 @@ def hybrid_mtp(c, binary):
         c.check(t["kv_bytes"] == layers * kv_layer,
                 f"qwen3.6 hybrid mtp {mtp}: KV {t['kv_bytes']}, want "
                 f"{layers * kv_layer}")
-        c.check(t["recurrent_bytes"] == rs,
+        c.check(t["recurrent_bytes"] == rs * rows,
                 f"qwen3.6 hybrid mtp {mtp}: recurrent "
-                f"{t['recurrent_bytes']}, want {rs} (149.625 MiB)")
+                f"{t['recurrent_bytes']}, want {rs * rows} ({rows} x "
+                f"149.625 MiB)")
 
 
 def verdicts(c, binary):

@@ -44,6 +44,14 @@ GGML_TYPES = {0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22),
               11: (256, 110), 12: (256, 144), 13: (256, 176),
               14: (256, 210), 15: (256, 292), 30: (1, 2)}
 KV_TYPES = {"f16": (1, 2), "q8_0": (32, 34), "q4_0": (32, 18)}
+# llama-model.cpp create_memory: archs whose filter keeps nextn blocks
+# out of the main caches; llama-arch.cpp llm_arch_supports_rs_rollback;
+# graphs exporting a second hidden state (t_h_nextn).
+FILTERED = {"qwen3next", "qwen35", "qwen35moe", "step35", "hy_v3",
+            "glm-dsa", "mimo2", "deepseek32", "deepseek4"}
+ROLLBACK = {"qwen35", "qwen35moe", "deepseek4"}
+SECOND_HIDDEN = {"qwen3next", "qwen35", "qwen35moe", "gpt-oss",
+                 "cohere2moe", "hy_v3", "mimo2", "step35"}
 SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f",
            7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 
@@ -124,7 +132,19 @@ class Model:
             return meta.get(f"{a}.{k}", d)
         self.n_all = g("block_count")
         self.n_layer = self.n_all - g("nextn_predict_layers", 0)
-        self.n_placed = self.n_all if mtp else self.n_layer
+        # load_tensors splits n_layer_all + 1 units whatever --mtp says
+        # (llama-model.cpp l.1318); nextn weights are TENSOR_SKIP unless
+        # the MTP draft loads them; qwen35 filters nextn blocks out of
+        # its main caches; the draft's own cache is F16 and the
+        # recurrent state gets 1 + n_max (3) rows for rollback
+        # (llamacpp-memory-2 sections 1, 4.2).
+        self.n_placed = self.n_all
+        self.mtp = mtp and self.n_all > self.n_layer
+        self.nextn_kv = self.n_all > self.n_layer and a not in FILTERED
+        self.n_rs = 3 if self.mtp and a in ROLLBACK else 0
+        self.h2 = a in SECOND_HIDDEN
+        self.n_pos = 4 if f"{a}.rope.dimension_sections" in meta else 1
+        self.Hs = g("ssm.time_step_rank", 0)
         self.E = g("embedding_length")
         self.H = g("attention.head_count")
         hkv = g("attention.head_count_kv", self.H)
@@ -156,8 +176,8 @@ class Model:
                 self.host += t["bytes"]
                 embd_dev = dev_bytes(t)
                 continue
-            if m and int(m.group(1)) >= self.n_placed:
-                continue          # MTP block, not loaded
+            if m and int(m.group(1)) >= self.n_layer and not self.mtp:
+                continue          # nextn block, not loaded
             u = int(m.group(1)) if m else self.n_placed
             have_output |= t["name"] == "output.weight"
             self.unit_w[u] += dev_bytes(t)
@@ -178,7 +198,18 @@ class Model:
                 (l + 1) % self.fai != 0)
 
     def layer_has_kv(self, l):
+        if l >= self.n_layer and not self.nextn_kv:
+            return False
         return not self.layer_recurrent(l) and self.hkv[l] > 0
+
+    def draft_kv(self, l, ctx, n_seq=1):
+        """The MTP draft context's cache (nextn blocks only for qwen35),
+        F16."""
+        if not self.mtp or l < self.n_layer:
+            return 0
+        _, seq, _, _ = self.ctx_shape(ctx, n_seq)
+        return n_seq * seq * (rho("f16", self.hkv[l] * self.dk) +
+                              rho("f16", self.hkv[l] * self.dv))
 
     def ctx_shape(self, ctx, n_seq):
         n_ctx = pad256(ctx)
@@ -201,26 +232,96 @@ class Model:
             return 0
         conv, inner, state, groups = self.ssm
         r = (conv - 1) * (inner + 2 * groups * state)
-        return 4 * n_seq * (r + state * inner)
+        return 4 * n_seq * (1 + self.n_rs) * (r + state * inner)
 
-    def compute(self, ctx, n_seq, has_output, pipeline, ub=N_UB):
-        """docs/fit.md compute closed form, FA on, masks per stream."""
+    def compute(self, ctx, n_seq, has_output, pipeline, ub=N_UB,
+                kv="f16"):
+        """llamacpp-memory-2 section 3 on CUDA, FA on: the larger of a
+        head phase (logits, result_norm, the MTP graphs' second hidden
+        state, plus the placement term G) and a layer phase (inputs,
+        per-stream masks, the worst layer's live set, the F16 copy FA
+        makes of a non-F16 layer cache); inp_embd in CUDA_Host; x4 input
+        copies under pipeline parallelism. Returns (conservative,
+        tight)."""
         n_ctx, seq, n_ub, swa = self.ctx_shape(ctx, n_seq)
         n_ub = min(ub, n_ub)
         n_tok = -(-n_ub // n_seq) * n_seq
+        n_out = n_ub
+
+        def al(x):
+            return -(-x // ALIGN) * ALIGN
         layers = range(self.n_layer)
-        mask = 0
-        if any(self.layer_has_kv(l) and not self.layer_swa(l)
-               for l in layers):
-            mask += seq * n_tok * 2
-        if any(self.layer_has_kv(l) and self.layer_swa(l) for l in layers):
-            mask += swa * n_tok * 2
-        f_eff = self.n_used * self.F_exp if self.n_exp else self.F
-        a_ffn = 4 * n_ub * (3 * f_eff + 4 * self.E) + 4 * n_ub * self.n_exp
-        logits = 4 * n_ub * (self.V + self.E) if has_output else 0
+        base = any(self.layer_has_kv(l) and not self.layer_swa(l)
+                   for l in layers)
+        sw = any(self.layer_has_kv(l) and self.layer_swa(l) for l in layers)
+        E, V = self.E, self.V
+        small = (al(4 * n_tok) + al(4 * n_tok * self.n_pos) + al(4 * n_out) +
+                 (base + sw) * 2 * al(8 * n_tok))
+        mask = (al(seq * n_tok * 2) if base else 0) + \
+            (al(swa * n_tok * 2) if sw else 0)
+        inputs = small + mask
+        head = al(4 * n_out * V) + al(4 * n_out * E) + \
+            (al(4 * n_tok * E) if self.h2 else 0)
+        k, fx, nx = self.n_used, self.F_exp, self.n_exp
+        terms = []
+        if not nx:
+            terms.append(4 * n_tok * (2 * E + 3 * self.F))
+        else:
+            terms.append(4 * n_tok * (3 * E + 3 * k * fx +
+                                      (k * E if E > 2 * fx else 0)) +
+                         8 * n_tok * nx)
+        gdn = any(self.layer_recurrent(l) for l in layers)
+        if gdn:
+            conv, inner, state, groups = self.ssm
+            cd = inner + 2 * groups * state
+            terms.append(4 * n_tok * (3 * E + 2 * cd) +
+                         4 * (conv - 1) * cd * n_seq)
+        fa_conv = 0
+        if kv != "f16":
+            for l in range(self.n_placed):
+                if self.layer_has_kv(l):
+                    cells = n_seq * (swa if self.layer_swa(l) else seq)
+                    fa_conv = max(fa_conv, 2 * cells * self.hkv[l] *
+                                  (self.dk + self.dv))
+        layer = max(terms) + fa_conv
+        if gdn:
+            g = mask + 4 * n_tok * E
+        elif nx and E <= 2 * fx:
+            g = 4 * n_tok * ((k + 2) * E + 3 * nx)
+        elif nx:
+            g = 4 * n_tok * 3 * E
+        else:
+            g = 4 * n_tok * 2 * E
         if pipeline:
-            return 4 * (mask + 4 * n_ub * self.E) + max(logits, a_ffn)
-        return max(logits, mask + a_ffn)
+            cons = 4 * inputs + max(head + g if has_output else 0, layer)
+            tight = 4 * inputs + max(head if has_output else 0, layer)
+        else:
+            lp = inputs + layer
+            cons = max(small + head + g, lp) if has_output else lp
+            tight = max(small + head, lp) if has_output else lp
+        return cons, tight
+
+    def draft_compute(self, ctx, n_seq):
+        """The MTP draft context's buffer (an estimate): its small inputs
+        and the larger of its head (logits and result_norm of n_parallel
+        outputs) and one block (mask, the worst layer term, the 2E
+        concat of eh_proj)."""
+        n_ctx, seq, n_ub, swa = self.ctx_shape(ctx, n_seq)
+        n_tok = -(-n_ub // n_seq) * n_seq
+
+        def al(x):
+            return -(-x // ALIGN) * ALIGN
+        small = al(4 * n_tok) + al(4 * n_tok * self.n_pos) + al(4 * n_ub) + \
+            2 * al(8 * n_tok)
+        hd = 4 * n_seq * (self.V + self.E)
+        conv, inner, state, groups = self.ssm
+        cd = inner + 2 * groups * state
+        layer = max(4 * n_tok * (2 * self.E + 3 * self.F),
+                    4 * n_tok * (3 * self.E + 2 * cd) + 4 * (conv - 1) * cd
+                    * n_seq if any(self.layer_recurrent(l)
+                                   for l in range(self.n_layer)) else 0)
+        ld = seq * n_tok * 2 + layer + 8 * n_tok * self.E
+        return small + max(hd, ld)
 
     # -- placements
     def default_split(self, usable):
@@ -247,23 +348,30 @@ class Model:
             w = sum(self.unit_w[u] - (self.unit_exp[u] if u < cpu_exp
                                       else 0) for u in units)
             exp = sum(self.unit_exp[u] for u in units if u >= cpu_exp)
-            kvb = sum(self.layer_kv(u, ctx, n_seq, kv) for u in units
+            kvb = sum(self.layer_kv(u, ctx, n_seq, kv) +
+                      self.draft_kv(u, ctx, n_seq) for u in units
                       if u < self.n_placed)
-            mtp_kv = sum(self.layer_kv(u, ctx, n_seq, kv) for u in units
+            mtp_kv = sum(self.layer_kv(u, ctx, n_seq, kv) +
+                         self.draft_kv(u, ctx, n_seq) for u in units
                          if self.n_layer <= u < self.n_placed)
             mtp_w = sum(self.unit_w[u] for u in units
                         if self.n_layer <= u < self.n_placed)
             rs = sum(self.layer_state(u, n_seq) for u in units
                      if u < self.n_placed)
             out = self.n_placed in units
-            c = self.compute(ctx, n_seq, out, pipe, ub) if units else 0
+            c, ct = (self.compute(ctx, n_seq, out, pipe, ub, kv)
+                     if units else (0, 0))
+            if out and self.mtp:
+                c += self.draft_compute(ctx, n_seq)
+                ct += self.draft_compute(ctx, n_seq)
             free = usable[j] - (w + kvb + rs + c + margin)
             # decode reads: non-expert weights, k/n of the experts, the
             # trunk's cache (not the MTP layers': no drafting)
-            read = (w - exp - mtp_w + kvb - mtp_kv + rs +
+            read = (w - exp - mtp_w + kvb - mtp_kv + rs // (1 + self.n_rs) +
                     (exp * self.n_used // self.n_exp if self.n_exp
                      else exp))
-            devs.append({"w": w, "kv": kvb, "rs": rs, "c": c, "free": free,
+            devs.append({"w": w, "kv": kvb, "rs": rs, "c": c, "ct": ct,
+                         "free": free,
                          "units": units, "read": read})
         return devs
 
@@ -541,9 +649,11 @@ def edge_split_one(c, binary, name, spec, ctx, usable, bws):
     pl = fit["placement"]
     c.check(fit["verdict"] in ("fits", "tight") and code == 0,
             f"{name} on {spec}: verdict {fit['verdict']}, exit {code}")
+    # every block counts, nextn blocks included: load_tensors splits
+    # n_layer_all + 1 units
     c.check(pl["tensor_split"] == want_ts and sum(pl["tensor_split"]) ==
-            m.n_layer, f"tensor_split {pl['tensor_split']}, want {want_ts} "
-            f"(sums to {m.n_layer} blocks)")
+            m.n_placed, f"tensor_split {pl['tensor_split']}, want {want_ts} "
+            f"(sums to {m.n_placed} blocks)")
     c.check(pl["n_gpu_layers"] == -1 and pl["n_cpu_moe"] == 0 and
             pl["partial_offload"] is False and pl["host_cache_bytes"] == 0,
             f"all on the GPUs: {pl}")
