@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The llama.cpp fit model: per-device memory of a GGUF (or HF) inventory
- * under llama.cpp at master 3f545bec, from metadata only. It restates
- * ../shared/knowledge/memory-models.md section 1 (formulas and sources
- * there; docs/fit.md "## llama.cpp" lists what is exact and what is
- * estimated):
+ * under llama.cpp at master 3f545bec (nextn blocks, -np, kv_unified, the
+ * MTP draft and the compute buffer re-read at d32676d77), from metadata
+ * only. docs/fit.md "## llama.cpp" gives every formula with its source
+ * file and line, and what is exact and what is estimated:
  *
  *   context  n_ctx = pad256(-c or n_ctx_train); -np N as N streams
  *            (kv_unified = false, the llama-completion/llama-cli default)
@@ -15,8 +15,11 @@
  *   weights  L+1 units split by -ts or free memory, token_embd on the host,
  *            output (or the tied embedding copy) on the last device, CUDA
  *            row padding to 512 for quantized tensors
- *   compute  the closed form of section 1.8.3, pipeline input copies x4
- *            (section 1.8.4) with more than one GPU
+ *   compute  ggml-alloc's two phases of the worst-case reserve graph
+ *            (head: logits over inp_embd and the output hidden states;
+ *            layer: inputs, per-stream masks, the worst layer's live
+ *            set) plus the placement term; pipeline input copies x4
+ *            with more than one GPU
  *
  * It also parses llama.cpp's verbose logs (qa_fit_parse_llamacpp_log) so
  * the numbers can be calibrated against the engine's own.
@@ -53,10 +56,10 @@
 #define SCHED_COPIES 4
 
 static const char formula_text[] =
-	"llama.cpp 3f545bec: KV pad256, iSWA, MLA K-only, f32 recurrent; "
-	"compute closed form estimating llama-context.cpp sched_reserve (x4 "
-	"pipeline input copies, ggml-backend.cpp GGML_SCHED_MAX_COPIES); "
-	"docs/fit.md";
+	"llama.cpp 3f545bec/d32676d7: KV pad256, iSWA, MLA K-only, nextn "
+	"cells, f32 recurrent; compute: ggml-alloc's head and layer phases "
+	"of the sched_reserve graph plus the placement term (x4 pipeline "
+	"input copies); docs/fit.md";
 
 /* Sticky-overflow arithmetic: sizes come from files, so every product is
  * checked (src/ckd.h) and an overflow fails the whole estimate. */
