@@ -32,6 +32,16 @@ struct qa_inventory;
 enum qa_engine {
 	QA_ENGINE_LLAMACPP,
 	QA_ENGINE_VLLM,
+	QA_ENGINE_SGLANG,
+};
+
+/* vLLM --model-impl (vllm/config/model.py ModelImpl): which
+ * implementation serves the architecture. */
+enum qa_model_impl {
+	QA_MODEL_IMPL_AUTO = 0,		/* native if registered, else the
+					 * Transformers backend */
+	QA_MODEL_IMPL_NATIVE,		/* "vllm" */
+	QA_MODEL_IMPL_TRANSFORMERS,	/* "transformers" */
 };
 
 /* Bits of qa_fit_options.given: what the user set explicitly, so the
@@ -46,6 +56,16 @@ enum qa_engine {
 #define QA_FIT_GIVEN_GPUS	0x080u
 #define QA_FIT_GIVEN_MARGIN	0x100u
 #define QA_FIT_GIVEN_CTX	0x200u
+/* Serving knobs of vLLM and SGLang (added with the SGLang model). */
+#define QA_FIT_GIVEN_GMU	0x400u	/* --gpu-memory-utilization */
+#define QA_FIT_GIVEN_MNBT	0x800u	/* --max-num-batched-tokens */
+#define QA_FIT_GIVEN_PP		0x1000u	/* --pp */
+#define QA_FIT_GIVEN_EAGER	0x2000u	/* --enforce-eager */
+#define QA_FIT_GIVEN_SPEC	0x4000u	/* --num-speculative-tokens */
+#define QA_FIT_GIVEN_IMPL	0x8000u	/* --model-impl */
+#define QA_FIT_GIVEN_MFS	0x10000u	/* --mem-fraction-static */
+#define QA_FIT_GIVEN_CPS	0x20000u	/* --chunked-prefill-size */
+#define QA_FIT_GIVEN_TP		0x40000u	/* --tp */
 
 struct qa_fit_options {
 	enum qa_engine engine;
@@ -75,6 +95,19 @@ struct qa_fit_options {
 	uint64_t vllm_activation_bytes;	/* P: torch peak of profile_run */
 	uint64_t vllm_nontorch_bytes;	/* N: non-torch growth */
 	uint64_t vllm_cudagraph_bytes;	/* G: CUDA graph capture */
+	/* Serving knobs of vLLM and SGLang (added with the SGLang model;
+	 * additive): 0 / false = the engine's default. docs/fit.md. */
+	int max_num_batched_tokens;	/* vLLM --max-num-batched-tokens:
+					 * the profile run's token count */
+	int pp;				/* vLLM -pp: pipeline stages */
+	bool enforce_eager;		/* vLLM --enforce-eager, SGLang
+					 * --disable-cuda-graph: no graphs */
+	int num_speculative_tokens;	/* MTP draft tokens per step
+					 * (implies mtp); 0 = none, or the
+					 * model's MTP layers with mtp */
+	enum qa_model_impl model_impl;	/* vLLM --model-impl */
+	double mem_fraction_static;	/* SGLang; 0 = by GPU size and TP */
+	int chunked_prefill_size;	/* SGLang; 0 = by GPU size */
 	unsigned given;			/* QA_FIT_GIVEN_* */
 	size_t n_tensor_split;		/* values given to --tensor-split */
 };
@@ -113,6 +146,14 @@ struct qa_fit_result {
 	int64_t max_context_q8_0;
 	int64_t max_context_q4_0;
 	double decode_tokens_per_s_max;	/* 0 when bandwidth unknown */
+	/* With speculative decoding through the MTP head (--mtp on): the
+	 * same bound for n draft tokens per step at the expected accepted
+	 * tokens per verification pass (src/fit/decode.h); 0 when not
+	 * computed. */
+	double decode_tokens_per_s_mtp;
+	double mtp_tokens_per_pass;
+	int mtp_draft_tokens;
+	const char *mtp_acceptance_source;
 	const char *verdict;		/* "fits", "tight", "does-not-fit" */
 	const char *formula;		/* one line naming the model used */
 	const char *notes[12];		/* caveats: non-deterministic parts,
@@ -153,6 +194,9 @@ int qa_fit_llamacpp(const struct qa_inventory *inv,
 int qa_fit_vllm(const struct qa_inventory *inv,
 		const struct qa_fit_options *opt,
 		struct qa_fit_result *out, char *err, size_t errlen);
+int qa_fit_sglang(const struct qa_inventory *inv,
+		  const struct qa_fit_options *opt,
+		  struct qa_fit_result *out, char *err, size_t errlen);
 
 /* llama.cpp margin per device: --fit keeps 1024 MiB free
  * (common/common.h fit_params_target; memory-models.md section 4). */
@@ -164,10 +208,10 @@ void qa_fit_options_init(struct qa_fit_options *opt);
 
 /* The engine a model is served with when the user names none: llama.cpp
  * for GGUF (a file, a split set, a folder of GGUFs), vLLM for
- * safetensors checkpoints. */
+ * safetensors checkpoints (SGLang only when named). */
 enum qa_engine qa_fit_default_engine(const struct qa_inventory *inv);
 
-/* "llama.cpp" or "vllm". */
+/* "llama.cpp", "vllm" or "sglang". */
 const char *qa_fit_engine_name(enum qa_engine e);
 
 /*

@@ -36,6 +36,7 @@
 #include "core/ckd.h"
 #include "fit/fit.h"
 #include "core/inventory.h"
+#include "fit/decode.h"
 
 #define MIB ((uint64_t)1 << 20)
 /* llama.cpp --fit target free memory (common/common.h fit_params_target). */
@@ -143,6 +144,7 @@ struct lc_model {
 	bool draft;			/* MTP draft context (--mtp on) */
 	bool draft_all_layers;		/* its KV holds every block */
 	uint32_t n_rs_seq;		/* recurrent rollback rows per seq */
+	int n_draft;			/* MTP draft tokens per step */
 	bool h2;			/* t_h_nextn distinct from t_embd */
 	bool unified;			/* kv_unified */
 	int64_t n_pos;			/* positions per token (M-RoPE 4) */
@@ -502,6 +504,9 @@ struct lc_eval {
 	struct qa_fit_device dev[QA_GPU_MAX];
 	struct qa_fit_llamacpp_detail d;
 	uint64_t read_bytes[QA_GPU_MAX];	/* decode bytes per token */
+	/* With MTP drafts: a verification pass of n + 1 tokens, and one
+	 * draft token (the nextn block, the head, the draft's cells). */
+	uint64_t pass_bytes[QA_GPU_MAX], draft_bytes[QA_GPU_MAX];
 	uint64_t mtp_kv[QA_GPU_MAX];	/* KV of the MTP layers (--mtp on) */
 	uint64_t host_w;	/* weights of host-kept layers and experts */
 	uint64_t host_cache;	/* KV and recurrent state of host layers */
@@ -988,6 +993,7 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 	for (j = 0; j < m->n_dev; j++) {
 		struct qa_fit_device *d = &e->dev[j];
 		uint64_t used, exp = 0, skip_w = 0, c, tight, margin;
+		uint64_t nx_exp = 0, head_w = 0, nonexp;
 		uint64_t layer = cadd(ovf, cm.layer, cm.fa_conv);
 		uint64_t head = cadd(ovf, cm.head, cm.g);
 		size_t u;
@@ -1009,10 +1015,17 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			}
 			/* nextn blocks are read only by the draft: not
 			 * part of one no-speculation token */
-			if (u >= (size_t)m->n_layer && u < (size_t)m->n_placed)
-				skip_w = cadd(ovf, skip_w, m->unit_w[u]);
+			if (u >= (size_t)m->n_layer &&
+			    u < (size_t)m->n_placed) {
+				skip_w = cadd(ovf, skip_w, m->unit_w[u] -
+					      m->unit_exp[u]);
+				if (!m->unit_cpu_exp[u])
+					nx_exp = cadd(ovf, nx_exp,
+						      m->unit_exp[u]);
+			}
 			if (u == (size_t)m->n_placed) {
 				d->has_output = true;
+				head_w = m->unit_w[u];
 				continue;
 			}
 			if (d->first_layer < 0)
@@ -1045,12 +1058,9 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		d->compute_tight_bytes = tight;
 		/* llama-server puts the projector (--mmproj) whole on the
 		 * first GPU (tools/mtmd/clip.cpp backend selection). */
-		if (j == 0 && !m->cpu && m->inv->mmproj.file) {
+		if (j == 0 && !m->cpu && m->inv->mmproj.file)
 			d->weights_bytes = cadd(ovf, d->weights_bytes,
 						m->inv->mmproj.bytes);
-			/* read for images only, not per token */
-			skip_w = cadd(ovf, skip_w, m->inv->mmproj.bytes);
-		}
 		/* --margin 0 means 0; the options default is --fit's
 		 * 1024 MiB (qa_fit_options_init). */
 		margin = opt->margin_bytes;
@@ -1065,27 +1075,54 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				-(int64_t)((used - m->usable[j]) & INT64_MAX);
 		/* Decode reads every non-expert weight, n_used / n_expert
 		 * of the expert bytes, and the whole cache per token; the
-		 * nextn blocks' weights and cells only when drafting, which
-		 * the ceiling leaves out. */
-		e->read_bytes[j] = cadd(ovf, d->weights_bytes - exp -
-					(skip_w < d->weights_bytes - exp ?
-					 skip_w : 0),
+		 * nextn blocks' weights and cells only when drafting, and
+		 * one recurrent row per sequence, not the rollback
+		 * snapshots. A verification pass of n drafts reads the
+		 * experts n + 1 tokens route to; each draft token reads the
+		 * nextn block, the head and the draft's cells. */
+		nonexp = d->weights_bytes - exp;
+		nonexp = nonexp > skip_w ? nonexp - skip_w : 0;
+		e->read_bytes[j] = cadd(ovf, nonexp,
 					cadd(ovf, d->kv_bytes -
 					     (e->mtp_kv[j] < d->kv_bytes ?
 					      e->mtp_kv[j] : d->kv_bytes),
-					     /* a step reads one row per
-					      * sequence, not the rollback
-					      * snapshots */
 					     d->recurrent_bytes /
 					     (1 + (uint64_t)m->n_rs_seq)));
-		if (hp->n_expert > 0 && hp->n_expert_used > 0)
+		e->pass_bytes[j] = e->read_bytes[j];
+		exp = exp > nx_exp ? exp - nx_exp : 0;
+		if (hp->n_expert > 0 && hp->n_expert_used > 0) {
+			double share = qa_moe_touched_share(
+				(uint32_t)hp->n_expert_used,
+				(uint32_t)hp->n_expert,
+				(uint32_t)m->n_draft + 1);
+
 			e->read_bytes[j] = cadd(ovf, e->read_bytes[j],
 						cmul(ovf, exp / (uint64_t)
 						     hp->n_expert,
 						     (uint64_t)
 						     hp->n_expert_used));
-		else
+			e->pass_bytes[j] = cadd(ovf, e->pass_bytes[j],
+						(uint64_t)((double)exp * share));
+			nx_exp = nx_exp / (uint64_t)hp->n_expert *
+				 (uint64_t)hp->n_expert_used;
+		} else {
 			e->read_bytes[j] = cadd(ovf, e->read_bytes[j], exp);
+			e->pass_bytes[j] = cadd(ovf, e->pass_bytes[j], exp);
+		}
+		e->draft_bytes[j] = cadd(ovf, cadd(ovf, skip_w, nx_exp),
+					 cadd(ovf, head_w, e->mtp_kv[j]));
+		if (j == 0 && !m->cpu && m->inv->mmproj.file) {
+			/* the projector is read for images only */
+			e->read_bytes[j] -= e->read_bytes[j] >
+					    m->inv->mmproj.bytes ?
+					    m->inv->mmproj.bytes : 0;
+			e->pass_bytes[j] -= e->pass_bytes[j] >
+					    m->inv->mmproj.bytes ?
+					    m->inv->mmproj.bytes : 0;
+			e->draft_bytes[j] -= e->draft_bytes[j] >
+					     m->inv->mmproj.bytes ?
+					     m->inv->mmproj.bytes : 0;
+		}
 	}
 	/* Layers kept on the host (-ngl) and experts kept there
 	 * (--n-cpu-moe) are host memory, at their stored size: the CUDA
@@ -1326,7 +1363,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	int64_t gpu_ctx;
 	uint64_t shortfall = 0;
 	int32_t shortfall_dev = -1;
-	double secs = 0;
+	double secs = 0, pass_secs = 0;
 	bool bw_known = true, tight = false, fits = true;
 	bool gpu_fit, offload = false, moe = false;
 	size_t j;
@@ -1364,7 +1401,16 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	m.draft = opt->mtp && mtp_layers > 0 && arch_in(hp, mtp_graph);
 	m.nextn_weights = m.draft;
 	m.draft_all_layers = m.draft && arch_in(hp, draft_unfiltered);
-	m.n_rs_seq = m.draft && arch_in(hp, rs_rollback) ? 3 : 0;
+	/* --spec-draft-n-max, 3 by default (common/common.h
+	 * common_params_speculative_draft.n_max); --num-speculative-tokens
+	 * sets it. The main context keeps that many recurrent rows per
+	 * sequence for rollback on the archs that roll back. */
+	m.n_draft = !m.draft ? 0 : opt->num_speculative_tokens > 0 ?
+		    opt->num_speculative_tokens : 3;
+	if (m.n_draft > QA_MTP_MAX_DRAFT)
+		m.n_draft = QA_MTP_MAX_DRAFT;
+	m.n_rs_seq = m.draft && arch_in(hp, rs_rollback) ?
+		     (uint32_t)m.n_draft : 0;
 	m.h2 = arch_in(hp, second_hidden);
 	m.unified = opt->kv_unified;
 	m.n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
@@ -1517,9 +1563,15 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 			tight = true;
 		if (m.bw[j] == 0)
 			bw_known = false;
-		else
+		else {
 			secs += (double)e->read_bytes[j] /
 				((double)m.bw[j] * 1e9);
+			/* layer split: the devices work in turn */
+			pass_secs += ((double)e->pass_bytes[j] +
+				      (double)m.n_draft *
+				      (double)e->draft_bytes[j]) /
+				     ((double)m.bw[j] * 1e9);
+		}
 	}
 	if (opt->gpus.n == 0) {
 		bw_known = false;
@@ -1530,6 +1582,17 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	if (offload)
 		bw_known = false;
 	out->decode_tokens_per_s_max = bw_known && secs > 0 ? 1.0 / secs : 0;
+	if (m.n_draft > 0) {
+		double acc[QA_MTP_MAX_DRAFT];
+		size_t na = qa_mtp_acceptance(hp->arch_raw ? hp->arch_raw :
+					      hp->arch, m.n_draft, acc,
+					      &out->mtp_acceptance_source);
+
+		out->mtp_draft_tokens = m.n_draft;
+		out->mtp_tokens_per_pass = qa_mtp_tokens_per_pass(acc, na);
+		out->decode_tokens_per_s_mtp = bw_known && pass_secs > 0 ?
+			out->mtp_tokens_per_pass / pass_secs : 0;
+	}
 	out->formula = formula_text;
 	if (e->d.refusal[0]) {
 		out->verdict = "does-not-fit";

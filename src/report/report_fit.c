@@ -114,6 +114,23 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 			     f->decode_tokens_per_s_max, QA_JW_F32);
 	else
 		qa_jw_null(w, "decode_tokens_per_s_max");
+	if (f->mtp_draft_tokens > 0) {
+		qa_jw_obj(w, "speculative");
+		qa_jw_i64(w, "draft_tokens", f->mtp_draft_tokens);
+		qa_jw_double(w, "tokens_per_pass", f->mtp_tokens_per_pass,
+			     QA_JW_F32);
+		if (f->decode_tokens_per_s_mtp > 0 &&
+		    strcmp(str_or(f->verdict, "does-not-fit"),
+			   "does-not-fit") != 0)
+			qa_jw_double(w, "decode_tokens_per_s_max",
+				     f->decode_tokens_per_s_mtp, QA_JW_F32);
+		else
+			qa_jw_null(w, "decode_tokens_per_s_max");
+		if (f->mtp_acceptance_source)
+			qa_jw_str(w, "acceptance_source",
+				  f->mtp_acceptance_source);
+		qa_jw_close(w, '}');
+	}
 	if (f->placement.chosen) {
 		const struct qa_fit_placement *pl = &f->placement;
 
@@ -368,11 +385,19 @@ put_decode(FILE *out, const struct qa_inventory *inv,
 		 "context %" PRId64 " without speculative decoding (memory "
 		 "bandwidth bound)", f->decode_tokens_per_s_max, f->context);
 	put_wrapped(out, line, 0, 2);
-	if (inv->mtp.tensors > 0 && !inv->mtp.not_loaded) {
+	if (f->mtp_draft_tokens > 0 && f->decode_tokens_per_s_mtp > 0) {
+		snprintf(line, sizeof(line), "with MTP drafts (%d per step, "
+			 "%.2f tokens per verification pass expected): %.1f "
+			 "tokens/s", f->mtp_draft_tokens,
+			 f->mtp_tokens_per_pass, f->decode_tokens_per_s_mtp);
+		fputs("  ", out);
+		put_wrapped(out, line, 2, 2);
+	} else if (inv->mtp.tensors > 0 && !inv->mtp.not_loaded) {
 		fputs("  ", out);
 		put_wrapped(out, "with its MTP head as a draft, speculative "
 			    "decoding accepts several tokens per weight pass "
-			    "and can exceed this ceiling", 2, 2);
+			    "and can exceed this ceiling (--mtp on sizes the "
+			    "draft and gives that ceiling)", 2, 2);
 	}
 }
 
