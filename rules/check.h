@@ -22,7 +22,7 @@ struct qa_policy;	/* user rule file, rules/policy.c */
 
 /* What the command line adds to the files for the checks. */
 struct qa_check_options {
-	const char *engine;		/* "llama.cpp", "vllm", or NULL */
+	const char *engine;		/* "llama.cpp", "vllm", "sglang", or NULL */
 	const char *engine_build;	/* what followed '@' in --engine
 					 * ("cuda12.8", "0.21.0"), or NULL */
 	const char *gpus;		/* GPU spec as given, or NULL */

@@ -236,6 +236,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 				       "the %s model rejects these settings "
 				       "although the memory fits",
 				       f->engine == QA_ENGINE_VLLM ? "vLLM" :
+				       f->engine == QA_ENGINE_SGLANG ? "SGLang" :
 				       "llama.cpp");
 	} else if (strcmp(verdict, "does-not-fit") == 0) {
 		if (f->n_devices > 0) {

@@ -18,7 +18,8 @@
  *   GPUs      the parsed --gpus spec (compute capability per device).
  *
  * Then architecture support: the name is looked up in the engine's list
- * (llama.cpp LLM_ARCH names, vLLM registry classes).
+ * (llama.cpp LLM_ARCH names, vLLM registry classes, SGLang EntryClass
+ * names).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,7 @@ static const struct advisory advisories[] = {
 /* Where the architecture lists come from, for the messages. */
 static const char *const llama_src = QA_SRC_LLAMA_ARCHS;
 static const char *const vllm_src = QA_SRC_VLLM_ARCHS;
+static const char *const sglang_src = QA_SRC_SGLANG_ARCHS;
 
 enum {
 	Q_NVFP4 = 1 << 0,
@@ -452,7 +454,8 @@ check_facts(struct qa_inventory *inv, const struct ctx *c)
 	}
 }
 
-/* The vLLM class of the input: config.json architectures, or mapped. */
+/* The class vLLM and SGLang pick an implementation by: config.json
+ * architectures, or the class the GGUF architecture maps to. */
 static const char *
 vllm_class(const struct qa_inventory *inv, const struct ctx *c)
 {
@@ -517,6 +520,27 @@ check_arch_support(struct qa_inventory *inv, const struct ctx *c)
 				       "backend if Transformers knows the "
 				       "model (%s, as of %s)", a, vllm_src,
 				       "2026-09");
+	} else if (strcmp(c->engine, "sglang") == 0) {
+		const char *cls = vllm_class(inv, c);
+
+		if (cls && engine_has("sglang", cls, &how))
+			return;
+		if (cls)
+			qa_inv_finding(inv, QA5052, NULL, -1, NULL,
+				       "SGLang has no implementation of %s "
+				       "(architecture '%s'); it would fall "
+				       "back to its Transformers backend "
+				       "(TransformersForCausalLM) if "
+				       "Transformers knows the model (%s, as "
+				       "of %s)", cls, a, sglang_src,
+				       "2026-07");
+		else
+			qa_inv_finding(inv, QA5052, NULL, -1, NULL,
+				       "no SGLang class is known for "
+				       "architecture '%s'; SGLang would fall "
+				       "back to its Transformers backend if "
+				       "Transformers knows the model (%s, as "
+				       "of %s)", a, sglang_src, "2026-07");
 	}
 }
 

@@ -238,7 +238,7 @@ archs(void)
 	size_t i;
 
 	puts("## Architecture support\n");
-	puts("`architecture not supported by <engine>` (QA5050, QA5051) is "
+	puts("`architecture not supported by <engine>` (QA5050, QA5051, QA5052) is "
 	     "reported when\nthe input's architecture is not in these "
 	     "lists.\n");
 	puts("### llama.cpp (GGUF `general.architecture`)\n");
@@ -247,8 +247,10 @@ archs(void)
 	arch_list("vllm", QA_ARCH_NATIVE);
 	puts("### vLLM through its Transformers backend (QA5008)\n");
 	arch_list("vllm", QA_ARCH_TRANSFORMERS);
+	puts("### SGLang (config.json `architectures`)\n");
+	arch_list("sglang", QA_ARCH_NATIVE);
 	puts("### Name correspondence\n");
-	puts("| GGUF | config.json model_type | vLLM class |");
+	puts("| GGUF | config.json model_type | vLLM / SGLang class |");
 	puts("|---|---|---|");
 	for (i = 0; i < N_OF(arch_names); i++)
 		printf("| `%s` | `%s` | `%s` |\n", arch_names[i].gguf,

@@ -61,8 +61,8 @@ static const struct command {
 		QA_VIEW_INSPECT },
 	[CMD_FIT] = { "fit", "fit PATH... --gpus SPEC [OPTIONS]",
 		"VRAM fit per GPU",
-		"Per-GPU memory of each model under llama.cpp or vLLM: weights,\n"
-		"KV cache, recurrent state, compute, overhead; the verdict\n"
+		"Per-GPU memory of each model under llama.cpp, vLLM or SGLang:\n"
+		"weights, KV cache, recurrent state, compute, overhead; the verdict\n"
 		"(fits, tight, does-not-fit), the largest context per KV-cache\n"
 		"type and a decode speed ceiling. Formulas and sources:\n"
 		"docs/fit.md.",
@@ -80,6 +80,8 @@ enum opt_id {
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
 	O_KV_UNIFIED,
+	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
+	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_QUIET, O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
@@ -118,9 +120,10 @@ static const struct option_def {
 	{ O_DISABLE, "disable", 0, "RULE", C_AUDIT,
 	  "do not report RULE" },
 	{ O_ENGINE, "engine", 0, "ENGINE[@BUILD]", C_GPU,
-	  "llama.cpp or vllm: the engine to advise on and\n"
-	  "to size for (default: llama.cpp for GGUF, vllm\n"
-	  "for safetensors and model folders); @BUILD\n"
+	  "llama.cpp, vllm, sglang or tensorrt-llm\n"
+	  "(knowledge only): the engine to advise on and to\n"
+	  "size for (default: llama.cpp for GGUF, vllm for\n"
+	  "safetensors and model folders); @BUILD\n"
 	  "declares yours (llama.cpp@cuda12.8,\n"
 	  "vllm@0.21.0) so setup advisories that do not\n"
 	  "concern it are left out" },
@@ -135,13 +138,20 @@ static const struct option_def {
 	{ O_KV, "kv", 0, "TYPE", C_GPU,
 	  "KV-cache type for K and V: f16 (default), q8_0,\n"
 	  "q4_0, bf16, f32, q4_1, q5_0, q5_1, iq4_nl;\n"
-	  "vllm: auto, fp8, fp8_e4m3, fp8_e5m2" },
+	  "vllm: auto, fp8, fp8_e4m3, fp8_e5m2,\n"
+	  "fp8_per_token_head, int8_per_token_head, nvfp4;\n"
+	  "sglang: auto, fp8_e4m3, fp8_e5m2, mxfp8, fp4_e2m1" },
 	{ O_KV_K, "kv-k", 0, "TYPE", C_GPU,
 	  "llama.cpp: the K cache type alone" },
 	{ O_KV_V, "kv-v", 0, "TYPE", C_GPU,
 	  "llama.cpp: the V cache type alone" },
 	{ O_PARALLEL, "parallel", 0, "N", C_GPU,
-	  "sequences (-np; vLLM --max-num-seqs)" },
+	  "sequences (-np; vLLM --max-num-seqs, SGLang\n"
+	  "--max-running-requests)" },
+	{ O_MAX_NUM_SEQS, "max-num-seqs", 0, "N", C_GPU,
+	  "vllm: the same as --parallel" },
+	{ O_MAX_RUNNING, "max-running-requests", 0, "N", C_GPU,
+	  "sglang: the same as --parallel" },
 	{ O_UBATCH, "ubatch", 0, "N", C_GPU,
 	  "llama.cpp micro-batch (-ub, default 512)" },
 	{ O_FA, "flash-attn", 0, "on|off|auto", C_GPU,
@@ -156,6 +166,30 @@ static const struct option_def {
 	{ O_KV_UNIFIED, "kv-unified", 0, NULL, C_GPU,
 	  "llama.cpp: one KV cache shared by the --parallel\n"
 	  "sequences (-kvu; llama-server's default without -np)" },
+	{ O_TP, "tp", 0, "N", C_GPU,
+	  "vllm/sglang tensor-parallel ranks (-tp,\n"
+	  "--tp-size; default: the GPUs, or GPUs / --pp)" },
+	{ O_PP, "pp", 0, "N", C_GPU,
+	  "vllm pipeline-parallel stages (-pp, default 1)" },
+	{ O_GMU, "gpu-memory-utilization", 0, "F", C_GPU,
+	  "vllm: share of each GPU it budgets (default 0.92)" },
+	{ O_MNBT, "max-num-batched-tokens", 0, "N", C_GPU,
+	  "vllm: tokens per step and in the profile run\n"
+	  "(default 2048; 8192 on GPUs of 70 GiB but A100)" },
+	{ O_EAGER, "enforce-eager", 0, NULL, C_GPU,
+	  "no CUDA graphs (vllm --enforce-eager, sglang\n"
+	  "--disable-cuda-graph)" },
+	{ O_SPEC_TOKENS, "num-speculative-tokens", 0, "N", C_GPU,
+	  "vllm/sglang MTP draft tokens per step (method\n"
+	  "mtp; implies --mtp on)" },
+	{ O_MODEL_IMPL, "model-impl", 0, "auto|vllm|transformers", C_GPU,
+	  "vllm --model-impl (default auto: the Transformers\n"
+	  "backend for architectures vLLM lacks)" },
+	{ O_MFS, "mem-fraction-static", 0, "F", C_GPU,
+	  "sglang: weights + KV pool share of the GPU\n"
+	  "(default by GPU size and TP)" },
+	{ O_CPS, "chunked-prefill-size", 0, "N", C_GPU,
+	  "sglang: prefill chunk (default by GPU size)" },
 	{ O_CALIBRATE, "calibrate", 0, "LOG", C(FIT),
 	  "compare with a llama.cpp -v log, buffer by\n"
 	  "buffer (--gpus optional)" },
@@ -393,7 +427,8 @@ valid_build(const char *engine, const char *b)
 	};
 	size_t i;
 
-	if (strcmp(engine, "vllm") == 0) {
+	if (strcmp(engine, "vllm") == 0 || strcmp(engine, "sglang") == 0 ||
+	    strcmp(engine, "tensorrt-llm") == 0) {
 		for (i = 0; b[i]; i++)
 			if (!((b[i] >= '0' && b[i] <= '9') || b[i] == '.'))
 				return false;
@@ -467,10 +502,20 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		} else if (k == 4 && strncmp(arg, "vllm", k) == 0) {
 			o->engine = QA_ENGINE_VLLM;
 			cli->engine = "vllm";
+		} else if (k == 6 && strncmp(arg, "sglang", k) == 0) {
+			o->engine = QA_ENGINE_SGLANG;
+			cli->engine = "sglang";
+		} else if ((k == 12 && strncmp(arg, "tensorrt-llm", k) == 0) ||
+			   (k == 6 && strncmp(arg, "trtllm", k) == 0)) {
+			/* knowledge rows only; the fit says it has no
+			 * model for it */
+			o->engine = QA_ENGINE_TRTLLM;
+			cli->engine = "tensorrt-llm";
 		} else {
 			return usage_error(cli, "unknown --engine '%s' "
-					   "(llama.cpp or vllm, optionally "
-					   "with @BUILD: llama.cpp@cuda12.8, "
+					   "(llama.cpp, vllm, sglang or "
+					   "tensorrt-llm, optionally with "
+					   "@BUILD: llama.cpp@cuda12.8, "
 					   "vllm@0.21.0)", arg);
 		}
 		if (at && !valid_build(cli->engine, at + 1))
@@ -478,6 +523,8 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 					   "'@' is %s", arg,
 					   o->engine == QA_ENGINE_VLLM ?
 					   "a vLLM version such as 0.21.0" :
+					   o->engine == QA_ENGINE_SGLANG ?
+					   "an SGLang version such as 0.5.9" :
 					   "cudaX.Y, cpu, vulkan, rocm, metal, "
 					   "sycl or a release bNNNN");
 		cli->engine_build = at ? at + 1 : NULL;
@@ -556,6 +603,90 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		break;
 	case O_KV_UNIFIED:
 		o->kv_unified = true;
+		break;
+	case O_MAX_NUM_SEQS:
+	case O_MAX_RUNNING:
+		if (!parse_int(arg, 1, 1 << 20, &v))
+			return usage_error(cli, "--%s '%s': a number from 1 to "
+					   "1048576", id == O_MAX_NUM_SEQS ?
+					   "max-num-seqs" :
+					   "max-running-requests", arg);
+		o->parallel = (int)v;
+		break;
+	case O_TP:
+	case O_PP:
+		if (!parse_int(arg, 1, QA_GPU_MAX, &v))
+			return usage_error(cli, "--%s '%s': a number from 1 to "
+					   "%d", id == O_TP ? "tp" : "pp", arg,
+					   QA_GPU_MAX);
+		if (id == O_TP) {
+			o->tp = (int)v;
+			o->given |= QA_FIT_GIVEN_TP;
+		} else {
+			o->pp = (int)v;
+			o->given |= QA_FIT_GIVEN_PP;
+		}
+		break;
+	case O_GMU:
+	case O_MFS: {
+		char *end;
+		double f;
+
+		errno = 0;
+		f = strtod(arg, &end);
+		if (errno || end == arg || *end || !(f > 0) || f > 1)
+			return usage_error(cli, "--%s '%s': a fraction above 0 "
+					   "and at most 1 (e.g. 0.85)",
+					   id == O_GMU ?
+					   "gpu-memory-utilization" :
+					   "mem-fraction-static", arg);
+		if (id == O_GMU) {
+			o->gpu_memory_utilization = f;
+			o->given |= QA_FIT_GIVEN_GMU;
+		} else {
+			o->mem_fraction_static = f;
+			o->given |= QA_FIT_GIVEN_MFS;
+		}
+		break;
+	}
+	case O_MNBT:
+	case O_CPS:
+		if (!parse_int(arg, 1, 1 << 24, &v))
+			return usage_error(cli, "--%s '%s': a number of tokens "
+					   "from 1 to 16777216", id == O_MNBT ?
+					   "max-num-batched-tokens" :
+					   "chunked-prefill-size", arg);
+		if (id == O_MNBT) {
+			o->max_num_batched_tokens = (int)v;
+			o->given |= QA_FIT_GIVEN_MNBT;
+		} else {
+			o->chunked_prefill_size = (int)v;
+			o->given |= QA_FIT_GIVEN_CPS;
+		}
+		break;
+	case O_EAGER:
+		o->enforce_eager = true;
+		o->given |= QA_FIT_GIVEN_EAGER;
+		break;
+	case O_SPEC_TOKENS:
+		if (!parse_int(arg, 1, 64, &v))
+			return usage_error(cli, "--num-speculative-tokens '%s': "
+					   "a number from 1 to 64", arg);
+		o->num_speculative_tokens = (int)v;
+		o->mtp = true;
+		o->given |= QA_FIT_GIVEN_SPEC;
+		break;
+	case O_MODEL_IMPL:
+		if (strcmp(arg, "auto") == 0)
+			o->model_impl = QA_MODEL_IMPL_AUTO;
+		else if (strcmp(arg, "vllm") == 0)
+			o->model_impl = QA_MODEL_IMPL_NATIVE;
+		else if (strcmp(arg, "transformers") == 0)
+			o->model_impl = QA_MODEL_IMPL_TRANSFORMERS;
+		else
+			return usage_error(cli, "--model-impl '%s': auto, vllm "
+					   "or transformers", arg);
+		o->given |= QA_FIT_GIVEN_IMPL;
 		break;
 	case O_CALIBRATE:
 		cli->calibrate = arg;
@@ -653,7 +784,12 @@ check_args(struct cli *cli, int n_paths)
 	unsigned fit_only = QA_FIT_GIVEN_CTX | QA_FIT_GIVEN_KV |
 			    QA_FIT_GIVEN_KV_K | QA_FIT_GIVEN_KV_V |
 			    QA_FIT_GIVEN_TS | QA_FIT_GIVEN_UBATCH |
-			    QA_FIT_GIVEN_FA | QA_FIT_GIVEN_MARGIN;
+			    QA_FIT_GIVEN_FA | QA_FIT_GIVEN_MARGIN |
+			    QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
+			    QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
+			    QA_FIT_GIVEN_SPEC | QA_FIT_GIVEN_IMPL |
+			    QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
+			    QA_FIT_GIVEN_TP;
 
 	if (!(cli->reporter->views & (1u << commands[cli->command].view))) {
 		if (cli->command == CMD_FIT)

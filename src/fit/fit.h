@@ -33,6 +33,7 @@ enum qa_engine {
 	QA_ENGINE_LLAMACPP,
 	QA_ENGINE_VLLM,
 	QA_ENGINE_SGLANG,
+	QA_ENGINE_TRTLLM,	/* knowledge only: no memory model */
 };
 
 /* vLLM --model-impl (vllm/config/model.py ModelImpl): which
@@ -211,7 +212,7 @@ void qa_fit_options_init(struct qa_fit_options *opt);
  * safetensors checkpoints (SGLang only when named). */
 enum qa_engine qa_fit_default_engine(const struct qa_inventory *inv);
 
-/* "llama.cpp", "vllm" or "sglang". */
+/* "llama.cpp", "vllm", "sglang" or "tensorrt-llm". */
 const char *qa_fit_engine_name(enum qa_engine e);
 
 /*

@@ -29,7 +29,9 @@ qa_fit_default_engine(const struct qa_inventory *inv)
 const char *
 qa_fit_engine_name(enum qa_engine e)
 {
-	return e == QA_ENGINE_VLLM ? "vllm" : "llama.cpp";
+	return e == QA_ENGINE_VLLM ? "vllm" :
+	       e == QA_ENGINE_SGLANG ? "sglang" :
+	       e == QA_ENGINE_TRTLLM ? "tensorrt-llm" : "llama.cpp";
 }
 
 /* Cache types llama.cpp accepts (common/arg.cpp kv_cache_types). */
@@ -37,11 +39,18 @@ static const char *const llama_kv_types[] = {
 	"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0",
 	"q5_1", NULL,
 };
-/* vLLM --kv-cache-dtype (vllm/config/cache.py CacheDType), plus the
- * 16-bit spellings a user may carry over from llama.cpp. */
+/* vLLM --kv-cache-dtype (vllm/config/cache.py CacheDType l.18-33), plus
+ * the 16-bit spellings a user may carry over from llama.cpp. */
 static const char *const vllm_kv_types[] = {
 	"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "f16", "bf16", "float16",
-	"bfloat16", NULL,
+	"bfloat16", "fp8_per_token_head", "int8_per_token_head", "nvfp4",
+	NULL,
+};
+/* SGLang --kv-cache-dtype (python/sglang/srt/server_args.py l.604-628),
+ * plus fp8 (as fp8_e4m3) and the 16-bit spellings of the others. */
+static const char *const sglang_kv_types[] = {
+	"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "mxfp8", "f16", "bf16",
+	"float16", "bfloat16", "fp4_e2m1", "nvfp4", NULL,
 };
 
 static bool
@@ -53,18 +62,39 @@ in_set(const char *const *set, const char *s)
 	return false;
 }
 
+/* A usage error when an option of another engine was given. */
+static int
+reject(unsigned given, unsigned bit, const char *msg, char *err,
+       size_t errlen)
+{
+	if (!(given & bit))
+		return 0;
+	snprintf(err, errlen, "%s", msg);
+	return -1;
+}
+
 int
 qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 {
 	bool vllm = o->engine == QA_ENGINE_VLLM;
-	const char *const *set = vllm ? vllm_kv_types : llama_kv_types;
+	bool sglang = o->engine == QA_ENGINE_SGLANG;
+	const char *const *set = vllm ? vllm_kv_types :
+				 sglang ? sglang_kv_types : llama_kv_types;
 	const char *eng = qa_fit_engine_name(o->engine);
+	unsigned g = o->given;
+
+	/* TensorRT-LLM has knowledge rows but no memory model: qa_fit_run
+	 * says so, whatever the options. */
+	if (o->engine == QA_ENGINE_TRTLLM)
+		return 0;
 
 	if (o->kv_k && !in_set(set, o->kv_k)) {
 		snprintf(err, errlen, "unknown KV-cache type '%s' for %s (%s)",
 			 o->kv_k, eng, vllm ? "auto, fp8, fp8_e4m3, fp8_e5m2, "
-			 "f16, bf16" : "f16, bf16, f32, q8_0, q4_0, q4_1, "
-			 "iq4_nl, q5_0, q5_1");
+			 "f16, bf16, fp8_per_token_head, int8_per_token_head, "
+			 "nvfp4" : sglang ? "auto, fp8_e4m3, fp8_e5m2, mxfp8, "
+			 "f16, bf16, fp4_e2m1, nvfp4" : "f16, bf16, f32, "
+			 "q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
 		return -1;
 	}
 	if (o->kv_v && !in_set(set, o->kv_v)) {
@@ -72,26 +102,48 @@ qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 			 o->kv_v, eng);
 		return -1;
 	}
-	if (!vllm)
-		return 0;
-	if (o->given & (QA_FIT_GIVEN_KV_K | QA_FIT_GIVEN_KV_V)) {
-		snprintf(err, errlen, "vllm has one KV-cache dtype: use --kv");
+	if (!vllm && !sglang)
+		return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
+			      QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
+			      QA_FIT_GIVEN_IMPL | QA_FIT_GIVEN_TP,
+			      "--tp, --pp, --gpu-memory-utilization, "
+			      "--max-num-batched-tokens, --enforce-eager and "
+			      "--model-impl are vllm/sglang options (llama.cpp "
+			      "splits layers: --tensor-split)", err, errlen) ||
+		       reject(g, QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS,
+			      "--mem-fraction-static and "
+			      "--chunked-prefill-size are sglang options",
+			      err, errlen) ||
+		       reject(g, QA_FIT_GIVEN_SPEC, "--num-speculative-tokens "
+			      "is a vllm/sglang option (llama.cpp: --mtp on)",
+			      err, errlen) ? -1 : 0;
+	if (g & (QA_FIT_GIVEN_KV_K | QA_FIT_GIVEN_KV_V)) {
+		snprintf(err, errlen, "%s has one KV-cache dtype: use --kv",
+			 eng);
 		return -1;
 	}
-	if (o->given & QA_FIT_GIVEN_TS) {
-		snprintf(err, errlen, "--tensor-split is a llama.cpp option "
-			 "(vllm splits by tensor parallelism)");
+	if (reject(g, QA_FIT_GIVEN_TS, vllm ? "--tensor-split is a llama.cpp "
+		   "option (vllm splits by tensor parallelism)" :
+		   "--tensor-split is a llama.cpp option (sglang splits by "
+		   "tensor parallelism)", err, errlen) ||
+	    reject(g, QA_FIT_GIVEN_UBATCH, "--ubatch is a llama.cpp option",
+		   err, errlen) ||
+	    reject(g, QA_FIT_GIVEN_FA, "--flash-attn is a llama.cpp option",
+		   err, errlen))
 		return -1;
-	}
-	if (o->given & QA_FIT_GIVEN_UBATCH) {
-		snprintf(err, errlen, "--ubatch is a llama.cpp option");
-		return -1;
-	}
-	if (o->given & QA_FIT_GIVEN_FA) {
-		snprintf(err, errlen, "--flash-attn is a llama.cpp option");
-		return -1;
-	}
-	return 0;
+	if (vllm)
+		return reject(g, QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS,
+			      "--mem-fraction-static and "
+			      "--chunked-prefill-size are sglang options "
+			      "(vllm: --gpu-memory-utilization, "
+			      "--max-num-batched-tokens)", err, errlen);
+	return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT,
+		      "--gpu-memory-utilization and --max-num-batched-tokens "
+		      "are vllm options (sglang: --mem-fraction-static, "
+		      "--chunked-prefill-size)", err, errlen) ||
+	       reject(g, QA_FIT_GIVEN_PP | QA_FIT_GIVEN_IMPL,
+		      "--pp and --model-impl are modelled for vllm only",
+		      err, errlen) ? -1 : 0;
 }
 
 static const char *
@@ -177,7 +229,15 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	memset(&r, 0, sizeof(r));
 	if (opt->engine == QA_ENGINE_VLLM)
 		rc = qa_fit_vllm(inv, opt, &r, err, errlen);
-	else
+	else if (opt->engine == QA_ENGINE_SGLANG)
+		rc = qa_fit_sglang(inv, opt, &r, err, errlen);
+	else if (opt->engine == QA_ENGINE_TRTLLM) {
+		snprintf(err, errlen, "quantaudit has no TensorRT-LLM memory "
+			 "model (its engine facts still apply: docs/"
+			 "knowledge.md); --engine vllm or sglang sizes the "
+			 "same checkpoint");
+		rc = -1;
+	} else
 		rc = qa_fit_llamacpp(inv, opt, &r, err, errlen);
 	if (rc != 0)
 		return -1;

@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The vLLM (V1 engine) memory model: per tensor-parallel rank, the budget
- * vLLM gives itself (ceil(u*T)), the weights each rank holds, the KV page
- * of every layer kind (full, sliding window, MLA latent, Mamba/GDN state
- * with the hybrid block-size alignment), the KV-cache groups of the hybrid
- * allocator, the memory one request of length L needs, and the largest
- * max_model_len by the binary search vLLM itself runs.
+ * The vLLM (V1 engine) memory model: per tensor-parallel rank and
+ * pipeline stage, the budget vLLM gives itself (ceil(u*T)), the weights
+ * each rank holds, the KV page of every layer kind (full, sliding window,
+ * MLA latent, Mamba/GDN state with the hybrid block-size alignment), the
+ * KV-cache groups of the hybrid allocator projected onto each stage, the
+ * memory one request of length L needs, and the largest max_model_len by
+ * the binary search vLLM itself runs. The serving knobs people tune
+ * (--gpu-memory-utilization, --max-num-batched-tokens, --max-num-seqs,
+ * --enforce-eager, -pp, MTP speculative tokens, the fp8 and per-token-head
+ * KV dtypes, the Transformers modeling backend) change the numbers the
+ * way the source does.
  *
- * Source: ../shared/knowledge/memory-models.md §2 (vLLM upstream 9aaf83ef,
- * 2026-05-19) and §4/§6.3; each formula below names the vLLM file and
- * function it restates. The parts vLLM measures at start-up (activation
- * peak P, non-torch growth N, CUDA graphs G) are estimates here and the
- * result says so; everything downstream of M_avail (pages, groups,
- * M_req, the search) is deterministic and reproduced exactly.
- * docs/fit.md "## vLLM" documents the model.
+ * Source: vllm-project/vllm at upstream 9aaf83ef502f (2026-05-19); each
+ * formula below names the vLLM file, function and line it restates. The
+ * parts vLLM measures at start-up (activation peak P, non-torch growth N,
+ * CUDA graphs G) are estimates here and the result says so; everything
+ * downstream of M_avail (pages, groups, M_req, the search) is
+ * deterministic and reproduced exactly. docs/fit.md "## vLLM" documents
+ * the model.
  */
 #include "fit/fit.h"
 
@@ -24,32 +29,37 @@
 #include "core/arena.h"
 #include "core/ckd.h"
 #include "core/inventory.h"
+#include "fit/fit_serve.h"
 
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
 
-/* CacheConfig.DEFAULT_BLOCK_SIZE (vllm/config/cache.py). */
+/* CacheConfig.DEFAULT_BLOCK_SIZE (vllm/config/cache.py l.45). */
 #define VLLM_BLOCK 16
-/* DEFAULT_VOCAB_PADDING_SIZE (vocab_parallel_embedding.py l.32). */
-#define VLLM_VOCAB_PAD 64
-/* gpu_memory_utilization default since PR #38284 (vllm/config/cache.py). */
+/* gpu_memory_utilization default 0.92 (vllm/config/cache.py l.66,
+ * PR #38284). */
 #define VLLM_UTIL 0.92
-/* §4 calibration table: N 0.16-0.33 GiB, G 0.17-0.36 GiB logged. */
+/* Logged non-torch growth N 0.16-0.33 GiB (PRs #12126, #14447, issue
+ * #14452) and CUDA-graph capture G 0.17-0.36 GiB (club-3090 #127,
+ * gpustack/runner #251). */
 #define VLLM_N_DEFAULT (GIB / 4)
 #define VLLM_G_DEFAULT ((uint64_t)(0.35 * (double)GIB))
-/* Floor for the activation estimate: §5 assumes 0.5 GiB for dense
- * models; logged P runs 0.37-1.77 GiB (§2.6), so the closed form alone
- * would under-estimate small models. */
+/* Floor for the activation estimate: logged P runs 0.37-1.77 GiB (PRs
+ * #10511, #14447, issue #14452), so the closed form alone would
+ * under-estimate small models. */
 #define VLLM_P_FLOOR (GIB / 2)
-/* NCCL buffers created before the snapshot (outside the budget, §2.1,
- * §4: "context and NCCL about 0.5-0.8 GiB"); the CUDA context part is
- * the device's reservation (vram - usable). */
+/* NCCL buffers created before vLLM's memory snapshot, outside its
+ * budget (gpu_worker.py init_device runs before the snapshot); the CUDA
+ * context part is the device's reservation (vram - usable). */
 #define VLLM_NCCL_EST (GIB / 4)
-/* Sampler logits copies in _dummy_sampler_run (§2.6: 2-4 for top-k/
- * top-p sorting); the upper end so P is not under-estimated. */
+/* Sampler logits copies in _dummy_sampler_run (2-4 for top-k/top-p
+ * sorting); the upper end so P is not under-estimated. */
 #define VLLM_SAMPLER_COPIES 4
 /* A fit with less headroom than this share of the budget is "tight". */
 #define TIGHT_SHARE 0.05
+/* Draft layers the MTP of one model may add (n_predict); real heads
+ * have 1-3. Bounds the per-layer table below. */
+#define MAX_DRAFT 16
 
 enum spec {
 	SPEC_FULL,
@@ -63,10 +73,32 @@ static const char *const spec_name[SPEC_COUNT] = {
 	"full", "sliding", "mla", "mamba",
 };
 
-/* Per-rank KV layout of the model for one KV dtype. */
+/* --kv-cache-dtype as vLLM lays it out (vllm/v1/kv_cache_interface.py). */
+struct kvfmt {
+	unsigned s;		/* element bytes (get_dtype_size) */
+	bool per_token_head;	/* fp8/int8_per_token_head: + 2 fp32 scales
+				 * per token per KV head (AttentionSpec.
+				 * page_size_bytes l.152-164) */
+	bool nvfp4;		/* packed fp4 + fp8 block scales per head:
+				 * d/2 + d/16 bytes (nvfp4_kv_cache_full_dim,
+				 * vllm/utils/torch_utils.py l.415) */
+};
+
+/* One KV-cache layer of the model as vLLM registers it. */
+struct lentry {
+	uint8_t type;		/* enum spec */
+	uint8_t stage;		/* pipeline stage that holds it */
+	uint64_t tok;		/* bytes per token (attention types) */
+};
+
+#define MAX_ENTRIES (2 * QA_FIT_MAX_LAYERS + MAX_DRAFT)
+
+/* The model's KV layout for one KV dtype, and its projection on each
+ * pipeline stage. */
 struct layout {
-	uint64_t n[SPEC_COUNT];		/* layers of each spec */
-	uint64_t tok_sum[SPEC_COUNT];	/* sum over layers of bytes/token */
+	struct lentry e[MAX_ENTRIES];
+	size_t n_e;
+	uint64_t n[SPEC_COUNT];		/* layers of each spec, all stages */
 	uint64_t tok_max[SPEC_COUNT];	/* largest per-layer bytes/token */
 	bool tok_differ;		/* per-layer sizes differ in a type */
 	uint64_t mamba_state;		/* unpadded state bytes per layer */
@@ -78,6 +110,14 @@ struct layout {
 	bool unify_failed;		/* pages not integer multiples */
 	int64_t window;
 	uint64_t n_mbt;
+	uint64_t n_spec;		/* num_speculative_blocks of MambaSpec */
+	uint64_t n_stage;
+	/* per stage: the uniform case sums per-layer sizes
+	 * (UniformTypeKVCacheSpecs); the hybrid case keeps the group size
+	 * of the projected groups (_project_kv_cache_groups_to_worker). */
+	uint64_t st_n[QA_GPU_MAX][SPEC_COUNT];
+	uint64_t st_tok[QA_GPU_MAX][SPEC_COUNT];
+	uint64_t st_g[QA_GPU_MAX];
 };
 
 struct notes {
@@ -96,7 +136,7 @@ note(struct notes *nb, const char *s)
 }
 
 /* Saturating helpers: sizes here come from hyperparameters and are small,
- * but a hostile header must not wrap them around (src/ckd.h). */
+ * but a hostile header must not wrap them around (core/ckd.h). */
 static uint64_t
 mul_sat(uint64_t a, uint64_t b)
 {
@@ -166,27 +206,73 @@ has_word(const char *s, const char *w)
 }
 
 /*
- * KV element size, get_dtype_size of --kv-cache-dtype
- * (vllm/config/cache.py CacheDType): auto/bf16/fp16 2, fp8* 1. The
- * ggml block types have no vLLM counterpart; they are mapped to fp8,
- * vLLM's only smaller cache type, and a note says so.
+ * --kv-cache-dtype, CacheDType (vllm/config/cache.py l.18-33) with
+ * get_dtype_size: auto/bf16/fp16 2 bytes, fp8* 1 (per-tensor scales: the
+ * scalar k_scale/v_scale of each attention layer, no page bytes),
+ * fp8/int8_per_token_head 1 plus scales, nvfp4 packed. The ggml block
+ * types have no vLLM counterpart; they are mapped to fp8, vLLM's
+ * smallest per-tensor type, and a note says so.
  */
-static unsigned
-kv_elem_bytes(const char *t, struct notes *nb)
+static struct kvfmt
+kv_format(const char *t, struct notes *nb)
 {
+	struct kvfmt f = { 2, false, false };
+
 	if (!t || ieq(t, "f16") || ieq(t, "bf16") || ieq(t, "fp16") ||
 	    ieq(t, "auto") || ieq(t, "float16") || ieq(t, "bfloat16"))
-		return 2;
+		return f;
+	f.s = 1;
 	if (ieq(t, "fp8") || ieq(t, "fp8_e4m3") || ieq(t, "fp8_e5m2") ||
 	    ieq(t, "fp8_inc") || ieq(t, "int8"))
-		return 1;
-	if (ieq(t, "f32") || ieq(t, "float32"))
-		return 4;
+		return f;
+	if (ieq(t, "fp8_per_token_head") || ieq(t, "int8_per_token_head")) {
+		f.per_token_head = true;
+		return f;
+	}
+	if (ieq(t, "nvfp4")) {
+		f.nvfp4 = true;
+		return f;
+	}
+	if (ieq(t, "f32") || ieq(t, "float32")) {
+		f.s = 4;
+		return f;
+	}
 	if (nb)
 		note(nb, qa_arena_printf(nb->arena,
 			"vLLM has no %s KV cache; computed as "
 			"--kv-cache-dtype fp8 (1 byte/element)", t));
-	return 1;
+	return f;
+}
+
+/* Bytes per token of one attention layer with h KV heads on a rank:
+ * real_page_size_bytes / block_size of FullAttentionSpec
+ * (kv_cache_interface.py l.279-298) plus the per-token-head scales. */
+static uint64_t
+attn_tok(uint64_t h, uint64_t dk, uint64_t dv, const struct kvfmt *f)
+{
+	uint64_t t;
+
+	if (f->nvfp4)
+		t = mul_sat(h, dk / 2 + dk / 16 + dv / 2 + dv / 16);
+	else
+		t = mul_sat(mul_sat(h, dk + dv), f->s);
+	if (f->per_token_head)
+		t = add_sat(t, mul_sat(2 * 4, h));
+	return t;
+}
+
+/* MLAAttentionSpec.real_page_size_bytes (l.354-369): one latent head of
+ * kv_lora_rank + qk_rope_head_dim elements, whatever the TP; the nvfp4
+ * packing is not applied to MLA (uint8 elements), per-token-head scales
+ * are (AttentionSpec.page_size_bytes). */
+static uint64_t
+mla_tok(const struct qa_hparams *hp, const struct kvfmt *f)
+{
+	uint64_t d = (uint64_t)hp->kv_lora_rank +
+		     (hp->qk_rope_dim > 0 ? (uint64_t)hp->qk_rope_dim : 0);
+	uint64_t t = mul_sat(d, f->nvfp4 ? 1 : f->s);
+
+	return f->per_token_head ? add_sat(t, 2 * 4) : t;
 }
 
 static int64_t
@@ -215,14 +301,17 @@ is_nemotron_h(const struct qa_hparams *hp)
 
 /*
  * State bytes of one Mamba/GDN layer per rank, MambaStateShapeCalculator
- * (vllm/model_executor/layers/mamba/mamba_utils.py), conv layout "SD",
- * no speculative slots (memory-models.md §2.4). Conv state in the model
- * dtype; SSM state fp32 for Nemotron-H (NemotronHForCausalLMConfig,
- * models/config.py l.398-425), model dtype otherwise.
+ * (vllm/model_executor/layers/mamba/mamba_utils.py l.128-256), conv
+ * layout "SD". With speculative decoding the Mamba-2 and GDN conv states
+ * keep num_spec more positions (conv_kernel - 1 + num_spec, l.180 and
+ * l.226; mamba_mixer2.py l.1066, gdn_linear_attn.py l.259); Mamba-1 does
+ * not. Conv state in the model dtype; SSM state fp32 for Nemotron-H
+ * (NemotronHForCausalLMConfig, models/config.py l.398-425), model dtype
+ * otherwise.
  */
 static uint64_t
 mamba_state_bytes(const struct qa_hparams *hp, bool gdn, uint64_t tp,
-		  unsigned s_model)
+		  unsigned s_model, uint64_t n_spec)
 {
 	uint64_t dconv = hp->ssm_d_conv > 1 ? (uint64_t)hp->ssm_d_conv - 1 : 3;
 	uint64_t inner = hp->ssm_d_inner > 0 ? (uint64_t)hp->ssm_d_inner : 0;
@@ -236,15 +325,18 @@ mamba_state_bytes(const struct qa_hparams *hp, bool gdn, uint64_t tp,
 		/* GDN: n_v = heads, n_k = ng, d_k = nstate, n_v*d_v = inner */
 		uint64_t dv = heads ? inner / heads : 0;
 
-		conv = mul_sat(dconv, (2 * ng * nstate + inner) / tp);
+		conv = mul_sat(dconv + n_spec, add_sat(mul_sat(2 * ng, nstate),
+						       inner) / tp);
 		ssm = mul_sat(mul_sat(heads / tp, dv), nstate);
 	} else if (ng > 0 && heads > 0) {
-		/* Mamba-2: extra_groups_for_head_shards adds tp - n_g groups
-		 * when tp does not divide n_g (the groups are replicated). */
-		uint64_t ngp = ng % tp == 0 ? ng : tp > ng ? tp : ng;
+		/* Mamba-2: extra_groups_for_head_shards (mamba_utils.py
+		 * l.200-211) adds tp - n_g groups when tp does not divide
+		 * n_g (the groups are replicated): n_g + tp - n_g = tp. */
+		uint64_t ngp = ng % tp == 0 ? ng : tp;
 		uint64_t dh = inner / heads;
 
-		conv = mul_sat(dconv, (inner + 2 * ngp * nstate) / tp);
+		conv = mul_sat(dconv + n_spec, add_sat(inner,
+				mul_sat(2 * ngp, nstate)) / tp);
 		ssm = mul_sat(mul_sat(heads / tp, dh), nstate);
 	} else {
 		/* Mamba-1 */
@@ -256,9 +348,9 @@ mamba_state_bytes(const struct qa_hparams *hp, bool gdn, uint64_t tp,
 
 /*
  * State bytes of one LFM2 short-convolution layer per rank:
- * MambaStateShapeCalculator.short_conv_state_shape
- * (vllm/model_executor/layers/mamba/mamba_utils.py): a conv state of
- * (L_cache - 1) x hidden/tp in the model dtype, no SSM state.
+ * MambaStateShapeCalculator.short_conv_state_shape (mamba_utils.py
+ * l.196-204): a conv state of (L_cache - 1) x hidden/tp in the model
+ * dtype, no SSM state.
  */
 static uint64_t
 short_conv_state_bytes(const struct qa_hparams *hp, uint64_t tp,
@@ -270,42 +362,132 @@ short_conv_state_bytes(const struct qa_hparams *hp, uint64_t tp,
 	return mul_sat(mul_sat(lc, dim / tp), s_model);
 }
 
-/* Fills the per-rank KV layout for a KV element size s. */
+/*
+ * The layers [start, end) of pipeline stage r of pp: get_pp_indices
+ * (vllm/distributed/utils.py l.95-140): L // pp each, the remainder one
+ * more each on the stages before the last (partitions[-2], [-3], ...).
+ */
 static void
-build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
-	     unsigned s_model, uint64_t n_mbt, struct layout *lay)
+pp_range(uint64_t L, uint64_t pp, uint64_t r, uint64_t *start, uint64_t *end)
 {
+	uint64_t base = L / pp, rem = L % pp, s = 0, i;
+
+	for (i = 0; i <= r; i++) {
+		/* partitions[-i'] += 1 for i' in 2..rem+1: stages
+		 * pp-2 down to pp-1-rem get the extra layer */
+		uint64_t n = base + (rem && i + 1 < pp && i + 1 + rem >= pp ?
+				     1 : 0);
+
+		if (i == r) {
+			*start = s;
+			*end = s + n;
+			return;
+		}
+		s += n;
+	}
+	*start = *end = s;
+}
+
+static uint8_t
+stage_of(uint64_t L, uint64_t pp, uint64_t l)
+{
+	uint64_t r, a, b;
+
+	for (r = 0; r < pp; r++) {
+		pp_range(L, pp, r, &a, &b);
+		if (l >= a && l < b)
+			return (uint8_t)r;
+	}
+	return (uint8_t)(pp - 1);
+}
+
+/* How the layout is built: the knobs that change it. */
+struct lay_opt {
+	uint64_t tp, pp;
+	unsigned s_model;
+	uint64_t n_mbt;
+	uint64_t n_spec;	/* speculative tokens (Mamba spec blocks) */
+	uint64_t n_draft;	/* MTP draft attention layers, last stage */
+	bool tf_backend;	/* Transformers modeling backend */
+};
+
+static void
+add_entry(struct layout *lay, uint8_t type, uint64_t tok, uint8_t stage)
+{
+	struct lentry *e;
+
+	if (lay->n_e >= MAX_ENTRIES)
+		return;
+	e = &lay->e[lay->n_e++];
+	e->type = type;
+	e->tok = tok;
+	e->stage = stage;
+	if (type != SPEC_MAMBA) {
+		if (lay->n[type] && tok != lay->tok_max[type])
+			lay->tok_differ = true;
+		if (tok > lay->tok_max[type])
+			lay->tok_max[type] = tok;
+	}
+	lay->n[type]++;
+}
+
+/* Fills the layout for KV format f. */
+static void
+build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
+	     const struct kvfmt *f, struct layout *lay)
+{
+	uint64_t tp = lo->tp;
 	uint64_t dk = hp->head_dim_k > 0 ? (uint64_t)hp->head_dim_k :
 		      hp->n_head > 0 && hp->n_embd > 0 ?
 		      (uint64_t)(hp->n_embd / hp->n_head) : 0;
 	uint64_t dv = hp->head_dim_v > 0 ? (uint64_t)hp->head_dim_v : dk;
-	bool mla = hp->kv_lora_rank > 0;
-	uint64_t mla_tok = mla ? ((uint64_t)hp->kv_lora_rank +
-		(hp->qk_rope_dim > 0 ? (uint64_t)hp->qk_rope_dim : 0)) * s : 0;
+	bool mla = hp->kv_lora_rank > 0 && !lo->tf_backend;
 	int64_t l, nl = hp->n_layer > 0 ? hp->n_layer : 0;
-	uint64_t attn_tok = 0, max_n = 0, min_n = UINT64_MAX;
+	uint64_t attn_tok_max = 0, max_n = 0, min_n = UINT64_MAX, full_tok;
+	uint64_t i, s;
 	int t;
 
 	memset(lay, 0, sizeof(*lay));
 	lay->window = hp->sliding_window;
-	lay->n_mbt = n_mbt;
+	lay->n_mbt = lo->n_mbt;
+	lay->n_spec = lo->n_spec;
+	lay->n_stage = lo->pp;
+	{
+		/* get_num_kv_heads: max(1, H_kv / tp) (vllm/config/model.py
+		 * l.1250); the scalar H_kv for the draft and the
+		 * Transformers backend, which read the config's one value */
+		int64_t h = hp->n_head_kv > 0 ? hp->n_head_kv : hp->n_head;
+		uint64_t hr = h > 0 ? (uint64_t)h / tp : 0;
+
+		full_tok = attn_tok(hr ? hr : 1, dk, dv, f);
+	}
 	for (l = 0; l < nl; l++) {
 		uint8_t k = kind_of(hp, l);
-		enum spec sp;
+		uint8_t st = stage_of((uint64_t)nl, lo->pp, (uint64_t)l);
 		uint64_t tok;
 
+		if (lo->tf_backend) {
+			/* create_attention_instances (transformers/base.py
+			 * l.539-594): an Attention for every decoder layer of
+			 * the stage, sliding where config.layer_types says
+			 * so; no Mamba or MLA specs. */
+			add_entry(lay, k == QA_LAYER_SLIDING_ATTENTION &&
+				  hp->sliding_window > 0 ? SPEC_SWA :
+				  SPEC_FULL, full_tok, st);
+			continue;
+		}
 		if (k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION ||
 		    k == QA_LAYER_SHORT_CONV ||
 		    k == QA_LAYER_PARALLEL_HYBRID) {
-			uint64_t st = k == QA_LAYER_SHORT_CONV ?
-				short_conv_state_bytes(hp, tp, s_model) :
+			uint64_t sb = k == QA_LAYER_SHORT_CONV ?
+				short_conv_state_bytes(hp, tp, lo->s_model) :
 				mamba_state_bytes(hp,
 					k == QA_LAYER_LINEAR_ATTENTION, tp,
-					s_model);
+					lo->s_model, lo->n_spec);
 
-			lay->n[SPEC_MAMBA]++;
-			if (st > lay->mamba_state)
-				lay->mamba_state = st;
+			add_entry(lay, SPEC_MAMBA, 0, st);
+			if (sb > lay->mamba_state)
+				lay->mamba_state = sb;
 			/* Falcon-H1 layers also hold attention (below). */
 			if (k != QA_LAYER_PARALLEL_HYBRID)
 				continue;
@@ -313,32 +495,31 @@ build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
 		if (k == QA_LAYER_MLP_ONLY || k == QA_LAYER_MTP)
 			continue;
 		if (mla) {
-			sp = SPEC_MLA;
-			/* ModelConfig.get_num_kv_heads = 1 for MLA, head size
-			 * kv_lora_rank + qk_rope_head_dim: replicated per
-			 * rank (§2.2). */
-			tok = mla_tok;
-		} else {
+			add_entry(lay, SPEC_MLA, mla_tok(hp, f), st);
+			continue;
+		}
+		{
 			int64_t h = head_kv(hp, l);
 			uint64_t hr;
 
 			if (h <= 0)
 				continue;	/* no cache of its own */
-			/* get_num_kv_heads: max(1, H_kv / tp) (§2.2) */
 			hr = (uint64_t)h / tp;
-			if (hr < 1)
-				hr = 1;
-			tok = mul_sat(mul_sat(hr, dk + dv), s);
-			sp = k == QA_LAYER_SLIDING_ATTENTION &&
-			     hp->sliding_window > 0 ? SPEC_SWA : SPEC_FULL;
+			tok = attn_tok(hr ? hr : 1, dk, dv, f);
 		}
-		if (lay->n[sp] && tok != lay->tok_max[sp])
-			lay->tok_differ = true;
-		lay->n[sp]++;
-		lay->tok_sum[sp] = add_sat(lay->tok_sum[sp], tok);
-		if (tok > lay->tok_max[sp])
-			lay->tok_max[sp] = tok;
+		add_entry(lay, k == QA_LAYER_SLIDING_ATTENTION &&
+			  hp->sliding_window > 0 ? SPEC_SWA : SPEC_FULL, tok,
+			  st);
 	}
+	/* The MTP drafter's attention layers join the KV spec of the last
+	 * stage, where the drafter lives (gpu_model_runner.py l.539), after
+	 * the target's: one per MTP layer (deepseek_mtp.py l.128-139,
+	 * qwen3_next_mtp.py l.78-83 "full_attention"). */
+	for (i = 0; i < lo->n_draft && i < MAX_DRAFT; i++)
+		add_entry(lay, mla ? SPEC_MLA : SPEC_FULL,
+			  mla ? mla_tok(hp, f) : full_tok,
+			  (uint8_t)(lo->pp - 1));
+
 	for (t = 0; t < SPEC_COUNT; t++) {
 		if (!lay->n[t])
 			continue;
@@ -347,15 +528,30 @@ build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
 			max_n = lay->n[t];
 		if (lay->n[t] < min_n)
 			min_n = lay->n[t];
-		if (t != SPEC_MAMBA && lay->tok_max[t] > attn_tok)
-			attn_tok = lay->tok_max[t];
+		if (t != SPEC_MAMBA && lay->tok_max[t] > attn_tok_max)
+			attn_tok_max = lay->tok_max[t];
 		lay->block[t] = VLLM_BLOCK;
 		lay->page[t] = t == SPEC_MAMBA ? lay->mamba_state :
 			       mul_sat(VLLM_BLOCK, lay->tok_max[t]);
 	}
+	for (i = 0; i < lay->n_e; i++) {
+		const struct lentry *e = &lay->e[i];
+
+		lay->st_n[e->stage][e->type]++;
+		lay->st_tok[e->stage][e->type] =
+			add_sat(lay->st_tok[e->stage][e->type], e->tok);
+	}
 	lay->hybrid = lay->n_types > 1;
 	if (!lay->hybrid) {
 		lay->g = max_n;
+		for (s = 0; s < lo->pp; s++) {
+			uint64_t m = 0;
+
+			for (t = 0; t < SPEC_COUNT; t++)
+				if (lay->st_n[s][t] > m)
+					m = lay->st_n[s][t];
+			lay->st_g[s] = m;
+		}
 		return;
 	}
 	/*
@@ -365,9 +561,10 @@ build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
 	 * max(min kernel block, 16) = 16, and the Mamba page is padded up to
 	 * the attention page (prefix caching off, mode "none").
 	 */
-	if (lay->n[SPEC_MAMBA] && attn_tok) {
+	if (lay->n[SPEC_MAMBA] && attn_tok_max) {
 		uint64_t ba = VLLM_BLOCK * cdiv(lay->mamba_state,
-						mul_sat(VLLM_BLOCK, attn_tok));
+						mul_sat(VLLM_BLOCK,
+							attn_tok_max));
 
 		for (t = 0; t < SPEC_MAMBA; t++) {
 			if (!lay->n[t])
@@ -375,13 +572,13 @@ build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
 			lay->block[t] = ba;
 			lay->page[t] = mul_sat(ba, lay->tok_max[t]);
 		}
-		lay->page[SPEC_MAMBA] = mul_sat(ba, attn_tok);
+		lay->page[SPEC_MAMBA] = mul_sat(ba, attn_tok_max);
 		lay->block[SPEC_MAMBA] = ba;
 	}
 	/*
-	 * unify_kv_cache_spec_page_size (kv_cache_utils.py): a smaller page
-	 * is scaled to the largest by raising its block size by the integer
-	 * ratio; a non-integer ratio is NotImplementedError in vLLM.
+	 * unify_kv_cache_spec_page_size (kv_cache_utils.py l.1012-1050): a
+	 * smaller page is scaled to the largest by raising its block size
+	 * by the integer ratio; a non-integer ratio is NotImplementedError.
 	 */
 	{
 		uint64_t pmax = 0;
@@ -403,12 +600,45 @@ build_layout(const struct qa_hparams *hp, uint64_t tp, unsigned s,
 		}
 	}
 	/* _get_kv_cache_groups_uniform_page_size (kv_cache_utils.py
-	 * l.1057-1177): g = min layers per type, or max if max < 1.5 min. */
+	 * l.1057-1177): g = min layers per type, or max if max < 1.5 min,
+	 * from the merged specs of all stages. */
 	lay->g = (double)max_n < 1.5 * (double)min_n ? max_n : min_n;
+	/*
+	 * Each type's layers are dealt round-robin to its cdiv(n, g) groups
+	 * (layers[i::num_groups], l.1160-1175), so that every PP stage holds
+	 * a share of each group; the group size on a stage is the largest
+	 * share (_max_memory_usage_bytes_from_groups l.1791: max over the
+	 * projected groups).
+	 */
+	for (s = 0; s < lo->pp; s++) {
+		uint32_t cnt[MAX_ENTRIES];
+		uint64_t gw = 0;
+
+		for (t = 0; t < SPEC_COUNT; t++) {
+			uint64_t ng = cdiv(lay->n[t], lay->g), j = 0, q;
+
+			if (ng > MAX_ENTRIES)
+				ng = MAX_ENTRIES;
+			memset(cnt, 0, sizeof(cnt[0]) * ng);
+			for (i = 0; ng && i < lay->n_e; i++) {
+				const struct lentry *e = &lay->e[i];
+
+				if (e->type != (uint8_t)t)
+					continue;
+				if (e->stage == s)
+					cnt[j % ng]++;
+				j++;
+			}
+			for (q = 0; q < ng; q++)
+				if (cnt[q] > gw)
+					gw = cnt[q];
+		}
+		lay->st_g[s] = gw;
+	}
 }
 
 /* Blocks one layer of spec t holds for a request of length L
- * (max_memory_usage_bytes of each spec, kv_cache_interface.py, §2.2). */
+ * (max_memory_usage_bytes of each spec, kv_cache_interface.py). */
 static uint64_t
 spec_blocks(const struct layout *lay, int t, uint64_t L)
 {
@@ -416,6 +646,9 @@ spec_blocks(const struct layout *lay, int t, uint64_t L)
 
 	switch (t) {
 	case SPEC_SWA: {
+		/* SlidingWindowSpec.max_admission_blocks_per_request
+		 * (l.463-494): min(W - 1 + max_num_batched_tokens, L) tokens
+		 * plus one block for the window's misalignment */
 		uint64_t w = lay->window > 0 ? (uint64_t)lay->window : 0;
 		uint64_t n = add_sat(w ? w - 1 : 0, lay->n_mbt);
 
@@ -424,20 +657,25 @@ spec_blocks(const struct layout *lay, int t, uint64_t L)
 		return cdiv(n, b) + 1;
 	}
 	case SPEC_MAMBA:
-		return 1;	/* cache mode "none": one block per request */
+		/* MambaSpec.max_memory_usage_bytes (l.578-589), cache mode
+		 * "none": 1 + num_speculative_blocks pages per request */
+		return 1 + lay->n_spec;
 	default:
 		return cdiv(L, b);
 	}
 }
 
 /*
- * Memory one request of length L needs on a rank, split in attention KV
- * and recurrent state: _max_memory_usage_bytes_from_groups
- * (kv_cache_utils.py l.1741-1801). Uniform models: sum over layers of
- * blocks x page; hybrid: g x page x sum over groups of blocks.
+ * Memory one request of length L needs on a rank of stage st, split in
+ * attention KV and recurrent state: _max_memory_usage_bytes_from_groups
+ * (kv_cache_utils.py l.1741-1801) over the groups projected onto the
+ * stage (_project_kv_cache_groups_to_worker l.1903-1943). Uniform models:
+ * the sum over the stage's layers of blocks x page; hybrid: g_stage x
+ * page x the blocks of every group, empty ones included.
  */
 static uint64_t
-m_req(const struct layout *lay, uint64_t L, uint64_t *kv, uint64_t *rec)
+m_req(const struct layout *lay, uint64_t st, uint64_t L, uint64_t *kv,
+      uint64_t *rec)
 {
 	uint64_t k = 0, r = 0;
 	int t;
@@ -449,14 +687,17 @@ m_req(const struct layout *lay, uint64_t L, uint64_t *kv, uint64_t *rec)
 			continue;
 		if (!lay->hybrid) {
 			if (t == SPEC_MAMBA)
-				bytes = mul_sat(lay->n[t], lay->page[t]);
+				bytes = mul_sat(mul_sat(lay->st_n[st][t],
+						lay->page[t]),
+						spec_blocks(lay, t, L));
 			else
 				bytes = mul_sat(mul_sat(spec_blocks(lay, t, L),
-						lay->block[t]), lay->tok_sum[t]);
+						lay->block[t]),
+						lay->st_tok[st][t]);
 		} else {
 			uint64_t groups = cdiv(lay->n[t], lay->g);
 
-			bytes = mul_sat(mul_sat(lay->g, lay->page[t]),
+			bytes = mul_sat(mul_sat(lay->st_g[st], lay->page[t]),
 					mul_sat(groups, spec_blocks(lay, t, L)));
 		}
 		if (t == SPEC_MAMBA)
@@ -471,19 +712,35 @@ m_req(const struct layout *lay, uint64_t L, uint64_t *kv, uint64_t *rec)
 	return add_sat(k, r);
 }
 
-/* _auto_fit_max_model_len (kv_cache_utils.py l.1839-1901): the largest
- * L in [1, max] with M_req(L) <= avail, or -1. */
+/* Does a request of length L fit every rank? ndev devices, device i on
+ * stage stage[i] with avail[i] bytes for the KV cache. */
+static bool
+fits_all(const struct layout *lay, uint64_t L, const uint64_t *avail,
+	 const uint8_t *stage, size_t ndev)
+{
+	size_t i;
+
+	for (i = 0; i < ndev; i++)
+		if (m_req(lay, stage[i], L, NULL, NULL) > avail[i])
+			return false;
+	return true;
+}
+
+/* _auto_fit_max_model_len (kv_cache_utils.py l.1839-1901) with
+ * _estimate_max_model_len_from_groups (l.1804-1836) per worker: the
+ * largest L in [1, max] that fits every worker, or -1. */
 static int64_t
-search_max_len(const struct layout *lay, uint64_t avail, uint64_t max)
+search_max_len(const struct layout *lay, const uint64_t *avail,
+	       const uint8_t *stage, size_t ndev, uint64_t max)
 {
 	uint64_t lo = 1, hi = max, best = 0;
 
-	if (max == 0 || m_req(lay, 1, NULL, NULL) > avail)
+	if (max == 0 || !fits_all(lay, 1, avail, stage, ndev))
 		return -1;
 	while (lo <= hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (m_req(lay, mid, NULL, NULL) <= avail) {
+		if (fits_all(lay, mid, avail, stage, ndev)) {
 			best = mid;
 			lo = mid + 1;
 		} else {
@@ -491,95 +748,6 @@ search_max_len(const struct layout *lay, uint64_t avail, uint64_t max)
 		}
 	}
 	return best > INT64_MAX ? INT64_MAX : (int64_t)best;
-}
-
-/* Weights bytes of one tensor on one TP rank (§2.5). */
-struct wctx {
-	uint64_t tp;
-	uint64_t hq, hkv;
-	uint64_t vocab, vocab_rank;	/* padded vocab rows per rank */
-};
-
-static uint64_t
-per_rank(const struct wctx *w, const struct qa_tensor *t)
-{
-	uint64_t b = t->bytes, kvdiv;
-	bool vec = t->n_dims <= 1;
-
-	kvdiv = w->hkv ? (w->hkv < w->tp ? w->hkv : w->tp) : w->tp;
-	switch (t->role) {
-	case QA_ROLE_EMBED:
-	case QA_ROLE_LM_HEAD:
-	case QA_ROLE_MTP_EMBED:
-	case QA_ROLE_MTP_SHARED_HEAD:
-		/* VocabParallelEmbedding / ParallelLMHead: vocab padded to a
-		 * multiple of 64, then split by tp. */
-		if (vec || !w->vocab)
-			return vec ? b : cdiv(b, w->tp);
-		return cdiv(mul_sat(b, w->vocab_rank), w->vocab);
-	case QA_ROLE_ATTN_K:
-	case QA_ROLE_ATTN_V:
-		/* QKVParallelLinear: KV heads replicated when tp > H_kv */
-		return cdiv(b, kvdiv);
-	case QA_ROLE_ATTN_QKV:
-		if (w->hq && w->hkv) {
-			uint64_t tot = w->hq + 2 * w->hkv;
-			uint64_t q = mul_sat(b, w->hq) / tot;
-
-			return add_sat(cdiv(q, w->tp), cdiv(b - q, kvdiv));
-		}
-		return cdiv(b, w->tp);
-	case QA_ROLE_ATTN_O:
-	case QA_ROLE_FFN_DOWN:
-	case QA_ROLE_EXPERT_DOWN:
-	case QA_ROLE_SHARED_EXPERT_DOWN:
-	case QA_ROLE_SSM_OUT:
-		/* RowParallelLinear: weight split, bias replicated */
-		return vec ? b : cdiv(b, w->tp);
-	case QA_ROLE_ATTN_Q:
-	case QA_ROLE_ATTN_GATE:
-	case QA_ROLE_ATTN_SINKS:
-	case QA_ROLE_MLA_Q_B:
-	case QA_ROLE_MLA_KV_B:
-	case QA_ROLE_MLA_K_B:
-	case QA_ROLE_MLA_V_B:
-	case QA_ROLE_FFN_GATE:
-	case QA_ROLE_FFN_UP:
-	case QA_ROLE_FFN_GATE_UP:
-	case QA_ROLE_EXPERT_GATE:
-	case QA_ROLE_EXPERT_UP:
-	case QA_ROLE_EXPERT_GATE_UP:
-	case QA_ROLE_SHARED_EXPERT_GATE:
-	case QA_ROLE_SHARED_EXPERT_UP:
-	case QA_ROLE_SSM_IN:
-	case QA_ROLE_SSM_CONV:
-	case QA_ROLE_SSM_PARAM:
-	case QA_ROLE_GDN_QKV:
-	case QA_ROLE_GDN_GATE:
-	case QA_ROLE_GDN_BA:
-	case QA_ROLE_VISION:
-	case QA_ROLE_PROJECTOR:
-	case QA_ROLE_AUDIO:
-		/* Column-parallel (with their biases) and per-head params;
-		 * SSM A/D/dt and norms shard by heads (mamba_mixer2.py);
-		 * vision towers are TP-sharded in vLLM's encoders. */
-		return cdiv(b, w->tp);
-	case QA_ROLE_MLA_Q_A:
-	case QA_ROLE_MLA_KV_A:
-		/* q_a_proj / kv_a_proj_with_mqa are ReplicatedLinear in
-		 * vLLM's deepseek_v2.py (fused_qkv_a_proj, disable_tp). */
-	case QA_ROLE_ROUTER:
-	case QA_ROLE_NORM:
-	case QA_ROLE_POS_EMBED:
-	case QA_ROLE_DSA_INDEXER:
-	case QA_ROLE_MTP_EH_PROJ:
-	case QA_ROLE_MTP_ENORM:
-	case QA_ROLE_MTP_HNORM:
-	case QA_ROLE_MTP_NORM:
-	case QA_ROLE_OTHER:
-	default:
-		return b;	/* replicated (conservative for unknowns) */
-	}
 }
 
 static bool
@@ -590,15 +758,17 @@ is_expert(enum qa_role r)
 }
 
 /*
- * Activation peak P of profile_run (§2.6), an estimate: prefill of n_mbt
- * tokens n_mbt*(3F/tp + (H_q+2H_kv)d/tp + 2E)*s for dense FFNs, the
- * fused-MoE workspace n_mbt*k*(3F_exp/tp + E)*s (intermediate caches of
- * fused_moe), plus the sampler's fp32 logits min(n_seq, n_mbt) *
- * V_pad/tp * 4 * copies (_dummy_sampler_run), floored at 0.5 GiB.
+ * Activation peak P of profile_run (gpu_model_runner.py l.6065-6140), an
+ * estimate: _dummy_run of max_num_batched_tokens tokens,
+ * n_mbt*(3F/tp + (H_q+2H_kv)d/tp + 2E)*s for dense FFNs, the fused-MoE
+ * workspace n_mbt*k*(3F_exp/tp + E)*s, and on the last stage the
+ * sampler's fp32 logits min(n_seq, n_mbt) * V_pad/tp * 4 * copies
+ * (_dummy_sampler_run l.5871, only on the last PP rank l.6128); floored
+ * at 0.5 GiB.
  */
 static uint64_t
 estimate_p(const struct qa_hparams *hp, uint64_t tp, uint64_t n_mbt,
-	   uint64_t n_seq, uint64_t vpad, unsigned s)
+	   uint64_t n_seq, uint64_t vpad, unsigned s, bool last_stage)
 {
 	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
 	uint64_t hq = hp->n_head > 0 ? (uint64_t)hp->n_head : 0;
@@ -624,10 +794,36 @@ estimate_p(const struct qa_hparams *hp, uint64_t tp, uint64_t n_mbt,
 		ffn = moe;
 	attn = mul_sat(n_mbt, (hq + 2 * hkv) * d / tp + 2 * E);
 	fwd = mul_sat(add_sat(ffn, attn), s);
-	samp = mul_sat(mul_sat(n_seq < n_mbt ? n_seq : n_mbt, vpad / tp),
-		       4 * VLLM_SAMPLER_COPIES);
-	fwd = add_sat(fwd, samp);
+	if (last_stage) {
+		samp = mul_sat(mul_sat(n_seq < n_mbt ? n_seq : n_mbt,
+				       vpad / tp), 4 * VLLM_SAMPLER_COPIES);
+		fwd = add_sat(fwd, samp);
+	}
 	return fwd < VLLM_P_FLOOR ? VLLM_P_FLOOR : fwd;
+}
+
+/* Which pipeline stage holds tensor t (weights of the stage's layers;
+ * embeddings on the first stage, final norm and lm_head on the last,
+ * llama.py l.368-386 and l.533-548; the MTP drafter on the last,
+ * gpu_model_runner.py l.539). Returns -1 for "first and last" (a tied
+ * embedding under PP, which the last stage loads again as its lm_head,
+ * llama.py l.368-370). */
+static int
+tensor_stage(const struct qa_tensor *t, uint64_t L, uint64_t pp, bool tied)
+{
+	if (t->mtp)
+		return (int)pp - 1;
+	if (t->layer >= 0 && (uint64_t)t->layer < L)
+		return stage_of(L, pp, (uint64_t)t->layer);
+	switch (t->role) {
+	case QA_ROLE_LM_HEAD:
+	case QA_ROLE_NORM:
+		return (int)pp - 1;
+	case QA_ROLE_EMBED:
+		return tied && pp > 1 ? -1 : 0;
+	default:
+		return 0;
+	}
 }
 
 int
@@ -644,12 +840,20 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		   opt->gpu_memory_utilization <= 1 ?
 		   opt->gpu_memory_utilization : VLLM_UTIL;
 	size_t ndev = opt->gpus.n, i;
-	uint64_t tp, n_mbt, n_seq, vpad, W = 0, W_active = 0, P, N, G;
-	uint64_t max_len, ctx, min_avail = UINT64_MAX, kv_req, rec_req;
-	unsigned s_kv, s_model = 2;
-	struct layout lay, lay_f16, lay_fp8;
-	struct wctx wc;
-	bool big, heads_ok = true, outside_over = false;
+	uint64_t tp, pp, n_mbt, n_seq, vpad, N, G, n_spec = 0, n_draft = 0;
+	uint64_t W[QA_GPU_MAX], W_act[QA_GPU_MAX], P[QA_GPU_MAX];
+	uint64_t avail[QA_GPU_MAX], kv_req[QA_GPU_MAX], rec_req[QA_GPU_MAX];
+	uint8_t dstage[QA_GPU_MAX];
+	uint64_t max_len, ctx, min_avail = UINT64_MAX;
+	unsigned s_model = 2;
+	struct layout *lay, *lay_f16, *lay_fp8;
+	struct lay_opt lo;
+	struct kvfmt fmt, f16 = { 2, false, false }, fp8 = { 1, false, false };
+	struct qa_serve_tp wc;
+	enum qa_serve_arch how;
+	const char *cls = NULL;
+	bool big, heads_ok = true, outside_over = false, tied = true;
+	bool refused = false, tf;
 	int64_t fit_len;
 	const char *verdict;
 
@@ -665,34 +869,40 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			 "size) to size the vLLM KV cache from");
 		return -1;
 	}
-	if (hp->n_layer_all > QA_FIT_MAX_LAYERS) {
+	if (hp->n_layer_all > QA_FIT_MAX_LAYERS ||
+	    hp->n_layer > QA_FIT_MAX_LAYERS) {
 		snprintf(err, errlen, "%lld blocks: more than any real model "
 			 "(%d); not sized", (long long)hp->n_layer_all,
 			 QA_FIT_MAX_LAYERS);
 		return -1;
 	}
-	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev;
-	if (tp > ndev) {
-		snprintf(err, errlen, "tensor parallel %llu needs %llu GPUs, "
-			 "--gpus gives %zu", (unsigned long long)tp,
-			 (unsigned long long)tp, ndev);
+	/* Parallel layout: world = tp x pp ranks, rank = stage * tp + tp
+	 * rank (vllm/distributed/parallel_state.py); TP defaults to the
+	 * GPUs left after the stages. */
+	pp = opt->pp > 0 ? (uint64_t)opt->pp : 1;
+	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev / pp;
+	if (tp == 0 || mul_sat(tp, pp) > ndev) {
+		snprintf(err, errlen, "tensor parallel %llu x pipeline "
+			 "parallel %llu needs %llu GPUs, --gpus gives %zu",
+			 (unsigned long long)(tp ? tp : 1),
+			 (unsigned long long)pp,
+			 (unsigned long long)mul_sat(tp ? tp : 1, pp), ndev);
 		return -1;
 	}
-	if (tp < ndev)
-		note(&nb, qa_arena_printf(arena, "TP=%llu: only the first "
-			"%llu of %zu GPUs are used (no pipeline parallelism "
-			"modelled)", (unsigned long long)tp,
-			(unsigned long long)tp, ndev));
-	ndev = (size_t)tp;
-
-	/* Batch defaults, EngineArgs.get_batch_defaults (arg_utils.py
-	 * l.2258-2340): 2048/256 below 70 GiB or on A100, else 8192/1024
-	 * (OpenAI server). */
-	big = opt->gpus.dev[0].vram_bytes >= 70 * GIB &&
-	      !(opt->gpus.dev[0].cc_major == 8 &&
-		opt->gpus.dev[0].cc_minor == 0);
-	n_mbt = opt->batch > 0 ? (uint64_t)opt->batch : big ? 8192 : 2048;
-	n_seq = opt->parallel > 0 ? (uint64_t)opt->parallel : big ? 1024 : 256;
+	if (pp > (uint64_t)hp->n_layer) {
+		snprintf(err, errlen, "pipeline parallel %llu exceeds the "
+			 "model's %lld layers", (unsigned long long)pp,
+			 (long long)hp->n_layer);
+		return -1;
+	}
+	if (mul_sat(tp, pp) < ndev)
+		note(&nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
+			"the first %llu of %zu GPUs are used",
+			(unsigned long long)tp, (unsigned long long)pp,
+			(unsigned long long)(tp * pp), ndev));
+	ndev = (size_t)(tp * pp);
+	for (i = 0; i < ndev; i++)
+		dstage[i] = (uint8_t)(i / tp);
 
 	/* Tensor-parallel head checks (vLLM refuses otherwise). */
 	if (hp->n_head > 0 && (uint64_t)hp->n_head % tp != 0)
@@ -707,43 +917,161 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			"evenly", (unsigned long long)tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
 
-	/* Weights per rank (§2.5). */
-	vpad = hp->n_vocab > 0 ? cdiv((uint64_t)hp->n_vocab, VLLM_VOCAB_PAD) *
-				 VLLM_VOCAB_PAD : 0;
-	wc.tp = tp;
-	wc.hq = hp->n_head > 0 ? (uint64_t)hp->n_head : 0;
-	wc.hkv = hp->n_head_kv > 0 ? (uint64_t)hp->n_head_kv : wc.hq;
-	wc.vocab = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	wc.vocab_rank = cdiv(vpad, tp);
-	{
-		bool tied = true;
+	/* Which implementation serves the class (registry.py
+	 * _try_resolve_transformers l.1053-1120; --model-impl). */
+	how = qa_serve_arch_support("vllm", inv, &cls);
+	tf = opt->model_impl == QA_MODEL_IMPL_TRANSFORMERS ||
+	     (opt->model_impl == QA_MODEL_IMPL_AUTO &&
+	      (how == QA_SERVE_ARCH_TRANSFORMERS ||
+	       how == QA_SERVE_ARCH_ABSENT));
+	if (tf) {
+		bool state = false;
+		int64_t l;
 
-		for (i = 0; i < inv->n_tensors; i++)
-			if (inv->tensors[i].role == QA_ROLE_LM_HEAD)
-				tied = false;
-		for (i = 0; i < inv->n_tensors; i++) {
-			const struct qa_tensor *t = &inv->tensors[i];
-			uint64_t b;
+		for (l = 0; l < hp->n_layer; l++) {
+			uint8_t k = kind_of(hp, l);
 
-			if (t->mtp && !opt->mtp)
-				continue;
-			b = per_rank(&wc, t);
-			W = add_sat(W, b);
-			/* Bytes a decode step reads: only the active
-			 * experts, and the embedding only when it is also
-			 * the (tied) output. */
-			if (is_expert(t->role) && hp->n_expert > 0 &&
-			    hp->n_expert_used > 0)
-				b = cdiv(mul_sat(b, (uint64_t)hp->n_expert_used),
-					 (uint64_t)hp->n_expert);
-			if (t->role == QA_ROLE_EMBED && !tied)
-				b = 0;
-			W_active = add_sat(W_active, b);
+			if (k == QA_LAYER_MAMBA ||
+			    k == QA_LAYER_LINEAR_ATTENTION ||
+			    k == QA_LAYER_SHORT_CONV ||
+			    k == QA_LAYER_PARALLEL_HYBRID)
+				state = true;
 		}
-		if (inv->n_tensors == 0)
-			note(&nb, "no tensors in the input: weights counted "
-			     "as 0");
+		note(&nb, qa_arena_printf(arena, "%s through vLLM's "
+			"Transformers modeling backend%s: every decoder "
+			"layer gets an attention KV cache "
+			"(transformers/base.py create_attention_instances); "
+			"linears its Transformers tp_plan does not name are "
+			"replicated on every rank (ReplicatedLinear, base.py "
+			"l.515-523), so with TP > 1 the weights may exceed "
+			"this count, and a model without a tp_plan is refused "
+			"at TP > 1%s", cls ? cls : "the model",
+			how == QA_SERVE_ARCH_ABSENT &&
+			opt->model_impl == QA_MODEL_IMPL_AUTO ?
+			" (no native vLLM class; fallback if Transformers "
+			"knows the model)" : "",
+			state ? "; upstream documents full and sliding "
+			"attention only (docs/models/supported_models.md), "
+			"so its recurrent layers are not served" : ""));
 	}
+
+	/* Batch defaults, EngineArgs.get_batch_defaults (arg_utils.py
+	 * l.2259-2340): 2048/256 below 70 GiB or on A100, else 8192/1024
+	 * (OpenAI server; PRs #10382, #12369, #17073, #17885). With the
+	 * defaults, _set_default_max_num_seqs_and_batched_tokens_args
+	 * (l.2419-2495) clamps max_num_batched_tokens to max_num_seqs x
+	 * max_model_len and max_num_seqs to max_num_batched_tokens. */
+	big = opt->gpus.dev[0].vram_bytes >= 70 * GIB &&
+	      !(opt->gpus.dev[0].cc_major == 8 &&
+		opt->gpus.dev[0].cc_minor == 0);
+	max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
+	n_seq = opt->parallel > 0 ? (uint64_t)opt->parallel : big ? 1024 : 256;
+	if (opt->max_num_batched_tokens > 0)
+		n_mbt = (uint64_t)opt->max_num_batched_tokens;
+	else if (opt->batch > 0)
+		n_mbt = (uint64_t)opt->batch;
+	else {
+		uint64_t mml = opt->ctx > 0 ? (uint64_t)opt->ctx : max_len;
+
+		n_mbt = big ? 8192 : 2048;
+		if (mul_sat(n_seq, mml) < n_mbt)
+			n_mbt = mul_sat(n_seq, mml);
+	}
+	if (opt->parallel <= 0 && n_seq > n_mbt)
+		n_seq = n_mbt;
+
+	/* MTP speculative decoding (vllm/config/speculative.py): method
+	 * "mtp" drafts with the model's own n_predict MTP layers;
+	 * num_speculative_tokens defaults to n_predict and must be a
+	 * multiple of it when larger (l.768-777). */
+	if (opt->num_speculative_tokens > 0 || opt->mtp) {
+		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
+				  inv->mtp.present > 0 ?
+				  (uint64_t)inv->mtp.present : 0;
+
+		if (n_pred == 0) {
+			note(&nb, "MTP speculative decoding asked for, but the "
+			     "model has no MTP layers: sized without a draft");
+		} else if (tf) {
+			note(&nb, "the Transformers backend skips the MTP "
+			     "layers (base.py ignore_unexpected_prefixes): "
+			     "sized without a draft");
+		} else {
+			n_draft = n_pred > MAX_DRAFT ? MAX_DRAFT : n_pred;
+			n_spec = opt->num_speculative_tokens > 0 ?
+				 (uint64_t)opt->num_speculative_tokens : n_pred;
+			if (n_spec > n_pred && n_spec % n_pred != 0) {
+				refused = true;
+				note(&nb, qa_arena_printf(arena, "vLLM refuses "
+					"num_speculative_tokens %llu: it must "
+					"be divisible by the %llu MTP layers "
+					"(speculative.py l.768-777)",
+					(unsigned long long)n_spec,
+					(unsigned long long)n_pred));
+			}
+			note(&nb, qa_arena_printf(arena, "MTP draft: %llu "
+				"layer%s of weights and KV pages on the last "
+				"stage, embedding and head shared with the "
+				"target%s (llm_base_proposer.py l.1267-1400), "
+				"%llu speculative token%s (Mamba states keep "
+				"%llu more conv positions and pages)",
+				(unsigned long long)n_draft,
+				n_draft == 1 ? "" : "s",
+				pp > 1 ? " except the embedding under PP" : "",
+				(unsigned long long)n_spec,
+				n_spec == 1 ? "" : "s",
+				(unsigned long long)n_spec));
+		}
+	}
+
+	/* Weights per rank (tensor parallelism) and per stage. */
+	vpad = hp->n_vocab > 0 ? cdiv((uint64_t)hp->n_vocab,
+				      QA_SERVE_VOCAB_PAD) *
+				 QA_SERVE_VOCAB_PAD : 0;
+	qa_serve_tp_init(&wc, hp, tp);
+	memset(W, 0, sizeof(W));
+	memset(W_act, 0, sizeof(W_act));
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].role == QA_ROLE_LM_HEAD)
+			tied = false;
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		uint64_t b, ba, st;
+		int where;
+
+		if (t->mtp) {
+			/* The drafter's own embedding and shared head are
+			 * replaced by the target's (llm_base_proposer.py
+			 * _maybe_share_embeddings, only with PP = 1,
+			 * l.1267-1334; _maybe_share_lm_head l.1336-1400). */
+			if (n_draft == 0 || t->role == QA_ROLE_MTP_SHARED_HEAD ||
+			    (t->role == QA_ROLE_MTP_EMBED && pp == 1))
+				continue;
+		}
+		b = qa_serve_rank_bytes(&wc, t);
+		/* Bytes a decode step reads: only the active experts, and
+		 * the embedding only when it is also the (tied) output. */
+		ba = b;
+		if (is_expert(t->role) && hp->n_expert > 0 &&
+		    hp->n_expert_used > 0)
+			ba = cdiv(mul_sat(b, (uint64_t)hp->n_expert_used),
+				  (uint64_t)hp->n_expert);
+		if ((t->role == QA_ROLE_EMBED && !tied) ||
+		    t->role == QA_ROLE_MTP_EMBED || t->mtp)
+			ba = 0;
+		where = tensor_stage(t, (uint64_t)hp->n_layer, pp, tied);
+		for (st = 0; st < pp; st++) {
+			if (!(where == (int)st ||
+			      (where < 0 && (st == 0 || st == pp - 1))))
+				continue;
+			W[st] = add_sat(W[st], b);
+			/* the tied duplicate on the last stage is the head */
+			W_act[st] = add_sat(W_act[st], where < 0 &&
+					    st == 0 ? 0 : ba);
+		}
+	}
+	if (inv->n_tensors == 0)
+		note(&nb, "no tensors in the input: weights counted as 0");
 	if (inv->kind == QA_KIND_GGUF)
 		note(&nb, "GGUF in vLLM: weights counted as stored (vLLM's "
 		     "GGUF loader keeps supported quantized types packed); "
@@ -752,42 +1080,77 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		s_model = 4;
 
 	/* KV dtype (one for K and V in vLLM). */
-	s_kv = kv_elem_bytes(opt->kv_k, &nb);
+	fmt = kv_format(opt->kv_k, &nb);
 	if (opt->kv_v && opt->kv_k && !ieq(opt->kv_v, opt->kv_k))
 		note(&nb, "vLLM has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
-	build_layout(hp, tp, s_kv, s_model, n_mbt, &lay);
-	build_layout(hp, tp, 2, s_model, n_mbt, &lay_f16);
-	build_layout(hp, tp, 1, s_model, n_mbt, &lay_fp8);
-	if (lay.n_types == 0) {
+	if (fmt.nvfp4) {
+		bool fp4 = true;
+
+		for (i = 0; i < ndev; i++)
+			if (!(opt->gpus.dev[i].flags & QA_GPU_FP4))
+				fp4 = false;
+		if (!fp4)
+			note(&nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
+			     "cores (Blackwell); not every GPU here has them "
+			     "or their type is unknown");
+	}
+	lo.tp = tp;
+	lo.pp = pp;
+	lo.s_model = s_model;
+	lo.n_mbt = n_mbt;
+	lo.n_spec = n_spec;
+	lo.n_draft = n_draft;
+	lo.tf_backend = tf;
+	/* About 20 KiB each: from the inventory's arena, not the stack. */
+	lay = qa_arena_alloc(arena, sizeof(*lay));
+	lay_f16 = qa_arena_alloc(arena, sizeof(*lay_f16));
+	lay_fp8 = qa_arena_alloc(arena, sizeof(*lay_fp8));
+	if (!lay || !lay_f16 || !lay_fp8) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	build_layout(hp, &lo, &fmt, lay);
+	build_layout(hp, &lo, &f16, lay_f16);
+	build_layout(hp, &lo, &fp8, lay_fp8);
+	if (lay->n_types == 0) {
 		snprintf(err, errlen, "no attention or state layers to size "
 			 "the vLLM KV cache from");
 		return -1;
 	}
-	if (lay.unify_failed)
+	if (lay->unify_failed)
 		note(&nb, "KV page sizes of the layer kinds are not integer "
 		     "multiples: vLLM raises NotImplementedError "
 		     "(unify_kv_cache_spec_page_size); sized with the "
 		     "largest page");
-	if (lay.hybrid && lay.tok_differ)
+	if (lay->hybrid && lay->tok_differ)
 		note(&nb, "per-layer KV sizes differ within a hybrid group; "
 		     "sized with the largest");
 
-	/* Budget per rank (§2.1), P/N/G (§2.6-2.7). */
-	P = opt->vllm_activation_bytes ? opt->vllm_activation_bytes :
-	    estimate_p(hp, tp, n_mbt, n_seq, vpad, s_model);
+	/* Budget per rank (determine_available_memory, gpu_worker.py
+	 * l.354-450): M_avail = ceil(u T) - (W + P + N) - G, G only when
+	 * CUDA graphs are captured (cudagraph_mode != NONE, l.399-407;
+	 * --enforce-eager sets NONE, vllm/config/vllm.py l.1019-1025). */
+	for (i = 0; i < pp; i++)
+		P[i] = opt->vllm_activation_bytes ? opt->vllm_activation_bytes :
+		       estimate_p(hp, tp, n_mbt, n_seq, vpad, s_model,
+				  i == pp - 1);
 	N = opt->vllm_nontorch_bytes ? opt->vllm_nontorch_bytes :
 	    VLLM_N_DEFAULT;
-	G = opt->vllm_cudagraph_bytes ? opt->vllm_cudagraph_bytes :
-	    VLLM_G_DEFAULT;
+	G = opt->enforce_eager ? 0 : opt->vllm_cudagraph_bytes ?
+	    opt->vllm_cudagraph_bytes : VLLM_G_DEFAULT;
 	if (!opt->vllm_activation_bytes || !opt->vllm_nontorch_bytes ||
-	    !opt->vllm_cudagraph_bytes)
-		note(&nb, "vLLM measures activations (P), non-torch memory "
-		     "(N) and CUDA graphs (G) at start-up; estimated here "
-		     "(P closed form of docs/fit.md, N 0.25 GiB, "
-		     "G 0.35 GiB): non-deterministic");
+	    (!opt->vllm_cudagraph_bytes && !opt->enforce_eager))
+		note(&nb, qa_arena_printf(arena, "vLLM measures activations "
+			"(P, a profile run of %llu tokens), non-torch memory "
+			"(N) and CUDA graphs (G) at start-up; estimated here "
+			"(P closed form of docs/fit.md, N 0.25 GiB, %s): "
+			"non-deterministic", (unsigned long long)n_mbt,
+			opt->enforce_eager ? "G 0 with --enforce-eager" :
+			"G 0.35 GiB"));
+	else if (opt->enforce_eager)
+		note(&nb, "--enforce-eager: no CUDA graphs, G = 0");
 
-	max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
 	if (opt->ctx > 0)
 		ctx = (uint64_t)opt->ctx;
 	else
@@ -803,64 +1166,79 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	for (i = 0; i < ndev; i++) {
 		const struct qa_gpu_device *g = &opt->gpus.dev[i];
 		struct qa_fit_device *d = &out->devices[i];
+		uint64_t st = dstage[i];
 		double rr = ceil(u * (double)g->vram_bytes);
 		uint64_t R = rr >= 1.8e19 ? UINT64_MAX : (uint64_t)rr;
-		uint64_t avail = sub_floor(R, add_sat(add_sat(W, P),
-						      add_sat(N, G)));
+		uint64_t a = sub_floor(R, add_sat(add_sat(W[st], P[st]),
+						  add_sat(N, G)));
 		uint64_t outside = sub_floor(g->vram_bytes, g->usable_bytes);
+		uint64_t a0, b0;
 
-		if (tp > 1)
+		if (tp > 1 || pp > 1)
 			outside = add_sat(outside, VLLM_NCCL_EST);
 		snprintf(d->name, sizeof(d->name), "%s", g->name);
 		d->vram_bytes = g->vram_bytes;
 		d->usable_bytes = R;
-		d->weights_bytes = W;
-		d->compute_bytes = add_sat(P, G);
+		d->weights_bytes = W[st];
+		d->compute_bytes = add_sat(P[st], G);
 		d->overhead_bytes = add_sat(N, outside);
-		d->first_layer = 0;
-		d->last_layer = (int32_t)(hp->n_layer - 1);
-		d->has_output = true;
+		pp_range((uint64_t)hp->n_layer, pp, st, &a0, &b0);
+		d->first_layer = (int32_t)a0;
+		d->last_layer = (int32_t)b0 - 1;
+		d->has_output = st == pp - 1;
 		if (outside > sub_floor(g->vram_bytes, R)) {
 			outside_over = true;
 			/* what overflows (1-u)T is taken from the budget */
-			avail = sub_floor(avail, outside -
-					  sub_floor(g->vram_bytes, R));
+			a = sub_floor(a, outside - sub_floor(g->vram_bytes, R));
 		}
-		if (avail < min_avail)
-			min_avail = avail;
+		avail[i] = a;
+		if (a < min_avail)
+			min_avail = a;
 	}
 	if (outside_over)
 		note(&nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
 			"exceed (1-u)T outside vLLM's budget: lower "
 			"--gpu-memory-utilization below %.2f", u));
+	if (pp > 1)
+		note(&nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
+			"layers get_pp_indices(%lld, r, %llu) "
+			"(vllm/distributed/utils.py l.95-140) and their KV "
+			"pages; max_model_len is the smallest over the "
+			"workers (_auto_fit_max_model_len)",
+			(unsigned long long)pp, (long long)hp->n_layer,
+			(unsigned long long)pp));
 
 	/* The requested context's KV and state (one request), and the
-	 * largest context per KV type on the worst rank. */
+	 * largest context per KV type over all workers. */
 	if (opt->ctx < 0) {
-		fit_len = search_max_len(&lay, min_avail, max_len);
+		fit_len = search_max_len(lay, avail, dstage, ndev, max_len);
 		ctx = fit_len > 0 ? (uint64_t)fit_len : 1;
 	}
-	m_req(&lay, ctx, &kv_req, &rec_req);
 	out->context = (int64_t)(ctx > INT64_MAX ? INT64_MAX : ctx);
 	out->kv_type_k = opt->kv_k ? opt->kv_k : "bf16";
 	out->kv_type_v = opt->kv_v ? opt->kv_v : out->kv_type_k;
-	out->max_context_f16 = search_max_len(&lay_f16, min_avail, max_len);
-	out->max_context_q8_0 = search_max_len(&lay_fp8, min_avail, max_len);
+	out->max_context_f16 = search_max_len(lay_f16, avail, dstage, ndev,
+					      max_len);
+	out->max_context_q8_0 = search_max_len(lay_fp8, avail, dstage, ndev,
+					       max_len);
 	out->max_context_q4_0 = out->max_context_q8_0;
 	note(&nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
 	     "(vLLM has no block-quantized KV types); vLLM preallocates "
 	     "all of M_avail as KV pool, kv_bytes is what the context needs");
 
+	verdict = NULL;
 	for (i = 0; i < ndev; i++) {
 		struct qa_fit_device *d = &out->devices[i];
-		uint64_t inside = add_sat(add_sat(d->weights_bytes, kv_req),
-			add_sat(rec_req, add_sat(d->compute_bytes, N)));
 		uint64_t over = sub_floor(sub_floor(d->overhead_bytes, N),
 					  sub_floor(d->vram_bytes,
 						    d->usable_bytes));
+		uint64_t inside;
 
-		d->kv_bytes = kv_req;
-		d->recurrent_bytes = rec_req;
+		m_req(lay, dstage[i], ctx, &kv_req[i], &rec_req[i]);
+		inside = add_sat(add_sat(d->weights_bytes, kv_req[i]),
+			add_sat(rec_req[i], add_sat(d->compute_bytes, N)));
+		d->kv_bytes = kv_req[i];
+		d->recurrent_bytes = rec_req[i];
 		inside = add_sat(inside, over);
 		d->free_bytes = d->usable_bytes >= inside ?
 			(int64_t)(d->usable_bytes - inside) :
@@ -868,44 +1246,59 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				   INT64_MAX : inside - d->usable_bytes);
 		out->totals_weights = add_sat(out->totals_weights,
 					      d->weights_bytes);
-		out->totals_kv = add_sat(out->totals_kv, kv_req);
+		out->totals_kv = add_sat(out->totals_kv, kv_req[i]);
 		out->totals_recurrent = add_sat(out->totals_recurrent,
-						rec_req);
+						rec_req[i]);
 		out->totals_compute = add_sat(out->totals_compute,
 					      d->compute_bytes);
+		/* _check_enough_kv_cache_memory on each worker */
+		if (avail[i] == 0 || add_sat(kv_req[i], rec_req[i]) > avail[i])
+			verdict = "does-not-fit";
+		else if (!verdict &&
+			 (double)(avail[i] - kv_req[i] - rec_req[i]) <
+			 TIGHT_SHARE * (double)d->usable_bytes)
+			verdict = "tight";
 	}
-
-	/* Verdict: _check_enough_kv_cache_memory on the worst rank. */
-	if (!heads_ok || min_avail == 0 || add_sat(kv_req, rec_req) > min_avail)
+	if (!heads_ok || refused)
 		verdict = "does-not-fit";
-	else if (outside_over ||
-		 (double)(min_avail - kv_req - rec_req) <
-		 TIGHT_SHARE * (double)out->devices[0].usable_bytes)
-		verdict = "tight";
-	else
-		verdict = "fits";
+	else if (!verdict)
+		verdict = outside_over ? "tight" : "fits";
 	out->verdict = verdict;
 
 	/* Decode ceiling: each rank reads its weights (active experts only)
-	 * plus the context's KV and state per token; ranks work in
-	 * parallel, so the slowest rank bounds the rate. */
+	 * plus the context's KV and state per token; the ranks of a stage
+	 * work in parallel, so its slowest rank bounds it, and the stages
+	 * run in series. */
 	{
-		double best = 0;
-		uint64_t touched = add_sat(W_active, add_sat(kv_req, rec_req));
+		double tsum = 0;
+		bool known = true;
+		uint64_t st;
 
-		for (i = 0; i < ndev; i++) {
-			double r;
+		for (st = 0; st < pp && known; st++) {
+			double worst = 0;
 
-			if (!opt->gpus.dev[i].bandwidth_gbs || !touched) {
-				best = 0;
-				break;
+			for (i = 0; i < ndev; i++) {
+				uint64_t bytes;
+				double tt;
+
+				if (dstage[i] != st)
+					continue;
+				bytes = add_sat(W_act[st], add_sat(kv_req[i],
+							     rec_req[i]));
+				if (!opt->gpus.dev[i].bandwidth_gbs || !bytes) {
+					known = false;
+					break;
+				}
+				tt = (double)bytes /
+				     ((double)opt->gpus.dev[i].bandwidth_gbs *
+				      1e9);
+				if (tt > worst)
+					worst = tt;
 			}
-			r = (double)opt->gpus.dev[i].bandwidth_gbs * 1e9 /
-			    (double)touched;
-			if (i == 0 || r < best)
-				best = r;
+			tsum += worst;
 		}
-		out->decode_tokens_per_s_max = best;
+		out->decode_tokens_per_s_max = known && tsum > 0 ?
+					       1.0 / tsum : 0;
 	}
 
 	{
@@ -917,28 +1310,29 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		for (t = 0; t < SPEC_COUNT; t++) {
 			int n;
 
-			if (!lay.n[t])
+			if (!lay->n[t])
 				continue;
 			n = snprintf(kinds + off, sizeof(kinds) - off,
 				     "%s%s %llux page %llu B/%llu tok",
 				     off ? ", " : "", spec_name[t],
-				     (unsigned long long)lay.n[t],
-				     (unsigned long long)lay.page[t],
-				     (unsigned long long)lay.block[t]);
+				     (unsigned long long)lay->n[t],
+				     (unsigned long long)lay->page[t],
+				     (unsigned long long)lay->block[t]);
 			if (n < 0 || (size_t)n >= sizeof(kinds) - off)
 				break;
 			off += (size_t)n;
 		}
 		out->formula = qa_arena_printf(arena,
-			"vLLM V1 TP=%llu: M_avail = ceil(%.2f*T) - (W + P + N) "
-			"- G = %.2f GiB on the worst rank; %s; %s %llu "
-			"layers; max_model_len by _auto_fit_max_model_len "
-			"(vllm/v1/worker/gpu_worker.py, "
-			"vllm/v1/core/kv_cache_utils.py; docs/fit.md)",
-			(unsigned long long)tp, u,
+			"vLLM V1 9aaf83ef TP=%llu PP=%llu: M_avail = "
+			"ceil(%.2f*T) - (W + P + N) - G = %.2f GiB on the "
+			"worst rank; %s; %s %llu layers; max_model_len by "
+			"_auto_fit_max_model_len (vllm/v1/worker/"
+			"gpu_worker.py, vllm/v1/core/kv_cache_utils.py; "
+			"docs/fit.md)", (unsigned long long)tp,
+			(unsigned long long)pp, u,
 			(double)min_avail / (double)GIB, kinds,
-			lay.hybrid ? "hybrid groups of" : "one KV group of",
-			(unsigned long long)lay.g);
+			lay->hybrid ? "hybrid groups of" : "one KV group of",
+			(unsigned long long)lay->g);
 		if (!out->formula)
 			out->formula = "vLLM V1 (docs/fit.md)";
 	}

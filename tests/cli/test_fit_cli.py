@@ -62,8 +62,23 @@ def usage_errors(c, binary):
          "--tensor-split '0,0'"),
         ([llama, "--gpus", "2x16G", "--margin", "-5"], "--margin '-5'"),
         ([llama, "--gpus", "2x16G", "--mtp", "yes"], "--mtp 'yes'"),
-        ([llama, "--gpus", "2x16G", "--engine", "sglang"],
-         "unknown --engine 'sglang'"),
+        ([llama, "--gpus", "2x16G", "--engine", "mlc-llm"],
+         "unknown --engine 'mlc-llm'"),
+        ([llama, "--gpus", "2x16G", "--engine", "sglang", "--ubatch", "256"],
+         "--ubatch is a llama.cpp option"),
+        ([llama, "--gpus", "2x16G", "--engine", "sglang",
+          "--gpu-memory-utilization", "0.8"],
+         "are vllm options (sglang: --mem-fraction-static"),
+        ([llama, "--gpus", "2x16G", "--engine", "vllm",
+          "--mem-fraction-static", "0.8"],
+         "are sglang options"),
+        ([llama, "--gpus", "2x16G", "--tp", "2"],
+         "are vllm/sglang options"),
+        ([llama, "--gpus", "2x16G", "--engine", "vllm",
+          "--gpu-memory-utilization", "1.5"],
+         "--gpu-memory-utilization '1.5': a fraction"),
+        ([llama, "--gpus", "2x16G", "--engine", "vllm", "--model-impl", "x"],
+         "--model-impl 'x': auto, vllm or transformers"),
         ([llama, "--gpus", "2x16G", "--engine", "vllm", "--kv-k", "fp8"],
          "vllm has one KV-cache dtype"),
         ([llama, "--gpus", "2x16G", "--engine", "vllm", "--ubatch", "256"],
@@ -286,6 +301,32 @@ def hybrid_mtp(c, binary):
                 f"149.625 MiB)")
 
 
+def sglang_checks(c, binary):
+    """--engine sglang on the Llama fixture at 32K: the JSON fit object
+    of the SGLang model (src/fit/fit_sglang.c), free = usable - parts,
+    and the cell 4 KV heads x (128 + 128) x 32 layers x 2 B = 65,536 B per
+    token per rank of docs/fit.md "## SGLang" (32,768 tokens: 2 GiB)."""
+    code, doc, err = fit_json(binary, [fixture("llama-3.1-8b-Q4_K_M.gguf"),
+                                       "--gpus", "2x16G", "--engine",
+                                       "sglang", "--ctx", "32k"])
+    if not c.check(doc is not None and code in (0, 1),
+                   f"fit --engine sglang: exit {code}, "
+                   f"{err.strip()[:200]} (src/fit/fit_sglang.c)"):
+        return
+    fit = doc["inputs"][0].get("fit") or {}
+    c.check(fit.get("engine") == "sglang", f"engine {fit.get('engine')}")
+    c.check(len(fit.get("devices", [])) == 2, "two ranks at TP=2")
+    for d in fit.get("devices", []):
+        c.check(d["kv_bytes"] == 32768 * 65536,
+                f"sglang kv {d['kv_bytes']} (src/fit/fit_sglang.c)")
+        used = (d["weights_bytes"] + d["kv_bytes"] + d["recurrent_bytes"] +
+                d["compute_bytes"] + d["overhead_bytes"])
+        c.check(d["free_bytes"] == d["usable_bytes"] - used,
+                f"sglang free = usable - parts on {d['name']}")
+    c.check("MHA cell 65536" in fit.get("formula", ""),
+            f"sglang formula: {fit.get('formula', '')[:120]}")
+
+
 def verdicts(c, binary):
     """Section 5: 2x RTX 5060 Ti at the trained context; one card."""
     cases = [
@@ -411,6 +452,7 @@ def main():
     text_checks(c, binary)
     worked_examples(c, binary)
     hybrid_mtp(c, binary)
+    sglang_checks(c, binary)
     verdicts(c, binary)
     refusal_and_check(c, binary)
     calibrate(c, binary)

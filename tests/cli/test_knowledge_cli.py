@@ -63,6 +63,34 @@ CASES = [
     ("hf-foonet", ["--engine", "llama.cpp"], ["QA5050"]),
     ("hf-qwen35", ["--engine", "llama.cpp"], ["QA5001"]),
     ("hf-qwen35", ["--engine", "vllm"], []),
+    # SGLang's registry (the EntryClass of each models/*.py): it has
+    # Qwen3.5 and Llama but not SmolLM3; a GGUF maps to its HF class.
+    ("hf-qwen35", ["--engine", "sglang"], []),
+    ("hf-smollm3", ["--engine", "sglang"], ["QA5052"]),
+    ("hf-foonet", ["--engine", "sglang"], ["QA5052"]),
+    ("llama.gguf", ["--engine", "sglang", "--gpus", "rtx-5060-ti"], []),
+    ("qwen35-gdn.gguf", ["--engine", "sglang"], []),
+    ("foonet.gguf", ["--engine", "sglang"], ["QA5052"]),
+    ("iq2s.gguf", ["--engine", "sglang"], []),
+    # TensorRT-LLM (knowledge only): its hardware support matrix has NVFP4
+    # on Blackwell only and AWQ on pre-Blackwell only; AutoDeploy's NVFP4
+    # Mamba in_proj under TP (two devices). rtx-4090 is 8.9, rtx-5090 12.0.
+    ("hf-nvfp4a16", ["--engine", "tensorrt-llm", "--gpus", "rtx-4090"],
+     ["QA5011"]),
+    ("hf-nvfp4-w4a4", ["--engine", "tensorrt-llm", "--gpus", "rtx-4090"],
+     ["QA5011"]),
+    ("hf-nvfp4-w4a4", ["--engine", "tensorrt-llm", "--gpus", "rtx-5090"],
+     []),
+    ("hf-awq", ["--engine", "tensorrt-llm", "--gpus", "rtx-5090"],
+     ["QA5012"]),
+    ("hf-awq", ["--engine", "trtllm", "--gpus", "rtx-4090"], []),
+    ("hf-nemotron-nvfp4", ["--engine", "tensorrt-llm", "--gpus",
+                           "rtx-5090:2"], ["QA5002", "QA5013"]),
+    ("hf-nemotron-nvfp4", ["--engine", "tensorrt-llm", "--gpus",
+                           "rtx-5090"], ["QA5002"]),
+    ("hf-nemotron-bf16", ["--engine", "tensorrt-llm", "--gpus",
+                          "rtx-5090:2"], []),
+    ("hf-nvfp4-w4a4", ["--engine", "vllm", "--gpus", "rtx-4090"], []),
 ]
 
 # (fixtures, options, expected top-level advisories): once per run.
@@ -83,6 +111,27 @@ FIXTURES = ["qwen35-gdn.gguf", "llama.gguf", "foonet.gguf", "iq2s.gguf",
             "hf-nemotron-bf16", "hf-smollm3", "hf-foonet", "hf-qwen35"]
 
 SOURCE_TAIL = re.compile(r"\(.+, as of \d{4}-\d{2}\)$")
+
+ENGINES = ("llama.cpp", "vllm", "sglang")
+# The "architecture not supported by <engine>" code of each engine.
+UNSUPPORTED = {"llama.cpp": "QA5050", "vllm": "QA5051", "sglang": "QA5052"}
+# How findings name an engine they send the user to.
+NAMES = {"llama.cpp": "llama.cpp", "vllm": "vLLM", "sglang": "SGLang"}
+
+
+def points_to(fs, engine):
+    """Engines other than `engine` that findings of an `engine` run send
+    the user to: a finding naming another engine, other than the
+    support statements about the engine itself (QA505x, QA5008)."""
+    own = {"QA5008", "QA5050", "QA5051", "QA5052"}
+    out = set()
+    for f in fs:
+        if f["code"] in own:
+            continue
+        for other, name in NAMES.items():
+            if other != engine and name in f["message"]:
+                out.add(other)
+    return sorted(out)
 
 
 def knowledge(doc):
@@ -123,17 +172,22 @@ def main():
         for w in want:
             c.check(out.count(w) == 1, f"advisories {rels} text: {w} "
                     f"printed {out.count(w)} times")
-    # Advice never contradicts itself across engines: a model llama.cpp
-    # advice sends to vLLM (QA5001) is one vLLM has (no QA5051).
+    # Advice never contradicts itself across engines: a model one
+    # engine's findings send to another engine (QA5001 "serve ... with
+    # vLLM") is one that engine has (no QA5050/QA5051/QA5052 for it).
     for rel in FIXTURES:
-        _, d1, _ = run_json(binary, ["check", "--engine", "llama.cpp",
-                                     os.path.join(root, rel)])
-        _, d2, _ = run_json(binary, ["check", "--engine", "vllm",
-                                     os.path.join(root, rel)])
-        if "QA5001" in {f["code"] for f in knowledge(d1)}:
-            c.check("QA5051" not in {f["code"] for f in knowledge(d2)},
-                    f"{rel}: llama.cpp advice says vLLM, vLLM says no "
-                    f"implementation")
+        runs = {}
+        for engine in ENGINES:
+            _, d, _ = run_json(binary, ["check", "--engine", engine,
+                                        os.path.join(root, rel)])
+            runs[engine] = knowledge(d)
+        for engine, fs in runs.items():
+            for target in points_to(fs, engine):
+                lacks = [f["code"] for f in runs[target]
+                         if f["code"] == UNSUPPORTED[target]]
+                c.check(not lacks,
+                        f"{rel}: --engine {engine} advice points to "
+                        f"{target}, --engine {target} says {lacks}")
     for rel in FIXTURES:
         code, doc, err = run_json(binary, ["check",
                                            os.path.join(root, rel)])

@@ -8,8 +8,8 @@ in user-facing text, since users cannot open them.
 Fails when any of these names one of those notes:
   - `quantaudit rules --explain CODE` for every built-in rule;
   - README.md and every docs/*.md;
-  - the fit formula and notes (`quantaudit fit --format json`, llama.cpp
-    and vLLM) on the fit fixtures, when they have been generated.
+  - the fit formula and notes (`quantaudit fit --format json`, llama.cpp,
+    vLLM and SGLang) on the fit fixtures, when they have been generated.
 
 Usage: test_public_sources.py QUANTAUDIT [SOURCE_ROOT]; the source root
 defaults to $QA_SOURCE_ROOT, the fixtures folder is $QA_FIXTURES."""
@@ -35,6 +35,9 @@ FIT_CASES = [
     ("llama-3.1-8b-Q4_K_M.gguf", ["--gpus", "2x16G", "--engine", "vllm"]),
     ("nemotron-nano-9b-v2-Q4_K_M.gguf", ["--gpus", "rtx-5060-ti:2",
                                          "--engine", "vllm"]),
+    ("llama-3.1-8b-Q4_K_M.gguf", ["--gpus", "2x16G", "--engine", "sglang"]),
+    ("nemotron-nano-9b-v2-Q4_K_M.gguf", ["--gpus", "rtx-5060-ti:2",
+                                         "--engine", "sglang"]),
 ]
 
 

@@ -343,10 +343,12 @@ check_inventory(const char *in, const struct qa_inventory *inv)
 
 /*
  * Everything after parsing also reads values a hostile file chose: the
- * built-in checks (every rule family) and both fit models sizing KV
+ * built-in checks (every rule family) and the fit models sizing KV
  * caches, recurrent state and layer splits from its hyperparameters. The
  * pipeline runs the checks and the llama.cpp fit at the largest context
- * that fits; the vLLM model is run here on the same inventory.
+ * that fits; the vLLM model (default, and with pipeline stages, an MTP
+ * draft and the Transformers backend) and the SGLang model are run here
+ * on the same inventory.
  */
 static void
 run_vllm(const char *path, struct qa_inventory *inv)
@@ -356,24 +358,42 @@ run_vllm(const char *path, struct qa_inventory *inv)
 	char err[256];
 	volatile unsigned sink = 0;
 	size_t i;
+	int pass, rc;
 
-	qa_fit_options_init(&fopt);
-	fopt.engine = QA_ENGINE_VLLM;
-	if (qa_gpuspec_parse("2x16G", &fopt.gpus, err, sizeof(err)) != 0)
-		fail(path, "gpu spec: %s", err);
-	memset(&res, 0, sizeof(res));
-	if (qa_fit_vllm(inv, &fopt, &res, err, sizeof(err)) != 0) {
-		if (!memchr(err, '\0', sizeof(err)))
-			fail(path, "fit error without a message");
-		return;
+	for (pass = 0; pass < 3; pass++) {
+		qa_fit_options_init(&fopt);
+		fopt.engine = pass == 2 ? QA_ENGINE_SGLANG : QA_ENGINE_VLLM;
+		if (qa_gpuspec_parse("2x16G", &fopt.gpus, err,
+				     sizeof(err)) != 0)
+			fail(path, "gpu spec: %s", err);
+		if (pass == 1) {
+			fopt.tp = 1;
+			fopt.pp = 2;
+			fopt.num_speculative_tokens = 2;
+			fopt.mtp = true;
+			fopt.model_impl = QA_MODEL_IMPL_TRANSFORMERS;
+			fopt.kv_k = fopt.kv_v = "fp8_per_token_head";
+		}
+		memset(&res, 0, sizeof(res));
+		rc = pass == 2 ? qa_fit_sglang(inv, &fopt, &res, err,
+					       sizeof(err)) :
+			qa_fit_vllm(inv, &fopt, &res, err, sizeof(err));
+		if (rc != 0) {
+			if (!memchr(err, '\0', sizeof(err)))
+				fail(path, "fit error without a message");
+			continue;
+		}
+		if (res.n_devices > QA_GPU_MAX)
+			fail(path, "fit: %zu devices", res.n_devices);
+		for (i = 0; i < res.n_notes &&
+		     i < sizeof(res.notes) / sizeof(res.notes[0]); i++)
+			if (res.notes[i])
+				sink += touch_str(res.notes[i]);
+		if (res.verdict)
+			sink += touch_str(res.verdict);
+		if (res.formula)
+			sink += touch_str(res.formula);
 	}
-	if (res.n_devices > QA_GPU_MAX)
-		fail(path, "fit: %zu devices", res.n_devices);
-	for (i = 0; i < res.n_notes && i < 8; i++)
-		if (res.notes[i])
-			sink += touch_str(res.notes[i]);
-	if (res.verdict)
-		sink += touch_str(res.verdict);
 	(void)sink;
 }
 

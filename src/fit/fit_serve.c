@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tensor-parallel weight placement and the registry lookup shared by the
+ * vLLM and SGLang models (fit_serve.h). The per-role rules restate the
+ * layer classes both engines use; where a rule differs between them a
+ * comment says so (none do for the roles quantaudit classifies).
+ */
+#include "fit/fit_serve.h"
+
+#include <string.h>
+
+#include "core/ckd.h"
+#include "core/inventory.h"
+
+static uint64_t
+cdiv(uint64_t a, uint64_t b)
+{
+	return b ? a / b + (a % b != 0) : 0;
+}
+
+static uint64_t
+mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
+}
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return qa_ckd_add(&r, a, b) ? UINT64_MAX : r;
+}
+
+void
+qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
+		 uint64_t tp)
+{
+	uint64_t vpad;
+
+	memset(w, 0, sizeof(*w));
+	w->tp = tp ? tp : 1;
+	w->hq = hp->n_head > 0 ? (uint64_t)hp->n_head : 0;
+	w->hkv = hp->n_head_kv > 0 ? (uint64_t)hp->n_head_kv : w->hq;
+	w->vocab = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
+	vpad = mul_sat(cdiv(w->vocab, QA_SERVE_VOCAB_PAD), QA_SERVE_VOCAB_PAD);
+	w->vocab_rank = cdiv(vpad, w->tp);
+}
+
+uint64_t
+qa_serve_rank_bytes(const struct qa_serve_tp *w, const struct qa_tensor *t)
+{
+	uint64_t b = t->bytes, kvdiv;
+	bool vec = t->n_dims <= 1;
+
+	kvdiv = w->hkv ? (w->hkv < w->tp ? w->hkv : w->tp) : w->tp;
+	switch (t->role) {
+	case QA_ROLE_EMBED:
+	case QA_ROLE_LM_HEAD:
+	case QA_ROLE_MTP_EMBED:
+	case QA_ROLE_MTP_SHARED_HEAD:
+		/* VocabParallelEmbedding / ParallelLMHead: vocab padded to a
+		 * multiple of 64, then split by tp. */
+		if (vec || !w->vocab)
+			return vec ? b : cdiv(b, w->tp);
+		return cdiv(mul_sat(b, w->vocab_rank), w->vocab);
+	case QA_ROLE_ATTN_K:
+	case QA_ROLE_ATTN_V:
+		/* QKVParallelLinear: KV heads replicated when tp > H_kv
+		 * (vllm/model_executor/layers/linear.py, sglang/srt/layers/
+		 * linear.py l.977-980 num_kv_head_replicas). */
+		return cdiv(b, kvdiv);
+	case QA_ROLE_ATTN_QKV:
+		if (w->hq && w->hkv) {
+			uint64_t tot = w->hq + 2 * w->hkv;
+			uint64_t q = mul_sat(b, w->hq) / tot;
+
+			return add_sat(cdiv(q, w->tp), cdiv(b - q, kvdiv));
+		}
+		return cdiv(b, w->tp);
+	case QA_ROLE_ATTN_O:
+	case QA_ROLE_FFN_DOWN:
+	case QA_ROLE_EXPERT_DOWN:
+	case QA_ROLE_SHARED_EXPERT_DOWN:
+	case QA_ROLE_SSM_OUT:
+		/* RowParallelLinear: weight split, bias replicated */
+		return vec ? b : cdiv(b, w->tp);
+	case QA_ROLE_ATTN_Q:
+	case QA_ROLE_ATTN_GATE:
+	case QA_ROLE_ATTN_SINKS:
+	case QA_ROLE_MLA_Q_B:
+	case QA_ROLE_MLA_KV_B:
+	case QA_ROLE_MLA_K_B:
+	case QA_ROLE_MLA_V_B:
+	case QA_ROLE_FFN_GATE:
+	case QA_ROLE_FFN_UP:
+	case QA_ROLE_FFN_GATE_UP:
+	case QA_ROLE_EXPERT_GATE:
+	case QA_ROLE_EXPERT_UP:
+	case QA_ROLE_EXPERT_GATE_UP:
+	case QA_ROLE_SHARED_EXPERT_GATE:
+	case QA_ROLE_SHARED_EXPERT_UP:
+	case QA_ROLE_SSM_IN:
+	case QA_ROLE_SSM_CONV:
+	case QA_ROLE_SSM_PARAM:
+	case QA_ROLE_GDN_QKV:
+	case QA_ROLE_GDN_GATE:
+	case QA_ROLE_GDN_BA:
+	case QA_ROLE_VISION:
+	case QA_ROLE_PROJECTOR:
+	case QA_ROLE_AUDIO:
+		/* Column-parallel (with their biases) and per-head params;
+		 * SSM A/D/dt and norms shard by heads (mamba_mixer2.py);
+		 * vision towers are TP-sharded in the engines' encoders. */
+		return cdiv(b, w->tp);
+	case QA_ROLE_MLA_Q_A:
+	case QA_ROLE_MLA_KV_A:
+		/* q_a_proj / kv_a_proj_with_mqa are ReplicatedLinear in
+		 * vLLM's deepseek_v2.py (fused_qkv_a_proj, disable_tp) and in
+		 * SGLang's deepseek_v2.py l.1616-1646. */
+	case QA_ROLE_ROUTER:
+	case QA_ROLE_NORM:
+	case QA_ROLE_POS_EMBED:
+	case QA_ROLE_DSA_INDEXER:
+	case QA_ROLE_MTP_EH_PROJ:
+		/* DeepSeek's eh_proj is a plain nn.Linear (vLLM
+		 * deepseek_mtp.py l.73); Qwen3-Next's fc is column-parallel,
+		 * so replicating is the conservative side. */
+	case QA_ROLE_MTP_ENORM:
+	case QA_ROLE_MTP_HNORM:
+	case QA_ROLE_MTP_NORM:
+	case QA_ROLE_OTHER:
+	default:
+		return b;	/* replicated (conservative for unknowns) */
+	}
+}
+
+/* ---- registry lookup ------------------------------------------------ */
+
+enum { QA_ARCH_NATIVE = 1, QA_ARCH_TRANSFORMERS };
+
+struct engine_arch {
+	const char *engine, *name;
+	int how;
+};
+
+struct arch_name {
+	const char *gguf, *model_type, *hf_class;
+};
+
+#define QA_ENGINE_ARCH(e, n, how, src, asof) { e, n, how },
+#define QA_ARCH_NAME(g, m, c)
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
+static const struct engine_arch engine_archs[] = {
+#include "rules/engines.def"
+};
+#undef QA_ENGINE_ARCH
+#undef QA_ARCH_NAME
+#undef QA_KNOWLEDGE
+#undef QA_ADVISORY
+
+#define QA_ENGINE_ARCH(e, n, how, src, asof)
+#define QA_ARCH_NAME(g, m, c) { g, m, c },
+#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
+#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
+static const struct arch_name arch_names[] = {
+#include "rules/engines.def"
+};
+#undef QA_ENGINE_ARCH
+#undef QA_ARCH_NAME
+#undef QA_KNOWLEDGE
+#undef QA_ADVISORY
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The class a GGUF architecture or model_type name maps to, or NULL. */
+static const char *
+mapped_class(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < N_OF(arch_names); i++)
+		if (strcmp(arch_names[i].gguf, name) == 0 ||
+		    strcmp(arch_names[i].model_type, name) == 0)
+			return arch_names[i].hf_class;
+	return NULL;
+}
+
+enum qa_serve_arch
+qa_serve_arch_support(const char *engine, const struct qa_inventory *inv,
+		      const char **cls_out)
+{
+	const char *cls = NULL;
+	size_t i;
+
+	/* Engines pick the implementation by the config's class, not its
+	 * model_type (vLLM registry.py, SGLang models/registry.py
+	 * resolve_model_cls). */
+	if (inv->kind != QA_KIND_GGUF && inv->hp.arch_raw &&
+	    inv->hp.arch_raw[0])
+		cls = inv->hp.arch_raw;
+	if (!cls)
+		cls = mapped_class(inv->hp.arch_raw);
+	if (!cls)
+		cls = mapped_class(inv->hp.arch);
+	if (cls_out)
+		*cls_out = cls;
+	if (!cls)
+		return QA_SERVE_ARCH_UNKNOWN;
+	for (i = 0; i < N_OF(engine_archs); i++)
+		if (strcmp(engine_archs[i].engine, engine) == 0 &&
+		    strcmp(engine_archs[i].name, cls) == 0)
+			return engine_archs[i].how == QA_ARCH_TRANSFORMERS ?
+			       QA_SERVE_ARCH_TRANSFORMERS :
+			       QA_SERVE_ARCH_NATIVE;
+	return QA_SERVE_ARCH_ABSENT;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the vLLM and SGLang memory models share (src/fit/fit_vllm.c,
+ * src/fit/fit_sglang.c): the bytes of one tensor on one tensor-parallel
+ * rank — both engines build their models from the same parallel layer
+ * classes (QKVParallelLinear replicates KV heads when TP exceeds them,
+ * VocabParallelEmbedding pads the vocabulary to 64 rows) — and the
+ * lookup of the input's architecture class in an engine's model
+ * registry (rules/engines.def). docs/fit.md describes both.
+ */
+#ifndef QA_SRC_FIT_SERVE_H
+#define QA_SRC_FIT_SERVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct qa_inventory;
+struct qa_tensor;
+struct qa_hparams;
+
+/* DEFAULT_VOCAB_PADDING_SIZE: vllm/model_executor/layers/
+ * vocab_parallel_embedding.py l.32, sglang/srt/layers/
+ * vocab_parallel_embedding.py l.48. */
+#define QA_SERVE_VOCAB_PAD 64
+
+/* Tensor-parallel shape of a model, for qa_serve_rank_bytes(). */
+struct qa_serve_tp {
+	uint64_t tp;
+	uint64_t hq, hkv;		/* attention heads, KV heads */
+	uint64_t vocab;			/* rows as stored */
+	uint64_t vocab_rank;		/* padded rows per rank */
+};
+
+/* Fills *w for tp ranks from the hyperparameters. */
+void qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
+		      uint64_t tp);
+
+/*
+ * Bytes of tensor t on one rank: column/row-parallel linears and experts
+ * split by tp, K/V by min(tp, H_kv), vocabulary rows padded and split,
+ * norms, routers and MLA latent projections replicated (docs/fit.md
+ * "Weights under tensor parallelism"). Saturates instead of wrapping.
+ */
+uint64_t qa_serve_rank_bytes(const struct qa_serve_tp *w,
+			     const struct qa_tensor *t);
+
+/* How an engine's registry (rules/engines.def) serves an architecture. */
+enum qa_serve_arch {
+	QA_SERVE_ARCH_UNKNOWN = 0,	/* no class to look up (an unmapped
+					 * GGUF architecture) */
+	QA_SERVE_ARCH_NATIVE,		/* a class of the engine's own */
+	QA_SERVE_ARCH_TRANSFORMERS,	/* listed for its Transformers
+					 * modeling backend */
+	QA_SERVE_ARCH_ABSENT,		/* not registered: the engine falls
+					 * back to Transformers if it can */
+};
+
+/*
+ * Looks the input's config.json class (or, for GGUF, the class its
+ * architecture maps to in rules/engines.def QA_ARCH_NAME) up among the
+ * engine's QA_ENGINE_ARCH rows ("vllm", "sglang"). *cls gets the class
+ * name looked up, or NULL.
+ */
+enum qa_serve_arch qa_serve_arch_support(const char *engine,
+					 const struct qa_inventory *inv,
+					 const char **cls);
+
+#endif /* QA_SRC_FIT_SERVE_H */

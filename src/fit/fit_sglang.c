@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SGLang memory model: per tensor-parallel rank, the static share
+ * SGLang gives weights and KV pool (--mem-fraction-static, by default a
+ * heuristic of the GPU's size, the prefill chunk, the CUDA-graph batch
+ * sizes and TP), the token-to-KV pool that fills it (MHA cells per
+ * attention-TP rank, MLA latent cells replicated, the hybrid sliding-
+ * window split, Mamba/GDN state pools taken first), the request-to-token
+ * table beside it, and the largest context a request can use.
+ *
+ * Source: sgl-project/sglang at 8905cbd42f4a (2026-07-20, read from the
+ * history of a fork that carries upstream's commits). Each formula below
+ * names the SGLang file, function and line it restates:
+ *   python/sglang/srt/server_args.py          mem_fraction_static default
+ *   python/sglang/srt/distributed/bootstrap.py  pre_model_load_memory
+ *   python/sglang/srt/mem_cache/kv_cache_configurator.py  the budget,
+ *       Mamba pool, max_running_requests
+ *   python/sglang/srt/model_executor/pool_configurator.py  the cells
+ *   python/sglang/srt/mem_cache/memory_pool.py  the pools' shapes
+ * Unlike vLLM, SGLang measures nothing before sizing the pool: the budget
+ * is free memory times a fraction, so everything here is deterministic
+ * except the activations and CUDA graphs that must fit in what the
+ * fraction leaves, which SGLang estimates and quantaudit compares with.
+ * docs/fit.md "## SGLang" documents the model.
+ */
+#include "fit/fit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/ckd.h"
+#include "core/inventory.h"
+#include "fit/fit_serve.h"
+
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
+
+/* NCCL buffers created before pre_model_load_memory is read (bootstrap.py
+ * l.60-116 initializes the groups first), so outside what SGLang sizes
+ * from; the CUDA context is the device's reservation (vram - usable). */
+#define SGL_NCCL_EST (GIB / 4)
+/* swa_full_tokens_ratio and mamba_full_memory_ratio defaults
+ * (server_args.py l.795-806, l.2098-2104). */
+#define SGL_SWA_RATIO 0.8
+#define SGL_MAMBA_RATIO 0.9
+/* MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO and the extra-buffer
+ * addition with the overlap scheduler (kv_cache_configurator.py l.101-102,
+ * _calculate_mamba_ratio l.1572-1592). */
+#define SGL_MAMBA_REQ_RATIO 3
+#define SGL_MAMBA_EXTRA_OVERLAP 2
+/* get_req_to_token_extra_context_len (allocation_sizing.py l.46-53): 4
+ * rows of headroom beyond the context without speculation. */
+#define SGL_REQ_EXTRA 4
+#define TIGHT_SHARE 0.05
+
+struct notes {
+	struct qa_fit_result *out;
+	struct qa_arena *arena;
+};
+
+static void
+note(struct notes *nb, const char *s)
+{
+	struct qa_fit_result *o = nb->out;
+
+	if (!s || o->n_notes >= sizeof(o->notes) / sizeof(o->notes[0]))
+		return;
+	o->notes[o->n_notes++] = s;
+}
+
+/* Saturating helpers (core/ckd.h): sizes come from a header. */
+static uint64_t
+mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
+}
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return qa_ckd_add(&r, a, b) ? UINT64_MAX : r;
+}
+
+static uint64_t
+sub_floor(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static uint64_t
+cdiv(uint64_t a, uint64_t b)
+{
+	return b ? a / b + (a % b != 0) : 0;
+}
+
+static int
+ieq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a, y = *b;
+
+		if (x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (y >= 'A' && y <= 'Z')
+			y = (char)(y - 'A' + 'a');
+		if (x != y)
+			return 0;
+	}
+	return *a == *b;
+}
+
+static uint8_t
+kind_of(const struct qa_hparams *hp, int64_t l)
+{
+	if (hp->layer_kind && l < hp->n_layer_all)
+		return hp->layer_kind[l];
+	return QA_LAYER_FULL_ATTENTION;
+}
+
+static bool
+in_list(const char *s, const char *const *list)
+{
+	for (; s && *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+/* is_hybrid_swa_model (configs/model_config.py l.1903-1940): only these
+ * classes get the split full/sliding pools; other sliding-window models
+ * (Gemma 2/3, Cohere2, ...) give every layer a full-length cache. */
+static const char *const hybrid_swa_archs[] = {
+	"Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM",
+	"GptOssForCausalLM", "MiMoV2FlashForCausalLM", "MiMoV2ForCausalLM",
+	"Step3p5ForCausalLM", "Step3p7ForConditionalGeneration",
+	"Gemma4ForCausalLM", "Gemma4ForConditionalGeneration",
+	"Gemma4UnifiedForConditionalGeneration", "LagunaForCausalLM",
+	"MellumForCausalLM", "InklingForConditionalGeneration",
+	"UnlimitedOCRForCausalLM", NULL,
+};
+
+/* _MAMBA_EXTRA_BUFFER_ARCHS (arg_groups/overrides.py l.1131-1146): with
+ * the default triton linear-attention backend and the overlap scheduler
+ * the "auto" radix strategy becomes extra_buffer (l.1190-1199). */
+static const char *const mamba_extra_buffer_archs[] = {
+	"KimiLinearForCausalLM", "Qwen3_5ForConditionalGeneration",
+	"Qwen3_5MoeForConditionalGeneration", "Qwen3NextForCausalLM",
+	"InternS2PreviewForConditionalGeneration",
+	"MiniCPMV4_6ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+	"FalconH1ForCausalLM", "GraniteMoeHybridForCausalLM",
+	"NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", NULL,
+};
+
+/* KV element layout of --kv-cache-dtype (server_args.py l.604-628). */
+enum kvk { KV_16, KV_FP8, KV_MXFP8, KV_FP4 };
+
+static enum kvk
+kv_kind(const char *t)
+{
+	if (!t || ieq(t, "auto") || ieq(t, "bf16") || ieq(t, "bfloat16") ||
+	    ieq(t, "f16") || ieq(t, "float16"))
+		return KV_16;
+	if (ieq(t, "mxfp8"))
+		return KV_MXFP8;
+	if (ieq(t, "fp4_e2m1") || ieq(t, "nvfp4"))
+		return KV_FP4;
+	return KV_FP8;
+}
+
+/* The attention geometry of the model on one attention-TP rank. */
+struct geom {
+	bool mla;
+	uint64_t heads;		/* get_num_kv_heads(tp): max(1, H_kv/tp) */
+	uint64_t dk, dv;	/* head_dim, v_head_dim */
+	uint64_t n_full, n_swa;	/* attention layers with KV */
+	uint64_t n_layers;	/* layers the default configurator counts */
+	bool hybrid_swa;
+	uint64_t n_draft;	/* EAGLE/NextN draft layers */
+};
+
+/*
+ * Bytes per token of `layers` layers: DefaultPoolConfigurator.
+ * _compute_cell_size (pool_configurator.py l.171-285). MHA: H/tp x
+ * (head_dim + v_head_dim) x layers x kv_size; MLA: (kv_lora_rank +
+ * qk_rope_head_dim) x layers x kv_size, whatever the TP; FP4 halves the
+ * cell and adds a scale per 16 elements (and, for MHA, one shared FP8
+ * dequant workspace row); mxfp8 adds a scale byte per 32 elements.
+ */
+static uint64_t
+cell_size(const struct qa_hparams *hp, const struct geom *g, uint64_t layers,
+	  enum kvk k)
+{
+	uint64_t kv_size = k == KV_16 ? 2 : 1;
+
+	if (g->mla) {
+		uint64_t d = (uint64_t)hp->kv_lora_rank +
+			     (hp->qk_rope_dim > 0 ? (uint64_t)hp->qk_rope_dim : 0);
+		uint64_t c = mul_sat(mul_sat(d, layers), kv_size);
+
+		if (k == KV_FP4)
+			c = add_sat(c / 2, mul_sat(mul_sat(d / 16, layers),
+						   kv_size));
+		return c;
+	}
+	{
+		uint64_t c = mul_sat(mul_sat(mul_sat(g->heads, g->dk + g->dv),
+					     layers), kv_size);
+
+		if (k == KV_FP4) {
+			uint64_t nk = mul_sat(g->heads, g->dk);
+
+			c = add_sat(c / 2, mul_sat(mul_sat(nk, layers),
+						   2 * kv_size) / 16);
+			c = add_sat(c, mul_sat(nk, 2 * kv_size));
+		} else if (k == KV_MXFP8) {
+			c = add_sat(c, mul_sat(mul_sat(g->heads, g->dk + g->dv),
+					       layers) / 32);
+		}
+		return c;
+	}
+}
+
+/* Per-layer Mamba/GDN/short-conv state of one request on a rank
+ * (configs/mamba_utils.py Mamba2StateShape.create l.163-212,
+ * mamba_cache_per_req l.116-126): conv (d_conv - 1) x (I + 2 n_g' N)/tp
+ * in bf16 (SGLANG_MAMBA_CONV_DTYPE default, l.68), SSM (H/tp) x head_dim
+ * x N in float32 (l.71, unless the config's mamba_ssm_dtype says
+ * otherwise). GDN maps n_v -> heads, n_k -> groups, d_k -> N
+ * (configs/qwen3_next.py l.288-313); LFM2 keeps the conv state only
+ * (configs/lfm2.py l.60-90). */
+static uint64_t
+state_bytes(const struct qa_hparams *hp, uint8_t kind, uint64_t tp)
+{
+	uint64_t dconv = hp->ssm_d_conv > 1 ? (uint64_t)hp->ssm_d_conv - 1 : 3;
+	uint64_t inner = hp->ssm_d_inner > 0 ? (uint64_t)hp->ssm_d_inner : 0;
+	uint64_t nstate = hp->ssm_d_state > 0 ? (uint64_t)hp->ssm_d_state : 0;
+	uint64_t heads = hp->ssm_dt_rank > 0 ? (uint64_t)hp->ssm_dt_rank : 0;
+	uint64_t ng = hp->ssm_n_group > 0 ? (uint64_t)hp->ssm_n_group : 0;
+	uint64_t conv, ssm = 0;
+
+	if (kind == QA_LAYER_SHORT_CONV) {
+		uint64_t dim = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
+		uint64_t lc = hp->ssm_d_conv > 1 ?
+			      (uint64_t)hp->ssm_d_conv - 1 : 2;
+
+		return mul_sat(mul_sat(lc, dim / tp), 2);
+	}
+	if (ng && heads) {
+		/* extra_groups_for_head_shards (mamba_utils.py l.29-39) adds
+		 * tp - n_g groups when tp does not divide n_g */
+		uint64_t ngp = ng % tp == 0 ? ng : tp;
+
+		conv = mul_sat(dconv, add_sat(inner, mul_sat(2 * ngp,
+							      nstate)) / tp);
+		ssm = mul_sat(mul_sat(heads / tp, inner / heads), nstate);
+	} else {
+		/* Mamba-1 shapes: conv (d_conv-1) x I/tp, SSM I/tp x N */
+		conv = mul_sat(dconv, inner / tp);
+		ssm = mul_sat(inner / tp, nstate);
+	}
+	return add_sat(mul_sat(conv, 2), mul_sat(ssm, 4));
+}
+
+/* Capture sizes of the prefill CUDA graph up to max_bs
+ * (_generate_prefill_cuda_graph_batch_sizes, server_args.py l.4232-4250):
+ * 4..32 step 4, 48..256 step 16, 288..512 step 32, 576..1024 step 64,
+ * 1280..4096 step 256, 4608.. step 512. */
+static uint64_t
+prefill_graph_sizes(uint64_t max_bs)
+{
+	static const uint64_t lo[] = { 4, 48, 288, 576, 1280, 4608 };
+	static const uint64_t hi[] = { 32, 256, 512, 1024, 4096, UINT64_MAX };
+	static const uint64_t step[] = { 4, 16, 32, 64, 256, 512 };
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lo) / sizeof(lo[0]); i++) {
+		uint64_t top = hi[i] < max_bs ? hi[i] : max_bs;
+
+		if (top >= lo[i])
+			n += (top - lo[i]) / step[i] + 1;
+	}
+	return n;
+}
+
+/* What the default mem_fraction_static depends on
+ * (_handle_gpu_memory_settings, server_args.py l.3867-4070). */
+struct msf {
+	double gpu_mem;		/* MiB, nvidia-smi total (min over GPUs) */
+	uint64_t chunk;		/* chunked_prefill_size */
+	uint64_t decode_bs;	/* cuda_graph_config[decode].max_bs */
+	uint64_t prefill_bs;	/* cuda_graph_config[prefill].max_bs */
+	uint64_t n_prefill;	/* prefill capture sizes */
+	double graph_mib;	/* reserve_for_graph_mb */
+	double reserved_mib;	/* reserved_mem */
+	double fraction;	/* mem_fraction_static */
+};
+
+static void
+default_fraction(struct msf *m, uint64_t tp, bool mla, bool eager,
+		 uint64_t ctx_given, int chunk_given)
+{
+	double g = m->gpu_mem;
+	double act;
+
+	/* GPU-size table, l.3895-3952 */
+	if (g < 20 * 1024) {
+		m->chunk = 2048;
+		m->decode_bs = 8;
+	} else if (g < 35 * 1024) {
+		m->chunk = 2048;
+		m->decode_bs = tp < 4 ? 24 : 80;
+	} else if (g < 60 * 1024) {
+		m->chunk = 4096;
+		m->decode_bs = tp < 4 ? 32 : 160;
+	} else if (g < 160 * 1024) {
+		m->chunk = 8192;
+		m->decode_bs = tp < 4 ? 256 : 512;
+	} else {
+		m->chunk = 16384;
+		m->decode_bs = 512;
+	}
+	if (chunk_given > 0)
+		m->chunk = (uint64_t)chunk_given;
+	/* prefill graph max_bs: the chunk, 2048 for MLA backends (l.3984-
+	 * 3991), clamped to an explicit context_length (l.4006-4012) */
+	m->prefill_bs = mla ? 2048 : m->chunk;
+	if (ctx_given && ctx_given < m->prefill_bs)
+		m->prefill_bs = ctx_given;
+	m->n_prefill = prefill_graph_sizes(m->prefill_bs);
+	/* reserve_for_graph_mb (l.4131-4163): decode max_bs x 2, prefill
+	 * 8 MiB per capture size (1.5 GiB for MLA); none with
+	 * --disable-cuda-graph (both phases DISABLED, l.3575-3577) */
+	m->graph_mib = eager ? 0 :
+		       (double)m->decode_bs * 2 +
+		       (mla ? 1.5 * 1024 : (double)m->n_prefill * 8);
+	/* l.4040-4050: 512 + 1.5 MiB per activation token (at least 2048)
+	 * + TP x PP / 8 GiB + graphs; at least 10 GiB above 60 GiB */
+	act = (double)(m->chunk > 2048 ? m->chunk : 2048);
+	m->reserved_mib = 512 + act * 1.5 + (double)tp / 8 * 1024 +
+			  m->graph_mib;
+	if (g > 60 * 1024 && m->reserved_mib < 10 * 1024)
+		m->reserved_mib = 10 * 1024;
+	/* round((gpu_mem - reserved_mem) / gpu_mem, 3), l.4052-4056 */
+	m->fraction = floor((g - m->reserved_mib) / g * 1000 + 0.5) / 1000;
+}
+
+static bool
+has_role(const struct qa_inventory *inv, enum qa_role r1, enum qa_role r2)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].role == r1 || inv->tensors[i].role == r2)
+			return true;
+	return false;
+}
+
+static bool
+is_expert(enum qa_role r)
+{
+	return r == QA_ROLE_EXPERT_GATE || r == QA_ROLE_EXPERT_UP ||
+	       r == QA_ROLE_EXPERT_DOWN || r == QA_ROLE_EXPERT_GATE_UP;
+}
+
+/* Pool tokens for KV kind k out of `rest` bytes (DefaultPoolConfigurator
+ * / HybridSWAPoolConfigurator.calculate_pool_sizes, pool_configurator.py
+ * l.287-298, l.449-454), page size 1. */
+static uint64_t
+pool_tokens(const struct qa_hparams *hp, const struct geom *g, enum kvk k,
+	    uint64_t rest, uint64_t *cell_out)
+{
+	double cell;
+	uint64_t c;
+
+	if (g->hybrid_swa) {
+		/* F x (n_full + drafts) + ratio x S x n_swa (l.385-409);
+		 * all-SWA models size the SWA pool directly */
+		double F = (double)cell_size(hp, g, 1, k);
+
+		cell = g->n_full ?
+		       F * (double)(g->n_full + g->n_draft) +
+		       SGL_SWA_RATIO * F * (double)g->n_swa :
+		       F * (double)(g->n_swa + g->n_draft);
+		c = (uint64_t)cell;
+	} else {
+		c = cell_size(hp, g, g->n_layers, k);
+		/* EAGLE/MTP: cell x (1 + draft / layers), truncated
+		 * (l.134-151) */
+		if (g->n_draft && g->n_layers)
+			c = (uint64_t)((double)c * (1.0 + (double)g->n_draft /
+						    (double)g->n_layers));
+		cell = (double)c;
+	}
+	if (cell_out)
+		*cell_out = c;
+	return cell > 0 ? (uint64_t)((double)rest / cell) : 0;
+}
+
+int
+qa_fit_sglang(const struct qa_inventory *inv,
+	      const struct qa_fit_options *opt,
+	      struct qa_fit_result *out, char *err, size_t errlen)
+{
+	/* The inventory owns the arena the result's strings live in. */
+	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
+	const struct qa_hparams *hp = &inv->hp;
+	struct notes nb = { out, arena };
+	size_t ndev = opt->gpus.n, i;
+	uint64_t tp, W = 0, W_act = 0, F_pre = UINT64_MAX;
+	uint64_t after_load = UINT64_MAX, max_len, ctx, n_tok, cell;
+	uint64_t per_req = 0, mamba_slots = 0, n_state = 0, req_rows, req_pool;
+	uint64_t kv_ctx, slack, ctx_len, n_tok16, n_tok8;
+	uint64_t dk, dv;
+	double f, rest_d;
+	int64_t rest;
+	struct msf m;
+	struct geom geo;
+	struct qa_serve_tp wc;
+	const char *cls = NULL;
+	enum qa_serve_arch how;
+	enum kvk kk;
+	bool mla, heads_ok = true, refused = false, mamba_extra;
+	bool tied = true, vlm;
+	int64_t l;
+	const char *verdict;
+
+	memset(out, 0, sizeof(*out));
+	out->engine = QA_ENGINE_SGLANG;
+	if (opt->gpus.host_only || ndev == 0) {
+		snprintf(err, errlen, "SGLang needs at least one GPU "
+			 "(--gpus none is llama.cpp only)");
+		return -1;
+	}
+	if (hp->n_layer <= 0 || hp->n_embd <= 0) {
+		snprintf(err, errlen, "no hyperparameters (layers, hidden "
+			 "size) to size the SGLang KV pool from");
+		return -1;
+	}
+	if (hp->n_layer_all > QA_FIT_MAX_LAYERS ||
+	    hp->n_layer > QA_FIT_MAX_LAYERS) {
+		snprintf(err, errlen, "%lld blocks: more than any real model "
+			 "(%d); not sized", (long long)hp->n_layer_all,
+			 QA_FIT_MAX_LAYERS);
+		return -1;
+	}
+	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev;
+	if (tp > ndev) {
+		snprintf(err, errlen, "tensor parallel %llu needs %llu GPUs, "
+			 "--gpus gives %zu", (unsigned long long)tp,
+			 (unsigned long long)tp, ndev);
+		return -1;
+	}
+	if (tp < ndev)
+		note(&nb, qa_arena_printf(arena, "TP=%llu: only the first "
+			"%llu of %zu GPUs are used", (unsigned long long)tp,
+			(unsigned long long)tp, ndev));
+	ndev = (size_t)tp;
+	mla = hp->kv_lora_rank > 0;
+	if (hp->n_head > 0 && (uint64_t)hp->n_head % tp != 0)
+		heads_ok = false;
+	if (!mla && hp->n_head_kv > 0 && (uint64_t)hp->n_head_kv % tp != 0 &&
+	    tp % (uint64_t)hp->n_head_kv != 0)
+		heads_ok = false;
+	if (!heads_ok)
+		note(&nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
+			"%lld attention heads / %lld KV heads do not divide "
+			"evenly", (unsigned long long)tp,
+			(long long)hp->n_head, (long long)hp->n_head_kv));
+
+	how = qa_serve_arch_support("sglang", inv, &cls);
+	if (how == QA_SERVE_ARCH_ABSENT)
+		note(&nb, qa_arena_printf(arena, "SGLang has no class %s: it "
+			"would fall back to its Transformers backend "
+			"(TransformersForCausalLM, models/registry.py "
+			"_normalize_archs l.61-78); sized as a native model",
+			cls));
+
+	/* The model's geometry (pool_configurator.py, model_config.py). */
+	memset(&geo, 0, sizeof(geo));
+	geo.mla = mla;
+	dk = hp->head_dim_k > 0 ? (uint64_t)hp->head_dim_k :
+	     hp->n_head > 0 ? (uint64_t)(hp->n_embd / hp->n_head) : 0;
+	dv = hp->head_dim_v > 0 ? (uint64_t)hp->head_dim_v : dk;
+	geo.dk = dk;
+	geo.dv = dv;
+	{
+		int64_t h = hp->n_head_kv > 0 ? hp->n_head_kv : hp->n_head;
+
+		geo.heads = h > 0 && (uint64_t)h >= tp ? (uint64_t)h / tp : 1;
+	}
+	geo.hybrid_swa = cls && in_list(cls, hybrid_swa_archs) &&
+			 hp->sliding_window > 0;
+	for (l = 0; l < hp->n_layer; l++) {
+		uint8_t k = kind_of(hp, l);
+
+		if (k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION ||
+		    k == QA_LAYER_SHORT_CONV ||
+		    k == QA_LAYER_PARALLEL_HYBRID) {
+			per_req = add_sat(per_req, state_bytes(hp, k, tp));
+			n_state++;
+			if (k != QA_LAYER_PARALLEL_HYBRID)
+				continue;
+		}
+		if (k == QA_LAYER_MLP_ONLY || k == QA_LAYER_MTP)
+			continue;
+		if (!mla && hp->head_kv_per_layer &&
+		    hp->head_kv_per_layer[l] <= 0)
+			continue;
+		if (k == QA_LAYER_SLIDING_ATTENTION && geo.hybrid_swa)
+			geo.n_swa++;
+		else
+			geo.n_full++;
+	}
+	/* Mamba-ish models count only their full-attention layers
+	 * (DefaultPoolConfigurator l.120-128); the others every layer the
+	 * runner owns (num_effective_layers). */
+	geo.n_layers = n_state ? geo.n_full : (uint64_t)hp->n_layer;
+	if (geo.hybrid_swa)
+		geo.n_layers = geo.n_full + geo.n_swa;
+	if (geo.n_layers == 0 && n_state == 0) {
+		snprintf(err, errlen, "no attention or state layers to size "
+			 "the SGLang KV pool from");
+		return -1;
+	}
+	mamba_extra = cls && in_list(cls, mamba_extra_buffer_archs);
+
+	/* MTP as EAGLE/NextN: the draft's layers inflate the cell
+	 * (spec_aux_hidden_state.py l.57-78 eagle_draft_num_layers =
+	 * num_nextn_predict_layers). */
+	if (opt->num_speculative_tokens > 0 || opt->mtp) {
+		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
+				  inv->mtp.present > 0 ?
+				  (uint64_t)inv->mtp.present : 0;
+
+		if (n_pred == 0)
+			note(&nb, "MTP speculative decoding asked for, but the "
+			     "model has no MTP layers: sized without a draft");
+		else if (n_state)
+			note(&nb, "SGLang MTP on a Mamba/GDN hybrid also "
+			     "reserves intermediate states per draft token "
+			     "and needs --max-running-requests "
+			     "(_handle_max_mamba_cache): not modelled, sized "
+			     "without a draft");
+		else
+			geo.n_draft = n_pred;
+	}
+
+	/* Weights per rank: the same parallel layers as vLLM
+	 * (fit_serve.c); the NextN draft shares the target's embedding and
+	 * head (eagle_worker set_embed_and_head). */
+	qa_serve_tp_init(&wc, hp, tp);
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].role == QA_ROLE_LM_HEAD)
+			tied = false;
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *t = &inv->tensors[i];
+		uint64_t b;
+
+		if (t->mtp && (geo.n_draft == 0 ||
+			       t->role == QA_ROLE_MTP_EMBED ||
+			       t->role == QA_ROLE_MTP_SHARED_HEAD))
+			continue;
+		b = qa_serve_rank_bytes(&wc, t);
+		W = add_sat(W, b);
+		if (t->mtp || (t->role == QA_ROLE_EMBED && !tied))
+			continue;
+		if (is_expert(t->role) && hp->n_expert > 0 &&
+		    hp->n_expert_used > 0)
+			b = cdiv(mul_sat(b, (uint64_t)hp->n_expert_used),
+				 (uint64_t)hp->n_expert);
+		W_act = add_sat(W_act, b);
+	}
+	if (inv->kind == QA_KIND_GGUF)
+		note(&nb, "GGUF in SGLang: weights counted as stored; SGLang "
+		     "loads GGUF through its GGUF loader (--load-format "
+		     "gguf), an experimental path");
+
+	/* Context: --context-length or the model's (context_len). */
+	max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
+	ctx = opt->ctx > 0 ? (uint64_t)opt->ctx : max_len;
+	ctx_len = opt->ctx > 0 ? ctx : max_len;
+
+	/* mem_fraction_static: the default heuristic unless given. */
+	memset(&m, 0, sizeof(m));
+	m.gpu_mem = 0;
+	for (i = 0; i < ndev; i++) {
+		double mib = (double)opt->gpus.dev[i].vram_bytes / (double)MIB;
+
+		if (i == 0 || mib < m.gpu_mem)
+			m.gpu_mem = mib;	/* get_nvgpu_memory_capacity: min */
+	}
+	default_fraction(&m, tp, mla, opt->enforce_eager,
+			 opt->ctx > 0 ? (uint64_t)opt->ctx : 0,
+			 opt->chunked_prefill_size);
+	vlm = has_role(inv, QA_ROLE_VISION, QA_ROLE_PROJECTOR);
+	if (opt->mem_fraction_static > 0) {
+		f = opt->mem_fraction_static;
+	} else {
+		f = m.fraction;
+		/* adjust_mem_fraction_for_vlm (l.7921-7958): x 0.95 x a
+		 * ViT-size factor in [0.8, 1.05] (1 for a ViT-L/14) */
+		if (vlm) {
+			f *= 0.95;
+			note(&nb, "vision model: SGLang lowers "
+			     "mem_fraction_static by 0.95 x a ViT-size factor "
+			     "(0.8-1.05, from vision_config); the factor is "
+			     "taken as 1");
+		}
+	}
+
+	/* pre_model_load_memory: free memory after the CUDA context and
+	 * NCCL, the minimum over ranks (bootstrap.py l.116-121); the
+	 * budget after loading, also the minimum (kv_cache_configurator.py
+	 * _profile_available_bytes l.1527-1570): rest = free_after_load -
+	 * pre_model_load_memory x (1 - f). */
+	for (i = 0; i < ndev; i++) {
+		const struct qa_gpu_device *g = &opt->gpus.dev[i];
+		uint64_t fr = g->usable_bytes;
+
+		if (tp > 1)
+			fr = sub_floor(fr, SGL_NCCL_EST);
+		if (fr < F_pre)
+			F_pre = fr;
+		if (sub_floor(fr, W) < after_load)
+			after_load = sub_floor(fr, W);
+	}
+	rest_d = (double)after_load - (double)F_pre * (1.0 - f);
+	rest = rest_d >= 9.2e18 ? INT64_MAX : (int64_t)rest_d;
+	if (rest <= 0) {
+		refused = true;
+		note(&nb, qa_arena_printf(arena, "SGLang refuses: loaded "
+			"weights leave no GPU memory for the KV cache under "
+			"--mem-fraction-static=%.3f; it needs above %.3f "
+			"(_profile_available_bytes)", f,
+			1.0 - (double)after_load / (double)F_pre));
+	}
+
+	/* Mamba/GDN pools first (_handle_max_mamba_cache l.1703-1800): the
+	 * default ratio split gives them rest x r / (1 + r). */
+	if (n_state && rest > 0 && per_req) {
+		double budget = (double)rest * SGL_MAMBA_RATIO /
+				(1.0 + SGL_MAMBA_RATIO);
+
+		mamba_slots = (uint64_t)(budget / (double)per_req);
+		rest -= (int64_t)mul_sat(mamba_slots, per_req);
+		if (mamba_slots == 0) {
+			refused = true;
+			note(&nb, "SGLang refuses: not enough GPU memory for "
+			     "the hybrid state cache (max_mamba_cache_size "
+			     "0)");
+		}
+	}
+
+	kk = kv_kind(opt->kv_k);
+	if (opt->kv_v && opt->kv_k && !ieq(opt->kv_v, opt->kv_k))
+		note(&nb, "SGLang has one --kv-cache-dtype for K and V; the K "
+		     "type was used");
+	n_tok = rest > 0 ? pool_tokens(hp, &geo, kk, (uint64_t)rest, &cell) :
+		0;
+	if (rest <= 0)
+		pool_tokens(hp, &geo, kk, 0, &cell);
+	n_tok16 = rest > 0 ? pool_tokens(hp, &geo, KV_16, (uint64_t)rest,
+					 NULL) : 0;
+	n_tok8 = rest > 0 ? pool_tokens(hp, &geo, KV_FP8, (uint64_t)rest,
+					NULL) : 0;
+	if (!refused && n_tok == 0 && geo.n_layers) {
+		refused = true;
+		note(&nb, "SGLang refuses: Not enough memory (the KV pool "
+		     "holds no token)");
+	}
+	if (geo.hybrid_swa && geo.n_full && !refused &&
+	    (uint64_t)hp->sliding_window + 1 >=
+	    (uint64_t)((double)n_tok * SGL_SWA_RATIO)) {
+		refused = true;
+		note(&nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
+			"pool (%llu tokens) cannot hold one request's window "
+			"of %lld (pool_configurator.py l.425-436)",
+			(unsigned long long)(n_tok * 4 / 5),
+			(long long)hp->sliding_window));
+	}
+
+	/* max_running_requests (resolve_max_num_reqs l.1622-1660):
+	 * clip(tokens / context_len x 512, 2048, 4096), or the given value,
+	 * at most tokens / 2; hybrids also at most the Mamba slots / ratio.
+	 * The request-to-token table holds (requests + 1) x (context_len +
+	 * 4) int32 (ReqToTokenPool, memory_pool.py l.244-270), allocated
+	 * after the pool from what the fraction leaves. */
+	{
+		uint64_t est = (uint64_t)((double)n_tok / (double)ctx_len *
+					  512.0);
+
+		if (est < 2048)
+			est = 2048;
+		if (est > 4096)
+			est = 4096;
+		req_rows = opt->parallel > 0 ? (uint64_t)opt->parallel : est;
+		if (req_rows > n_tok / 2)
+			req_rows = n_tok / 2;
+		if (n_state) {
+			uint64_t ratio = SGL_MAMBA_REQ_RATIO +
+					 (mamba_extra ?
+					  SGL_MAMBA_EXTRA_OVERLAP : 0);
+
+			if (req_rows > mamba_slots / ratio)
+				req_rows = mamba_slots / ratio;
+		}
+		req_pool = mul_sat(mul_sat(req_rows + 1, ctx_len +
+					   SGL_REQ_EXTRA), 4);
+	}
+
+	/* --ctx max (check's default): the largest context a request can
+	 * use, min(context_len, pool tokens). */
+	if (opt->ctx < 0)
+		ctx = n_tok == 0 ? 1 : n_tok < max_len ? n_tok : max_len;
+
+	/* One request of the context: its cells (the sliding layers hold
+	 * the window), its state. */
+	if (geo.hybrid_swa) {
+		uint64_t F = cell_size(hp, &geo, 1, kk);
+		uint64_t w = (uint64_t)hp->sliding_window;
+
+		kv_ctx = add_sat(mul_sat(mul_sat(ctx, F),
+					 geo.n_full + geo.n_draft),
+				 mul_sat(mul_sat(ctx < w ? ctx : w, F),
+					 geo.n_swa));
+	} else {
+		kv_ctx = mul_sat(ctx, cell);
+	}
+	slack = (uint64_t)((double)F_pre * (1.0 - f));
+
+	out->n_devices = ndev;
+	out->context = (int64_t)(ctx > INT64_MAX ? INT64_MAX : ctx);
+	out->kv_type_k = opt->kv_k ? opt->kv_k : "bf16";
+	out->kv_type_v = opt->kv_v ? opt->kv_v : out->kv_type_k;
+	out->max_context_f16 = n_tok16 == 0 ? -1 :
+			       (int64_t)(n_tok16 < max_len ? n_tok16 : max_len);
+	out->max_context_q8_0 = n_tok8 == 0 ? -1 :
+				(int64_t)(n_tok8 < max_len ? n_tok8 : max_len);
+	out->max_context_q4_0 = out->max_context_q8_0;
+	if (refused || !heads_ok)
+		out->max_context_f16 = out->max_context_q8_0 =
+			out->max_context_q4_0 = -1;
+
+	verdict = "fits";
+	for (i = 0; i < ndev; i++) {
+		const struct qa_gpu_device *g = &opt->gpus.dev[i];
+		struct qa_fit_device *d = &out->devices[i];
+		uint64_t fr = tp > 1 ? sub_floor(g->usable_bytes, SGL_NCCL_EST) :
+			      g->usable_bytes;
+		uint64_t inside;
+
+		snprintf(d->name, sizeof(d->name), "%s", g->name);
+		d->vram_bytes = g->vram_bytes;
+		d->usable_bytes = fr;
+		d->weights_bytes = W;
+		d->kv_bytes = kv_ctx;
+		d->recurrent_bytes = n_state ? per_req : 0;
+		d->overhead_bytes = req_pool;
+		d->compute_bytes = sub_floor(slack, req_pool);
+		d->first_layer = 0;
+		d->last_layer = (int32_t)(hp->n_layer - 1);
+		d->has_output = true;
+		inside = add_sat(add_sat(W, kv_ctx), add_sat(d->recurrent_bytes,
+			 add_sat(d->compute_bytes, d->overhead_bytes)));
+		d->free_bytes = fr >= inside ? (int64_t)(fr - inside) :
+			-(int64_t)(inside - fr > INT64_MAX ? INT64_MAX :
+				   inside - fr);
+		out->totals_weights = add_sat(out->totals_weights, W);
+		out->totals_kv = add_sat(out->totals_kv, kv_ctx);
+		out->totals_recurrent = add_sat(out->totals_recurrent,
+						d->recurrent_bytes);
+		out->totals_compute = add_sat(out->totals_compute,
+					      d->compute_bytes);
+	}
+
+	/* Verdict. SGLang caps a request at min(context_len, pool tokens)
+	 * - 1 (tp_worker.py l.382-385): a context above the pool does not
+	 * fit. The request table and the activations share the slack: a
+	 * table larger than it fails at start-up; less left than SGLang's
+	 * own activation and graph estimate is tight. */
+	{
+		double est_mib = m.graph_mib +
+				 1.5 * (double)(m.chunk > 2048 ? m.chunk : 2048);
+
+		if (!heads_ok || refused || n_tok < ctx || req_pool > slack)
+			verdict = "does-not-fit";
+		else if ((double)(slack - req_pool) < est_mib * (double)MIB ||
+			 (double)((n_tok - ctx) * (cell ? cell : 1)) <
+			 TIGHT_SHARE * (double)F_pre)
+			verdict = "tight";
+		if (!refused && n_tok < ctx)
+			note(&nb, qa_arena_printf(arena, "the KV pool holds "
+				"%llu tokens: SGLang caps a request at %llu "
+				"(min(context_len, pool) - 1, tp_worker.py "
+				"l.382-385)", (unsigned long long)n_tok,
+				(unsigned long long)(n_tok ? n_tok - 1 : 0)));
+		if (req_pool > slack)
+			note(&nb, qa_arena_printf(arena, "the request-to-token "
+				"table (%llu rows x %llu tokens x 4 B = %.2f "
+				"GiB) does not fit the %.2f GiB the fraction "
+				"leaves: lower --max-running-requests or "
+				"--mem-fraction-static",
+				(unsigned long long)(req_rows + 1),
+				(unsigned long long)(ctx_len + SGL_REQ_EXTRA),
+				(double)req_pool / (double)GIB,
+				(double)slack / (double)GIB));
+		else if ((double)(slack - req_pool) < est_mib * (double)MIB)
+			note(&nb, qa_arena_printf(arena, "after the "
+				"request-to-token table (%.2f GiB for %llu "
+				"requests) %.0f MiB are left for activations "
+				"and CUDA graphs, less than SGLang's own "
+				"estimate of %.0f MiB (1.5 MiB per prefill "
+				"token + graphs): lower --max-running-requests",
+				(double)req_pool / (double)GIB,
+				(unsigned long long)req_rows,
+				(double)(slack - req_pool) / (double)MIB,
+				est_mib));
+	}
+	out->verdict = verdict;
+	note(&nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
+		"tokens%s%s; kv_bytes is what the context needs, compute "
+		"what mem_fraction_static %.3f leaves for activations and "
+		"CUDA graphs (not measured by SGLang), overhead the "
+		"request-to-token table for %llu requests",
+		(unsigned long long)n_tok,
+		n_state ? qa_arena_printf(arena, " and %llu hybrid state "
+			"slots", (unsigned long long)mamba_slots) : "",
+		geo.hybrid_swa ? qa_arena_printf(arena, " (sliding layers "
+			"%llu)", (unsigned long long)(uint64_t)
+			((double)n_tok * SGL_SWA_RATIO)) : "", f,
+		(unsigned long long)req_rows));
+	note(&nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
+	     "(its fp4_e2m1 needs Blackwell; --kv fp4_e2m1 sizes it)");
+
+	/* Decode ceiling: every rank reads its weights (active experts)
+	 * and the context's cells; ranks run in parallel. */
+	{
+		double best = 0;
+		uint64_t touched = add_sat(W_act, add_sat(kv_ctx,
+				   n_state ? per_req : 0));
+
+		for (i = 0; i < ndev; i++) {
+			double r;
+
+			if (!opt->gpus.dev[i].bandwidth_gbs || !touched) {
+				best = 0;
+				break;
+			}
+			r = (double)opt->gpus.dev[i].bandwidth_gbs * 1e9 /
+			    (double)touched;
+			if (i == 0 || r < best)
+				best = r;
+		}
+		out->decode_tokens_per_s_max = best;
+	}
+
+	out->formula = qa_arena_printf(arena,
+		"SGLang 8905cbd4 TP=%llu: mem_fraction_static %.3f%s; rest = "
+		"free after load - %.2f GiB x (1 - f) = %.2f GiB; %s cell "
+		"%llu B/token x %llu layers%s -> %llu tokens "
+		"(python/sglang/srt/mem_cache/kv_cache_configurator.py, "
+		"model_executor/pool_configurator.py; docs/fit.md)",
+		(unsigned long long)tp, f, opt->mem_fraction_static > 0 ?
+		" (given)" : qa_arena_printf(arena, " (reserved %.0f MiB of "
+			"%.0f: chunk %llu, graphs %.0f MiB)", m.reserved_mib,
+			m.gpu_mem, (unsigned long long)m.chunk, m.graph_mib),
+		(double)F_pre / (double)GIB,
+		rest > 0 ? (double)rest / (double)GIB : 0.0,
+		mla ? "MLA" : geo.hybrid_swa ? "full+SWA" : "MHA",
+		(unsigned long long)cell,
+		(unsigned long long)(geo.hybrid_swa ? geo.n_full + geo.n_swa :
+				     geo.n_layers),
+		n_state ? qa_arena_printf(arena, ", %llu state layers of "
+			"%llu B/request", (unsigned long long)n_state,
+			(unsigned long long)(per_req / n_state)) : "",
+		(unsigned long long)n_tok);
+	if (!out->formula)
+		out->formula = "SGLang (docs/fit.md)";
+	return 0;
+}
