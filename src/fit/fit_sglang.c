@@ -840,9 +840,12 @@ qa_fit_sglang(const struct qa_inventory *inv,
 	     "(its fp4_e2m1 needs Blackwell; --kv fp4_e2m1 sizes it)");
 
 	/* Decode ceiling: every rank reads its weights (active experts)
-	 * and the context's cells; ranks run in parallel. */
+	 * and the context's cells; ranks run in parallel, and tensor
+	 * parallelism adds two all-reduces per layer at the 15 us assumed
+	 * for vLLM (src/fit/fit_vllm.c AR_SECONDS). */
 	{
-		double best = 0;
+		double best = 0, ar = tp > 1 && hp->n_layer > 0 ?
+			2.0 * (double)hp->n_layer * 15e-6 : 0;
 		uint64_t touched = add_sat(W_act, add_sat(kv_ctx,
 				   n_state ? per_req : 0));
 
@@ -853,8 +856,9 @@ qa_fit_sglang(const struct qa_inventory *inv,
 				best = 0;
 				break;
 			}
-			r = (double)opt->gpus.dev[i].bandwidth_gbs * 1e9 /
-			    (double)touched;
+			r = 1.0 / ((double)touched /
+				   ((double)opt->gpus.dev[i].bandwidth_gbs *
+				    1e9) + ar);
 			if (i == 0 || r < best)
 				best = r;
 		}

@@ -29,8 +29,13 @@
 #include "core/arena.h"
 #include "core/ckd.h"
 #include "core/inventory.h"
+#include "fit/decode.h"
 #include "fit/fit_serve.h"
 
+/* One tensor-parallel all-reduce of a decode step's hidden state over
+ * PCIe: an assumption (small-message latency of NCCL or vLLM's custom
+ * all-reduce, not measured here), printed in the fit's notes. */
+#define AR_SECONDS 15e-6
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
 
@@ -842,6 +847,10 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	size_t ndev = opt->gpus.n, i;
 	uint64_t tp, pp, n_mbt, n_seq, vpad, N, G, n_spec = 0, n_draft = 0;
 	uint64_t W[QA_GPU_MAX], W_act[QA_GPU_MAX], P[QA_GPU_MAX];
+	/* With MTP drafts: a verification pass reads the experts n + 1
+	 * tokens route to; a draft step the MTP layers and the head. */
+	uint64_t W_pass[QA_GPU_MAX], W_draft[QA_GPU_MAX];
+	double pass_share = 0;
 	uint64_t avail[QA_GPU_MAX], kv_req[QA_GPU_MAX], rec_req[QA_GPU_MAX];
 	uint8_t dstage[QA_GPU_MAX];
 	uint64_t max_len, ctx, min_avail = UINT64_MAX;
@@ -1031,6 +1040,13 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	qa_serve_tp_init(&wc, hp, tp);
 	memset(W, 0, sizeof(W));
 	memset(W_act, 0, sizeof(W_act));
+	memset(W_pass, 0, sizeof(W_pass));
+	memset(W_draft, 0, sizeof(W_draft));
+	if (n_spec > 0 && hp->n_expert > 0 && hp->n_expert_used > 0)
+		pass_share = qa_moe_touched_share(
+			(uint32_t)hp->n_expert_used, (uint32_t)hp->n_expert,
+			(uint32_t)(n_spec > QA_MTP_MAX_DRAFT ?
+				   QA_MTP_MAX_DRAFT : n_spec) + 1);
 	for (i = 0; i < inv->n_tensors; i++)
 		if (inv->tensors[i].role == QA_ROLE_LM_HEAD)
 			tied = false;
@@ -1061,6 +1077,8 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			ba = 0;
 		where = tensor_stage(t, (uint64_t)hp->n_layer, pp, tied);
 		for (st = 0; st < pp; st++) {
+			uint64_t bp = ba, bd = 0;
+
 			if (!(where == (int)st ||
 			      (where < 0 && (st == 0 || st == pp - 1))))
 				continue;
@@ -1068,6 +1086,27 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			/* the tied duplicate on the last stage is the head */
 			W_act[st] = add_sat(W_act[st], where < 0 &&
 					    st == 0 ? 0 : ba);
+			if (t->mtp) {
+				/* a draft token reads its MTP layer, k of
+				 * the experts of it */
+				bd = is_expert(t->role) && hp->n_expert > 0 &&
+				     hp->n_expert_used > 0 ?
+				     cdiv(mul_sat(b, (uint64_t)
+						  hp->n_expert_used),
+					  (uint64_t)hp->n_expert) : b;
+				if (t->role == QA_ROLE_MTP_EMBED)
+					bd = 0;
+			} else if (is_expert(t->role) && pass_share > 0) {
+				bp = (uint64_t)((double)b * pass_share);
+			}
+			/* and the shared head on the last stage */
+			if ((t->role == QA_ROLE_LM_HEAD ||
+			     (t->role == QA_ROLE_EMBED && tied)) &&
+			    st == pp - 1)
+				bd = b;
+			W_pass[st] = add_sat(W_pass[st], where < 0 &&
+					     st == 0 ? 0 : bp);
+			W_draft[st] = add_sat(W_draft[st], bd);
 		}
 	}
 	if (inv->n_tensors == 0)
@@ -1268,37 +1307,74 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	/* Decode ceiling: each rank reads its weights (active experts only)
 	 * plus the context's KV and state per token; the ranks of a stage
 	 * work in parallel, so its slowest rank bounds it, and the stages
-	 * run in series. */
+	 * run in series. Tensor parallelism adds two all-reduces per layer
+	 * (after attention and after the MLP), each an assumed
+	 * AR_SECONDS over PCIe. With MTP drafts, a step is one
+	 * verification pass and n draft steps (src/fit/decode.h). */
 	{
-		double tsum = 0;
+		double tsum = 0, tpass = 0;
 		bool known = true;
-		uint64_t st;
+		uint64_t st, n_ar = tp > 1 ? 2 : 0;
 
 		for (st = 0; st < pp && known; st++) {
-			double worst = 0;
+			double worst = 0, wpass = 0, wdraft = 0;
+			uint64_t lo_l, hi_l;
 
 			for (i = 0; i < ndev; i++) {
-				uint64_t bytes;
-				double tt;
+				uint64_t bytes, kvrec;
+				double bw, tt;
 
 				if (dstage[i] != st)
 					continue;
-				bytes = add_sat(W_act[st], add_sat(kv_req[i],
-							     rec_req[i]));
+				kvrec = add_sat(kv_req[i], rec_req[i]);
+				bytes = add_sat(W_act[st], kvrec);
 				if (!opt->gpus.dev[i].bandwidth_gbs || !bytes) {
 					known = false;
 					break;
 				}
-				tt = (double)bytes /
-				     ((double)opt->gpus.dev[i].bandwidth_gbs *
-				      1e9);
+				bw = (double)opt->gpus.dev[i].bandwidth_gbs *
+				     1e9;
+				tt = (double)bytes / bw;
 				if (tt > worst)
 					worst = tt;
+				tt = (double)add_sat(W_pass[st], kvrec) / bw;
+				if (tt > wpass)
+					wpass = tt;
+				tt = (double)W_draft[st] / bw;
+				if (tt > wdraft)
+					wdraft = tt;
 			}
-			tsum += worst;
+			pp_range((uint64_t)(hp->n_layer > 0 ? hp->n_layer : 0),
+				 pp, st, &lo_l, &hi_l);
+			tsum += worst + (double)(n_ar * (hi_l - lo_l)) *
+				AR_SECONDS;
+			tpass += wpass + (double)(n_ar * (hi_l - lo_l)) *
+				 AR_SECONDS + (double)n_spec * wdraft;
 		}
+		if (n_spec > 0 && st == pp)
+			tpass += (double)(n_spec * n_ar * n_draft) *
+				 AR_SECONDS;
 		out->decode_tokens_per_s_max = known && tsum > 0 ?
 					       1.0 / tsum : 0;
+		if (n_spec > 0) {
+			double acc[QA_MTP_MAX_DRAFT];
+			size_t na = qa_mtp_acceptance(hp->arch_raw ?
+				hp->arch_raw : hp->arch,
+				(int)(n_spec > QA_MTP_MAX_DRAFT ?
+				      QA_MTP_MAX_DRAFT : n_spec), acc,
+				&out->mtp_acceptance_source);
+
+			out->mtp_draft_tokens = (int)na;
+			out->mtp_tokens_per_pass =
+				qa_mtp_tokens_per_pass(acc, na);
+			out->decode_tokens_per_s_mtp = known && tpass > 0 ?
+				out->mtp_tokens_per_pass / tpass : 0;
+		}
+		if (tp > 1 && known)
+			note(&nb, "decode ceiling: the ranks of a stage read "
+			     "in parallel, plus two all-reduces per layer at "
+			     "an assumed 15 us each over PCIe (not measured "
+			     "here; NVLink is faster)");
 	}
 
 	{
