@@ -257,6 +257,12 @@ static const char *const second_hidden[] = {
 	"mimo2", "step35", NULL,
 };
 
+/* Attention with an output gate projected beside Q (qwen3next and
+ * qwen35 build_attention: q_proj holds Q and the gate). */
+static const char *const gated_attention[] = {
+	"qwen3next", "qwen35", "qwen35moe", NULL,
+};
+
 static int
 layer_kind(const struct lc_model *m, int64_t l)
 {
@@ -692,13 +698,27 @@ compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 				a = t;
 		}
 	}
-	if (attn && !fa) {	/* f32 scores of one layer, Q, residual */
+	if (attn && !fa) {
+		/* f32 scores of one layer, the residual and its norm, Q
+		 * twice (before and after RoPE); the gated attention of
+		 * qwen3next/qwen35 a third Q-sized gate, MLA its V output.
+		 * The Q terms were measured against llama.cpp d32676d77 on
+		 * the CPU (tests/data/llamacpp-runs: one 4 n_tok H d_k block
+		 * short on every dense and MoE model, and H d_v more with
+		 * MLA). */
+		uint64_t q = (uint64_t)(arch_in(hp, gated_attention) ? 3 : 2);
+
 		s_max = has_base ? s_base : 0;
 		if (has_swa && s_swa > s_max)
 			s_max = s_swa;
 		t = cmul(ovf, 4 * n_tok,
 			 cadd(ovf, cmul(ovf, H, s_max),
-			      cadd(ovf, 2 * E, cmul(ovf, H, (uint64_t)dk_max))));
+			      cadd(ovf, 2 * E,
+				   cmul(ovf, q * H, (uint64_t)dk_max))));
+		if (m->mla && hp->v_head_dim_mla > 0)
+			t = cadd(ovf, t, cmul(ovf, 4 * n_tok,
+					      cmul(ovf, H, (uint64_t)
+						   hp->v_head_dim_mla)));
 		/* MLA copies the latent cache transposed for V */
 		if (m->mla && hp->kv_lora_rank > 0)
 			t = cadd(ovf, t, cmul(ovf, cmul(ovf,
