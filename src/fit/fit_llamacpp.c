@@ -142,6 +142,7 @@ struct lc_model {
 	bool nextn_kv;			/* nextn blocks get KV cells in the
 					 * main context (no layer filter) */
 	bool draft;			/* MTP draft context (--mtp on) */
+	bool mtp_graph;			/* the arch has an MTP graph */
 	bool draft_all_layers;		/* its KV holds every block */
 	uint32_t n_rs_seq;		/* recurrent rollback rows per seq */
 	int n_draft;			/* MTP draft tokens per step */
@@ -998,6 +999,10 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		uint64_t ld = cadd(ovf, cadd(ovf, dmask, cm.layer),
 				   cmul(ovf, 8 * n_tok, E));
 
+		/* without an MTP graph the draft runs the whole model: its
+		 * layer phase is the main one's */
+		if (!m->mtp_graph)
+			ld = cadd(ovf, cm.inputs, cm.layer);
 		e->d.compute_draft = cadd(ovf, cm.inputs_head,
 					  hd > ld ? hd : ld);
 	}
@@ -1418,14 +1423,22 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	m.n_placed = m.n_layer + mtp_layers;
 	m.nextn_kv = mtp_layers > 0 && !arch_in(hp, nextn_filtered) &&
 		     inv->kind == QA_KIND_GGUF;
-	m.draft = opt->mtp && mtp_layers > 0 && arch_in(hp, mtp_graph);
-	m.nextn_weights = m.draft;
-	m.draft_all_layers = m.draft && arch_in(hp, draft_unfiltered);
+	/* --spec-type draft-mtp makes the draft context for any model with
+	 * nextn blocks; without an MTP graph (glm4moe, glm4, exaone4, ...)
+	 * it holds every block's cache and reruns the whole model, and the
+	 * nextn weights stay skipped (a llama-server run of GLM-4.5-Air in
+	 * tests/data/llamacpp-runs/mtp-draft shows both contexts). */
+	m.draft = opt->mtp && mtp_layers > 0;
+	m.mtp_graph = arch_in(hp, mtp_graph);
+	m.nextn_weights = m.draft && m.mtp_graph;
+	m.draft_all_layers = m.draft && (arch_in(hp, draft_unfiltered) ||
+					 !m.mtp_graph);
 	/* --spec-draft-n-max, 3 by default (common/common.h
 	 * common_params_speculative_draft.n_max); --num-speculative-tokens
 	 * sets it. The main context keeps that many recurrent rows per
 	 * sequence for rollback on the archs that roll back. */
-	m.n_draft = !m.draft ? 0 : opt->num_speculative_tokens > 0 ?
+	m.n_draft = !m.draft || !m.mtp_graph ? 0 :
+		    opt->num_speculative_tokens > 0 ?
 		    opt->num_speculative_tokens : 3;
 	if (m.n_draft > QA_MTP_MAX_DRAFT)
 		m.n_draft = QA_MTP_MAX_DRAFT;
@@ -1684,7 +1697,12 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 			 "context that only a draft reads (create_memory passes "
 			 "no layer filter for this arch)" :
 			 "the nextn (MTP) blocks have no main-context cache "
-			 "(create_memory filters them out)", m.draft ?
+			 "(create_memory filters them out)", m.draft &&
+			 !m.mtp_graph ? "--mtp on: llama.cpp makes the draft "
+			 "context, but this arch has no MTP graph: the draft "
+			 "holds every block's cache and reruns the whole model, "
+			 "the nextn weights stay unloaded, and no speculation "
+			 "gain follows" : m.draft ?
 			 "--mtp on: nextn weights loaded, a draft context with "
 			 "its own F16 KV (-ctkd/-ctvd) and compute buffer on the "
 			 "output device (common/speculative.cpp), recurrent "

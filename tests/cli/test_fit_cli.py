@@ -437,6 +437,28 @@ def calibrate(c, binary):
                 f"({LLAMA_MODEL})")
 
 
+def glm_nextn(c, binary):
+    """GLM-4.5-Air-like glm4moe: 46 trunk blocks + 1 nextn block, 8 KV
+    heads of 128. create_memory passes no layer filter for glm4moe, so
+    the nextn block has main-context cells: 47 layers x 4096 cells x
+    (8 x 128 x 2 B) x 2 (K, V) = 752 MiB at 4096, as llama.cpp logs it
+    (tests/data/llamacpp-runs/glm-4.5-air-c4096-np1-faon-kvf16-ub512.log:
+    "752.00 MiB (4096 cells, 47 layers"). With --mtp on llama-server
+    makes a draft context with every block's cells too (no MTP graph for
+    glm4moe): 1504 MiB in all (mtp-draft/ log: two 752.00 MiB caches)."""
+    per_layer = 4096 * 8 * 128 * 2 * 2
+    for mtp, want in (("off", 47 * per_layer), ("on", 2 * 47 * per_layer)):
+        code, doc, err = fit_json(binary, [
+            fixture("glm-4.5-air-Q4_K_M.gguf"), "--gpus", "none",
+            "--ctx", "4096", "--mtp", mtp])
+        if not c.check(doc is not None and "fit" in doc["inputs"][0],
+                       f"glm nextn mtp {mtp}: no fit: {err[:200]}"):
+            continue
+        got = doc["inputs"][0]["fit"]["totals"]["kv_bytes"]
+        c.check(got == want, f"glm4moe nextn KV with --mtp {mtp}: {got}, "
+                f"want {want} (src/fit/fit_llamacpp.c nextn_filtered)")
+
+
 def main():
     binary = sys.argv[1]
     root = env_path("QA_SOURCE_ROOT")
@@ -452,6 +474,7 @@ def main():
     text_checks(c, binary)
     worked_examples(c, binary)
     hybrid_mtp(c, binary)
+    glm_nextn(c, binary)
     sglang_checks(c, binary)
     verdicts(c, binary)
     refusal_and_check(c, binary)

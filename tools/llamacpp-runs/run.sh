@@ -47,6 +47,22 @@
 # model load, "# rc=N" and "# runtime: S s". OUT_DIR/runtimes.tsv lists
 # every run with its exit code and time; OUT_DIR/refused.tsv the models
 # llama.cpp would not load at all (no log is kept for those).
+#
+# glm-4.5-air (72 GB of weights, more than this machine's host RAM) gets a
+# smaller matrix of llama-fit-params runs only (see below), and, when a
+# llama-server binary is at hand ($QA_LLAMACPP_SERVER, default
+# LLAMA_BIN_DIR/llama-server; the same commit built with
+# -DLLAMA_BUILD_SERVER=ON), one MTP draft run: llama-server is the only
+# program that creates the draft context of --spec-type draft-mtp
+# (common/speculative.cpp common_speculative_init_result, used by
+# tools/server), so it is started, left to load both contexts, and
+# stopped. Its log goes to OUT_DIR/mtp-draft/, apart from the one-context
+# logs that `quantaudit fit --calibrate` reads.
+#
+# QA_LLAMACPP_ONLY=NAME[,NAME...] (fixture names without .gguf) runs only
+# those fixtures, e.g. to add one model's logs to an existing set without
+# redoing the others (runtimes.tsv and refused.tsv then list those runs
+# only).
 set -u
 
 if [ $# -ne 3 ]; then
@@ -60,6 +76,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=${QA_LLAMACPP_WORK:-${TMPDIR:-/tmp}/qa-llamacpp-runs}
 # Seconds one run may take before it is killed (the -kvu runs compute).
 TIMEOUT=${QA_LLAMACPP_TIMEOUT:-600}
+ONLY=${QA_LLAMACPP_ONLY:-}
+SERVER=${QA_LLAMACPP_SERVER:-$BIN/llama-server}
 mkdir -p "$WORK/models" "$WORK/raw" || exit 2
 
 for p in llama-fit-params llama-batched-bench; do
@@ -98,6 +116,7 @@ trim() {
 	line ~ /^resolve_fused_ops: .*([Ff]lash|FA)/ { print; next }
 	line ~ /memory_breakdown_print: / { print; next }
 	line ~ /^llama_batched_bench: n_kv_max/ { print; next }
+	line ~ /^common_speculative_init_result: |^common_speculative_impl_draft_mtp|^(srv|slot) +(load_model|init|common_speculative)/ { print; next }
 	line ~ /^terminate called|^  what\(\): / { print; next }
 	lvl == "W" || lvl == "E" { print; next }
 	'
@@ -139,19 +158,109 @@ run() {
 	echo "$name: rc=$rc ${secs}s"
 }
 
+# run_mtp MODEL CTX NP FA KV UB: llama-server with --spec-type draft-mtp,
+# stopped (SIGTERM) once it listens, or after $TIMEOUT s. Both contexts'
+# KV, recurrent and compute lines are kept: the target's first, then the
+# draft's after "common_speculative_init_result: creating MTP draft
+# context". Real load (mmap of the sparse file), no warm-up decode, no
+# web UI; rc is the server's exit code after the SIGTERM (0 on a clean
+# shutdown), or 124 when it never came up.
+run_mtp() {
+	model=$1 ctx=$2 np=$3 fa=$4 kv=$5 ub=$6
+	short=${model%-Q4_K_M}
+	name="$short-c$ctx-np$np-mtp-fa$fa-kv$kv-ub$ub"
+	port=$((18000 + n_runs))
+	args="-m models/$model.gguf -c $ctx -np $np --spec-type draft-mtp"
+	args="$args -fa $fa -ctk $kv -ctv $kv -ub $ub -t 2 -nr -v"
+	args="$args -fit off --no-warmup --no-webui --host 127.0.0.1 --port $port"
+	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	(cd "$WORK" && exec "$SERVER" $args \
+		>"raw/$name.out" 2>"raw/$name.err") &
+	spid=$!
+	waited=0
+	rc=124
+	while [ "$waited" -lt "$TIMEOUT" ]; do
+		if ! kill -0 "$spid" 2>/dev/null; then
+			wait "$spid"
+			rc=$?
+			break
+		fi
+		if grep -q "srv  *llama_server: model loaded" \
+			"$WORK/raw/$name.err" 2>/dev/null; then
+			kill -TERM "$spid" 2>/dev/null
+			wait "$spid"
+			rc=$?
+			break
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	if [ "$rc" = 124 ]; then
+		kill -TERM "$spid" 2>/dev/null
+		wait "$spid"
+	fi
+	t1=$(date +%s.%N)
+	secs=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')
+	{
+		echo "# cmd: llama-server $args"
+		trim_server <"$WORK/raw/$name.err"
+		echo "# rc=$rc"
+		echo "# runtime: $secs s (llama-server, llama.cpp CPU backend, 2 threads, stopped once listening)"
+	} >"$OUT/mtp-draft/$name.log"
+	printf '%s\t%s\t%s\t%s\n' "mtp-draft/$name" llama-server "$rc" "$secs" \
+		>>"$OUT/runtimes.tsv"
+	n_runs=$((n_runs + 1))
+	echo "$name: rc=$rc ${secs}s"
+}
+
+# trim for llama-server: its one model load creates two contexts (target,
+# then the MTP draft), so keep the whole log's memory lines, not only
+# the first load's. Server messages arrive at info level, so the I lines
+# are matched the same way.
+trim_server() {
+	awk '
+	{
+		lvl = $2
+		line = $0
+		sub(/^[0-9.]+ [A-Z] /, "", line)
+	}
+	line ~ /^llama_model_loader: loaded meta data/ { print; next }
+	line ~ /^print_info: (file type|file size|arch|no_alloc|n_ctx_train|n_embd|n_layer|n_layer_all|n_head|n_head_kv|n_embd_head_k|n_embd_head_v|n_ff|n_expert|n_expert_used|n_expert_shared|n_ff_exp|n_layer_nextn|nextn_[a-z_]+|n_vocab|model type|model params) +=/ { print; next }
+	line ~ /^load_tensors: .*model buffer size/ { print; next }
+	line ~ /^llama_context: / && line !~ /enumerating backends|backend_ptrs|set_abort_callback/ { print; next }
+	line ~ /^llama_kv_cache(_iswa)?: / && line !~ /layer +[0-9]+: / { print; next }
+	line ~ /^llama_memory_(recurrent|hybrid)[a-z_]*: / && line !~ /layer +[0-9]+: / { print; next }
+	line ~ /^sched_reserve: / && line !~ /max_nodes|reserving full memory/ { print; next }
+	line ~ /memory_breakdown_print: / { print; next }
+	line ~ /speculative|draft|nextn|MTP/ && line !~ /^print_info|^create_tensor/ { print; next }
+	line ~ /^terminate called|^  what\(\): / { print; next }
+	lvl == "W" || lvl == "E" { print; next }
+	'
+}
+
 start=$(date +%s)
 printf 'config\tprogram\trc\tseconds\n' >"$OUT/runtimes.tsv"
 printf 'model\treason\n' >"$OUT/refused.tsv"
 
 for f in "$FIX"/*.gguf; do
 	model=$(basename "$f" .gguf)
+	if [ -n "$ONLY" ]; then
+		case ",$ONLY," in
+		*",$model,"*) ;;
+		*) continue ;;
+		esac
+	fi
 	# shellcheck disable=SC2046
 	python3 "$HERE/add_vocab.py" $(extra_keys "$model") "$f" \
 		"$WORK/models/$model.gguf" >/dev/null || exit 1
 
-	# Does llama.cpp load it at all?
+	# Does llama.cpp load it at all? Print mode (-fitp on): in fit mode
+	# a model larger than this machine's host RAM (glm-4.5-air) exits 1
+	# after a successful dry run.
 	(cd "$WORK" && "$BIN/llama-fit-params" -m "models/$model.gguf" \
-		-c 4096 -nr -v >"raw/$model-probe.out" 2>"raw/$model-probe.err")
+		-c 4096 -nr -v -fitp on \
+		>"raw/$model-probe.out" 2>"raw/$model-probe.err")
 	prc=$?
 	if [ $prc -ne 0 ]; then
 		why=$(sed -n 's/^[0-9.]* E llama_model_load: error loading model: //p' \
@@ -163,6 +272,27 @@ for f in "$FIX"/*.gguf; do
 	fi
 	n_ctx_train=$(sed -n 's/.*print_info: n_ctx_train *= *//p' \
 		"$WORK/raw/$model-probe.err" | head -n 1)
+
+	# GLM-4.5-Air-like glm4moe with a nextn block: the KV cells of the
+	# unfiltered nextn block (create_memory passes no layer filter for
+	# glm4moe). llama-fit-params only (a -kvu run would mmap and decode
+	# over 72 GB of sparse weights): two contexts, -np 1/4, FA on/off, f16;
+	# then the MTP draft context through llama-server.
+	case $model in
+	glm-4.5-air-*)
+		for ctx in 4096 32768; do
+			for np in 1 4; do
+				run "$model" "$ctx" "$np" 0 on f16 512
+				run "$model" "$ctx" "$np" 0 off f16 512
+			done
+		done
+		if [ -x "$SERVER" ]; then
+			mkdir -p "$OUT/mtp-draft"
+			run_mtp "$model" 4096 1 on f16 512
+		fi
+		continue
+		;;
+	esac
 
 	# The core: two contexts, -np 1/2/4 (non-unified), FA on with f16 and
 	# q8_0 K/V, FA off with f16 (a quantized V cache needs FA).
