@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/escape.h"
 #include "engine/audit.h"
 #include "fit/fit.h"
 #include "fit/gpuspec.h"
@@ -82,7 +83,8 @@ enum opt_id {
 	O_KV_UNIFIED,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
-	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_QUIET, O_NO_COLOR, O_HELP,
+	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
+	O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
 
@@ -102,6 +104,10 @@ static const struct option_def {
 	{ O_MATCH, "match", 'm', "RE", C(TENSORS),
 	  "list only names matching the POSIX extended\n"
 	  "regular expression RE" },
+	{ O_FOLLOW_SYMLINKS, "follow-symlinks", 0, NULL, C_AUDIT,
+	  "follow symbolic links out of the model folder\n"
+	  "(by default they are reported, QA1411, and not\n"
+	  "read; only for folders you trust)" },
 	{ O_REVISION, "revision", 0, "REV", C_AUDIT,
 	  "Hugging Face cache folders (models--org--name):\n"
 	  "the branch, tag or commit to read (default main)" },
@@ -296,6 +302,7 @@ struct cli {
 	const char *explain;
 	const char *calibrate;
 	const char *revision;
+	bool follow_symlinks;
 	enum qa_severity fail_on;
 	bool quiet, no_color, summary, summary_given, layers;
 	const char *engine;
@@ -315,15 +322,39 @@ struct cli {
 static int usage_error(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Writes "quantaudit: " and the formatted line to stderr with everything
+ * that came from a model or the command line (names, paths, messages)
+ * escaped for a terminal and a CI log (core/escape.h), then a newline.
+ * Every diagnostic of the CLI goes through here.
+ */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+say(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fputs("quantaudit: ", stderr);
+	qa_esc_text(stderr, buf);
+	fputc('\n', stderr);
+}
+
 static int
 usage_error(const struct cli *cli, const char *fmt, ...)
 {
+	char buf[2048];
 	va_list ap;
 
-	fputs("quantaudit: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	fputs("quantaudit: ", stderr);
+	qa_esc_text(stderr, buf);
 	if (cli && cli->command_given)
 		fprintf(stderr, "\nTry 'quantaudit %s --help'.\n",
 			commands[cli->command].name);
@@ -694,6 +725,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_EXPLAIN:
 		cli->explain = arg;
 		break;
+	case O_FOLLOW_SYMLINKS:
+		cli->follow_symlinks = true;
+		break;
 	case O_REVISION:
 		cli->revision = arg;
 		break;
@@ -838,12 +872,12 @@ prepare_rules(struct cli *cli)
 	if (cli->rules_file) {
 		cli->policy = qa_policy_load(cli->rules_file, err, sizeof(err));
 		if (!cli->policy) {
-			fprintf(stderr, "quantaudit: %s\n", err);
+			say("%s", err);
 			return QA_EXIT_USAGE;
 		}
 		if (qa_policy_overrides(cli->policy, &cli->overrides, err,
 					sizeof(err)) != 0) {
-			fprintf(stderr, "quantaudit: %s\n", err);
+			say("%s", err);
 			return QA_EXIT_USAGE;
 		}
 		extra = qa_policy_rules(cli->policy, &n_extra);
@@ -877,8 +911,7 @@ run_rules(struct cli *cli)
 	if (cli->explain) {
 		r = qa_rule_lookup(cli->explain, extra, n_extra);
 		if (!r) {
-			fprintf(stderr, "quantaudit: unknown rule '%s'\n",
-				cli->explain);
+			say("unknown rule '%s'", cli->explain);
 			return QA_EXIT_USAGE;
 		}
 		printf("QA%04u %s\n%s, %s by default\n\n%s.\n\n%s\n",
@@ -912,26 +945,43 @@ run_rules(struct cli *cli)
 }
 
 /* One line per finding at or above fail_on, for people reading stderr
- * while stdout carries JSON. */
+ * while stdout carries JSON; then the findings counted past the caps.
+ * File names, messages and tensor names come from the model: escaped. */
 static void
 print_diagnostics(const struct qa_inventory *inv, enum qa_severity fail_on)
 {
+	uint64_t by[QA_SEV_NONE];
 	uint32_t i;
+	int s;
 
 	for (i = 0; i < inv->n_findings; i++) {
 		const struct qa_finding *f = &inv->findings[i];
 
 		if (f->severity < fail_on)
 			continue;
-		fprintf(stderr, "quantaudit: %s", f->file ? f->file : inv->path);
+		fputs("quantaudit: ", stderr);
+		qa_esc_text(stderr, f->file ? f->file : inv->path);
 		if (f->offset >= 0)
 			fprintf(stderr, ":0x%llx", (unsigned long long)f->offset);
-		fprintf(stderr, ": %s: [QA%04u] %s", qa_severity_name(f->severity),
-			(unsigned)f->rule->code, f->message);
-		if (f->tensor)
-			fprintf(stderr, " (tensor '%s')", f->tensor);
+		fprintf(stderr, ": %s: [QA%04u] ", qa_severity_name(f->severity),
+			(unsigned)f->rule->code);
+		qa_esc_text(stderr, f->message);
+		if (f->tensor) {
+			fputs(" (tensor '", stderr);
+			qa_esc_text(stderr, f->tensor);
+			fputs("')", stderr);
+		}
 		fputc('\n', stderr);
 	}
+	qa_inventory_dropped(inv, by);
+	for (s = QA_SEV_NONE - 1; s >= (int)fail_on; s--)
+		if (by[s]) {
+			char text[1024];
+
+			say("%s: %s", inv->path, qa_inventory_dropped_text(
+				inv, text, sizeof(text)));
+			break;
+		}
 }
 
 /* The per-input tensor masks of --match. */
@@ -951,8 +1001,7 @@ build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 		char msg[256];
 
 		regerror(rc, &re, msg, sizeof(msg));
-		fprintf(stderr, "quantaudit: invalid --match '%s': %s\n",
-			re_text, msg);
+		say("invalid --match '%s': %s", re_text, msg);
 		return QA_EXIT_USAGE;
 	}
 	masks = calloc(n ? n : 1, sizeof(*masks));
@@ -998,8 +1047,7 @@ calibrate(struct cli *cli, struct qa_inventory *inv, FILE *out)
 
 	if (qa_fit_parse_llamacpp_log(cli->calibrate, &lg, err,
 				      sizeof(err)) != 0) {
-		fprintf(stderr, "quantaudit: --calibrate %s: %s\n",
-			cli->calibrate, err);
+		say("--calibrate %s: %s", cli->calibrate, err);
 		return QA_EXIT_UNRECOGNIZED;
 	}
 	if (cli->fit.engine != QA_ENGINE_LLAMACPP)
@@ -1007,7 +1055,7 @@ calibrate(struct cli *cli, struct qa_inventory *inv, FILE *out)
 				   "--engine llama.cpp");
 	if (qa_fit_calibrate(inv, &cli->fit, &lg, &r, &det, err,
 			     sizeof(err)) != 0) {
-		fprintf(stderr, "quantaudit: fit: %s: %s\n", inv->path, err);
+		say("fit: %s: %s", inv->path, err);
 		return QA_EXIT_UNRECOGNIZED;
 	}
 	if (qa_report_calibration(out, inv, cli->calibrate, &lg, &cli->fit,
@@ -1055,9 +1103,11 @@ run(struct cli *cli, char **paths, int n_paths)
 	FILE *out = stdout;
 
 	memset(&aopt, 0, sizeof(aopt));
+	memset(&ropt_in, 0, sizeof(ropt_in));
 	ollama_roots(roots, root_bufs, &ropt_in.n_ollama_roots);
 	ropt_in.ollama_roots = roots;
 	ropt_in.revision = cli->revision;
+	ropt_in.follow_symlinks = cli->follow_symlinks;
 	aopt.resolve = &ropt_in;
 	aopt.checks.engine = cli->engine;
 	aopt.checks.engine_build = cli->engine_build;
@@ -1093,19 +1143,18 @@ run(struct cli *cli, char **paths, int n_paths)
 			invs[n_ok++] = in->inv;
 			if (in->inv->fit_error && cli->command == CMD_FIT) {
 				if (!cli->quiet)
-					fprintf(stderr, "quantaudit: fit: %s: "
-						"%s\n", in->path,
-						in->inv->fit_error);
+					say("fit: %s: %s", in->path,
+					    in->inv->fit_error);
 				if (worst_exit < QA_EXIT_UNRECOGNIZED)
 					worst_exit = QA_EXIT_UNRECOGNIZED;
 			} else if (in->inv->fit_error && !cli->quiet) {
-				fprintf(stderr, "quantaudit: %s: no VRAM fit: "
-					"%s\n", in->path, in->inv->fit_error);
+				say("%s: no VRAM fit: %s", in->path,
+				    in->inv->fit_error);
 			}
 			continue;
 		}
 		if (!cli->quiet || in->status != QA_E_UNRECOGNIZED)
-			fprintf(stderr, "quantaudit: %s\n", in->error);
+			say("%s", in->error);
 		if (exit_of(in->status) > worst_exit)
 			worst_exit = exit_of(in->status);
 	}
@@ -1117,8 +1166,8 @@ run(struct cli *cli, char **paths, int n_paths)
 	if (cli->output) {
 		out = fopen(cli->output, "w");
 		if (!out) {
-			fprintf(stderr, "quantaudit: cannot write '%s': %s\n",
-				cli->output, strerror(errno));
+			say("cannot write '%s': %s", cli->output,
+			    strerror(errno));
 			exit_code = QA_EXIT_SYSTEM;
 			out = stdout;
 			goto out_free;

@@ -6,40 +6,17 @@
  */
 #include "core/jsonw.h"
 
+#include "core/escape.h"
+
 #include <inttypes.h>
 #include <math.h>
 
 size_t
 qa_utf8_seq_len(const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, k;
+	uint32_t cp;
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;	/* overlong */
-		else if (c == 0xed)
-			hi = 0x9f;	/* surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;	/* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f;	/* > U+10FFFF */
-	} else {
-		return 0;
-	}
-	/* A NUL ends the loop early: it is below every allowed range. */
-	for (k = 1; k < len; k++)
-		if (s[k] < (k == 1 ? lo : 0x80) || s[k] > (k == 1 ? hi : 0xbf))
-			return 0;
-	return len;
+	return qa_utf8_decode(str, &cp);
 }
 
 static void
@@ -69,53 +46,15 @@ jw_item(struct qa_jw *w)
 	w->has_items[d] = true;
 }
 
-/*
- * Control characters are escaped (\n, \r, \t by name, the others as
- * \u00XX); bytes that are not part of a valid UTF-8 sequence each become
- * U+FFFD. Clean runs are written with one fwrite.
- */
+/* The escapes of core/escape.c (qa_esc_json): control characters (\n,
+ * \r, \t by name, the others as \u00XX), C1 and bidi controls and the
+ * halves of "::" and "##" as \uXXXX; bytes that are not part of a valid
+ * UTF-8 sequence each become U+FFFD. */
 void
 qa_jw_string(FILE *f, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, run = 0;
-
 	putc('"', f);
-	while (s[i]) {
-		unsigned char c = s[i];
-
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			i++;
-			continue;
-		}
-		if (c >= 0x80) {
-			size_t len = qa_utf8_seq_len(str + i);
-
-			if (len) {
-				i += len;
-				continue;
-			}
-		}
-		/* Flush the clean run before s[i], then escape s[i]. */
-		fwrite(s + run, 1, i - run, f);
-		if (c == '"')
-			fputs("\\\"", f);
-		else if (c == '\\')
-			fputs("\\\\", f);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", (unsigned)c);
-		else
-			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
-		i++;
-		run = i;
-	}
-	fwrite(s + run, 1, i - run, f);
+	qa_esc_json(f, str);
 	putc('"', f);
 }
 

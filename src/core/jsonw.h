@@ -7,7 +7,8 @@
  * 100k-tensor list costs no memory. The writer pretty-prints with
  * two-space indentation; a container opened "one line" (and everything
  * inside it) is written on a single line. Strings are always valid JSON:
- * control characters are escaped and bytes that are not valid UTF-8
+ * control characters, C1 and bidi controls and the halves of "::" and
+ * "##" are escaped (core/escape.h) and bytes that are not valid UTF-8
  * become U+FFFD, whatever the model file contained.
  */
 #ifndef QA_SRC_JSONW_H

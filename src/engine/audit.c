@@ -72,7 +72,8 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 	if (qa_fit_validate(&opt, err, errlen) != 0)
 		return QA_E_USAGE;
 	if (qa_fit_run(inv, &opt, why, sizeof(why)) != 0) {
-		if (inv->out_of_memory)
+		if (inv->out_of_memory &&
+		    !qa_inventory_limit_finding(inv, "sizing the fit"))
 			return QA_E_NOMEM;
 		inv->fit_error = qa_arena_strdup(&inv->arena, why);
 		inv->fit_engine = opt.engine;
@@ -94,15 +95,22 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 	}
 	if (opt->fs)
 		inv->fs = opt->fs;
+	/* Disabled rules are known before anything is found: their
+	 * findings must not fill the caps and crowd out the others. */
+	inv->overrides = opt->overrides;
 	rc = qa_input_load(inv, ref, in->error, sizeof(in->error));
 	if (rc == QA_OK) {
 		qa_inventory_summarize(inv);
+		if (inv->out_of_memory)
+			(void)qa_inventory_limit_finding(inv, "summarizing");
 		if (opt->fit)
 			rc = fit_step(inv, opt->fit, in->error,
 				      sizeof(in->error));
 	}
 	if (rc == QA_OK) {
 		qa_checks_run(inv, &opt->checks);
+		if (inv->out_of_memory)
+			(void)qa_inventory_limit_finding(inv, "checking");
 		qa_inventory_apply_overrides(inv, opt->overrides);
 		qa_inventory_group_findings(inv);
 		inv->verdict = qa_verdict(inv, opt->fail_on);

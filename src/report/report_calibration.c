@@ -7,6 +7,8 @@
  */
 #include "report/report.h"
 
+#include "core/escape.h"
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +57,13 @@ qa_report_calibration(FILE *out, const struct qa_inventory *inv,
 	double kv_act = 0, est_host = 0;
 	size_t i, j;
 
-	fprintf(out, "calibration: %s against %s\n", inv->path,
-		log_path);
+	/* the path can be a model's own file name, the log a llama.cpp
+	 * run's output on it: both escaped (core/escape.h) */
+	fputs("calibration: ", out);
+	qa_esc_text(out, inv->path);
+	fputs(" against ", out);
+	qa_esc_text(out, log_path);
+	putc('\n', out);
 	fprintf(out, "settings: context %" PRId64 ", KV %s/%s, flash "
 		"attention %s, -np %d, -ub %d\n", r->context,
 		r->kv_type_k ? r->kv_type_k : "f16",
@@ -65,8 +72,11 @@ qa_report_calibration(FILE *out, const struct qa_inventory *inv,
 		opt->parallel > 0 ? opt->parallel : 1,
 		opt->ubatch > 0 ? opt->ubatch : 512);
 	if (lg->failure[0] || det->refusal[0] || lg->rc > 0) {
-		if (lg->failure[0])
-			fprintf(out, "engine refusal: log: %s\n", lg->failure);
+		if (lg->failure[0]) {
+			fputs("engine refusal: log: ", out);
+			qa_esc_text(out, lg->failure);
+			putc('\n', out);
+		}
 		else if (lg->rc > 0)
 			fprintf(out, "engine refusal: log: exit code %d\n",
 				lg->rc);

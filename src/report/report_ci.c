@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "core/escape.h"
 #include "core/jsonw.h"
 #include "report/report_fit.h"
 
@@ -37,8 +38,6 @@
  * (65536 characters on GitHub) and the full list is in the other
  * formats. */
 #define MD_MAX_FINDING_ROWS 200
-
-#define REPLACEMENT "\xef\xbf\xbd"	/* U+FFFD */
 
 /* ---- the rule list shared by SARIF and JUnit -------------------------- */
 
@@ -220,51 +219,16 @@ finish(FILE *out)
 
 /*
  * Writes s as the content of a table cell (or of any inline text):
- * characters that would start markup or break the table are escaped with
- * a backslash (\ ` * _ [ ] < > | ~ and a leading #), & is written as
- * &amp; (so "&lt;" in a name stays literal), line breaks and
- * other control characters become spaces, invalid UTF-8 becomes U+FFFD.
- * Text from a model file cannot add HTML, images, [links](...) or
- * table columns.
+ * core/escape.h qa_esc_markdown — control, C1 and bidi characters and
+ * the halves of "::" and "##" in the text spelling, then a backslash
+ * before \ ` * _ [ ] < > | ~ and a leading #, & as &amp;, invalid UTF-8
+ * as \xNN. Text from a model file cannot add HTML, images, [links](...)
+ * or table columns, nor drive a terminal or a CI log.
  */
 static void
 md_text(FILE *out, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
-
-	if (!str)
-		return;
-	while (s[i]) {
-		unsigned char c = s[i];
-		size_t len;
-
-		if (c < 0x20 || c == 0x7f) {
-			putc(' ', out);
-			i++;
-			continue;
-		}
-		if (c == '&') {
-			fputs("&amp;", out);	/* no entity from the file */
-			i++;
-			continue;
-		}
-		if (c < 0x80) {
-			if (strchr("\\`*_[]<>|~", c) || (c == '#' && i == 0))
-				putc('\\', out);
-			putc(c, out);
-			i++;
-			continue;
-		}
-		len = qa_utf8_seq_len(str + i);
-		if (len == 0) {
-			fputs(REPLACEMENT, out);
-			i++;
-		} else {
-			fwrite(s + i, 1, len, out);
-			i += len;
-		}
-	}
+	qa_esc_markdown(out, str);
 }
 
 static void
@@ -426,6 +390,20 @@ md_layer_map(FILE *out, const struct qa_inventory *inv)
 	qa_layer_map_free(&m);
 }
 
+/* The findings counted past the caps of qa_inv_finding, when any: in
+ * no report, so said in every one. */
+static void
+md_dropped(FILE *out, const struct qa_inventory *inv)
+{
+	char text[1024];
+
+	if (!qa_inventory_dropped(inv, NULL))
+		return;
+	fputs("**Findings truncated:** ", out);
+	md_text(out, qa_inventory_dropped_text(inv, text, sizeof(text)));
+	fputs("\n\n", out);
+}
+
 static void
 md_findings(FILE *out, const struct qa_inventory *inv)
 {
@@ -434,6 +412,7 @@ md_findings(FILE *out, const struct qa_inventory *inv)
 
 	if (inv->n_findings == 0) {
 		fputs("No findings.\n\n", out);
+		md_dropped(out, inv);
 		return;
 	}
 	fputs("| severity | code | id | message | location |\n"
@@ -464,10 +443,26 @@ md_findings(FILE *out, const struct qa_inventory *inv)
 		}
 	}
 	putc('\n', out);
-	if (rows < inv->n_findings)
-		fprintf(out, "%" PRIu32 " more findings are not listed here; "
-			"the JSON, SARIF and JUnit reports have all of them."
-			"\n\n", inv->n_findings - rows);
+	if (rows < inv->n_findings) {
+		uint32_t left[QA_SEV_NONE] = { 0 }, seen = 0;
+
+		/* the rows left out: the last ones of the severities
+		 * listed in the order above */
+		for (s = QA_SEV_NONE - 1; s >= QA_SEV_INFO; s--)
+			for (i = 0; i < inv->n_findings; i++)
+				if ((int)inv->findings[i].severity == s &&
+				    seen++ >= rows)
+					left[s]++;
+		fprintf(out, "%" PRIu32 " more findings (%" PRIu32 " error%s, %"
+			PRIu32 " warning%s, %" PRIu32 " info) are not listed "
+			"here; the JSON, SARIF and JUnit reports have all of "
+			"them.\n\n", inv->n_findings - rows,
+			left[QA_SEV_ERROR], left[QA_SEV_ERROR] == 1 ? "" : "s",
+			left[QA_SEV_WARNING],
+			left[QA_SEV_WARNING] == 1 ? "" : "s",
+			left[QA_SEV_INFO]);
+	}
+	md_dropped(out, inv);
 }
 
 /* "2 errors, 1 warning, 0 info" over the given inventories. */
@@ -475,6 +470,7 @@ static void
 md_counts(FILE *out, struct qa_inventory *const *invs, size_t n)
 {
 	uint32_t counts[QA_SEV_NONE + 1] = { 0 };
+	uint64_t dropped = 0;
 	size_t i;
 	uint32_t k;
 
@@ -487,6 +483,10 @@ md_counts(FILE *out, struct qa_inventory *const *invs, size_t n)
 		" info", counts[QA_SEV_ERROR],
 		counts[QA_SEV_ERROR] == 1 ? "" : "s", counts[QA_SEV_WARNING],
 		counts[QA_SEV_WARNING] == 1 ? "" : "s", counts[QA_SEV_INFO]);
+	for (i = 0; i < n; i++)
+		dropped += qa_inventory_dropped(invs[i], NULL);
+	if (dropped)
+		fprintf(out, " (and %" PRIu64 " more not listed)", dropped);
 }
 
 int
@@ -742,6 +742,82 @@ sarif_result(struct qa_jw *w, const struct qa_inventory *inv,
 	free(msg);
 }
 
+/*
+ * Findings counted past the caps of qa_inv_finding have no result: one
+ * tool execution notification per input and rule says how many, at the
+ * rule's level, so a code-scanning view shows the report is truncated.
+ */
+static void
+sarif_dropped(struct qa_jw *w, struct qa_inventory *const *invs, size_t n,
+	      const struct rule_list *rl)
+{
+	bool any = false;
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < n && !any; i++)
+		any = qa_inventory_dropped(invs[i], NULL) > 0;
+	if (!any)
+		return;
+	qa_jw_arr(w, "invocations", false);
+	qa_jw_obj(w, NULL);
+	qa_jw_bool(w, "executionSuccessful", true);
+	qa_jw_arr(w, "toolExecutionNotifications", false);
+	for (i = 0; i < n; i++) {
+		const struct qa_inventory *inv = invs[i];
+
+		for (k = 0; k < inv->n_tally; k++) {
+			const struct qa_rule_tally *t = &inv->tally[k];
+			char code[16], *text;
+			size_t tn;
+			long idx;
+
+			if (t->disabled || t->dropped == 0 ||
+			    (unsigned)t->severity >= QA_SEV_NONE)
+				continue;
+			code_text(code, sizeof(code), t->rule);
+			tn = strlen(inv->path) + 256;
+			text = malloc(tn);
+			if (text)
+				snprintf(text, tn, "%s: %" PRIu64 " more %s "
+					 "finding%s of %s were found but not "
+					 "listed (at most %d of a rule and %d "
+					 "in all are kept)", inv->path,
+					 t->dropped,
+					 qa_severity_name(t->severity),
+					 t->dropped == 1 ? "" : "s", code,
+					 QA_FINDINGS_PER_RULE,
+					 QA_FINDINGS_MAX);
+			qa_jw_obj(w, NULL);
+			qa_jw_str(w, "level", sarif_level(t->severity));
+			sarif_text(w, "message", text ? text : code);
+			qa_jw_obj(w, "associatedRule");
+			qa_jw_str(w, "id", code);
+			idx = rl_index(rl, t->rule);
+			if (idx >= 0)
+				qa_jw_i64(w, "index", idx);
+			qa_jw_close(w, '}');
+			qa_jw_arr(w, "locations", false);
+			qa_jw_obj(w, NULL);
+			qa_jw_obj(w, "physicalLocation");
+			qa_jw_obj(w, "artifactLocation");
+			sarif_uri(w, "uri", inv->path);
+			qa_jw_close(w, '}');
+			qa_jw_close(w, '}');
+			qa_jw_close(w, '}');
+			qa_jw_close(w, ']');
+			qa_jw_obj(w, "properties");
+			qa_jw_u64(w, "count", t->dropped);
+			qa_jw_close(w, '}');
+			qa_jw_close(w, '}');
+			free(text);
+		}
+	}
+	qa_jw_close(w, ']');
+	qa_jw_close(w, '}');
+	qa_jw_close(w, ']');
+}
+
 int
 qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 		const struct qa_report_options *opt)
@@ -800,9 +876,29 @@ qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 				     &arts);
 	qa_jw_close(&w, ']');
 
+	sarif_dropped(&w, invs, n, &rl);
+
 	qa_jw_obj(&w, "properties");
 	qa_jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
 	qa_jw_str(&w, "failOn", fail_on_name(opt->fail_on));
+	{
+		uint64_t by[QA_SEV_NONE], all[QA_SEV_NONE] = { 0 }, total = 0;
+		int sv;
+
+		for (i = 0; i < n; i++) {
+			total += qa_inventory_dropped(invs[i], by);
+			for (sv = 0; sv < QA_SEV_NONE; sv++)
+				all[sv] += by[sv];
+		}
+		if (total) {
+			qa_jw_obj(&w, "findingsDropped");
+			qa_jw_u64(&w, "total", total);
+			qa_jw_u64(&w, "error", all[QA_SEV_ERROR]);
+			qa_jw_u64(&w, "warning", all[QA_SEV_WARNING]);
+			qa_jw_u64(&w, "info", all[QA_SEV_INFO]);
+			qa_jw_close(&w, '}');
+		}
+	}
 	qa_jw_close(&w, '}');
 
 	qa_jw_close(&w, '}');
@@ -819,77 +915,17 @@ qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 
 /*
  * Writes s as XML character data (attr false) or an attribute value
- * (attr true, in double quotes). & < > (and in attributes " ') become
- * entities; the control
- * characters XML 1.0 forbids, and U+FFFE/U+FFFF, become U+FFFD; tab, line
- * feed and carriage return are kept in text and written as character
- * references in attributes (where a parser would otherwise normalize them
- * to spaces); invalid UTF-8 becomes U+FFFD.
+ * (attr true, in double quotes): core/escape.h qa_esc_xml. & < > (and in
+ * attributes " ') become entities; the control characters XML 1.0
+ * forbids, U+FFFE/U+FFFF and invalid UTF-8 become U+FFFD; tab, line feed
+ * and carriage return are character references (a name from the model
+ * cannot start a line of the file); C1 and bidi controls and the halves
+ * of "::" and "##" are character references too.
  */
 static void
 xml_text(FILE *out, const char *str, bool attr)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, len;
-
-	if (!str)
-		return;
-	while (s[i]) {
-		unsigned char c = s[i];
-
-		switch (c) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs(attr ? "&quot;" : "\"", out);
-			break;
-		case '\'':
-			fputs(attr ? "&apos;" : "'", out);
-			break;
-		case '\t':
-		case '\n':
-			if (attr)
-				fprintf(out, "&#%u;", (unsigned)c);
-			else
-				putc(c, out);
-			break;
-		case '\r':
-			fputs("&#13;", out);
-			break;
-		default:
-			if (c < 0x20) {
-				fputs(REPLACEMENT, out);
-				break;
-			}
-			if (c < 0x80) {
-				putc(c, out);
-				break;
-			}
-			len = qa_utf8_seq_len(str + i);
-			/* U+FFFE and U+FFFF are not XML characters. */
-			if (len == 3 && c == 0xef && s[i + 1] == 0xbf &&
-			    (s[i + 2] == 0xbe || s[i + 2] == 0xbf)) {
-				fputs(REPLACEMENT, out);
-				i += 2;
-				break;
-			}
-			if (len == 0) {
-				fputs(REPLACEMENT, out);
-				break;
-			}
-			fwrite(s + i, 1, len, out);
-			i += len - 1;
-			break;
-		}
-		i++;
-	}
+	qa_esc_xml(out, str, attr);
 }
 
 /* One finding as a line of a failure or system-out body. */
@@ -928,6 +964,8 @@ struct junit_input {
 	uint32_t *n_fail;	/* rl_count() entries each */
 	uint32_t *n_pass;
 	enum qa_severity *worst;
+	uint64_t *drop_fail;	/* rl_count() entries each: findings counted */
+	uint64_t *drop_pass;	/* past the caps, not stored */
 	uint32_t failures;	/* rules with a failing finding */
 };
 
@@ -938,6 +976,8 @@ junit_input_free(struct junit_input *ji)
 	free(ji->n_fail);
 	free(ji->n_pass);
 	free(ji->worst);
+	free(ji->drop_fail);
+	free(ji->drop_pass);
 }
 
 static int
@@ -952,29 +992,64 @@ junit_input_init(struct junit_input *ji, const struct qa_inventory *inv,
 	ji->n_fail = calloc(nr + 1, sizeof(*ji->n_fail));
 	ji->n_pass = calloc(nr + 1, sizeof(*ji->n_pass));
 	ji->worst = calloc(nr + 1, sizeof(*ji->worst));
-	if (!ji->rule_of || !ji->n_fail || !ji->n_pass || !ji->worst) {
+	ji->drop_fail = calloc(nr + 1, sizeof(*ji->drop_fail));
+	ji->drop_pass = calloc(nr + 1, sizeof(*ji->drop_pass));
+	if (!ji->rule_of || !ji->n_fail || !ji->n_pass || !ji->worst ||
+	    !ji->drop_fail || !ji->drop_pass) {
 		junit_input_free(ji);
 		return -1;
 	}
 	for (k = 0; k < inv->n_findings; k++) {
 		const struct qa_finding *f = &inv->findings[k];
 		long i = rl_index(rl, f->rule);
+		/* a group of findings counts as many as it stands for */
+		uint32_t w = f->count > 1 ? f->count : 1;
 
 		ji->rule_of[k] = i;
 		if (i < 0)
 			continue;
 		if (fails(f->severity, fail_on)) {
-			ji->n_fail[i]++;
+			ji->n_fail[i] += w;
 			if (f->severity > ji->worst[i])
 				ji->worst[i] = f->severity;
 		} else {
-			ji->n_pass[i]++;
+			ji->n_pass[i] += w;
+		}
+	}
+	for (k = 0; k < inv->n_tally; k++) {
+		const struct qa_rule_tally *t = &inv->tally[k];
+		long i;
+
+		if (t->disabled || t->dropped == 0 ||
+		    (i = rl_index(rl, t->rule)) < 0)
+			continue;
+		if (fails(t->severity, fail_on)) {
+			ji->drop_fail[i] += t->dropped;
+			if (t->severity > ji->worst[i])
+				ji->worst[i] = t->severity;
+		} else {
+			ji->drop_pass[i] += t->dropped;
 		}
 	}
 	for (r = 0; r < nr; r++)
-		if (ji->n_fail[r])
+		if (ji->n_fail[r] || ji->drop_fail[r])
 			ji->failures++;
 	return 0;
+}
+
+/* The line closing a body whose rule had findings past the caps. */
+static void
+junit_dropped_line(FILE *out, const struct qa_rule *rule, uint64_t n)
+{
+	char code[16];
+
+	if (!n)
+		return;
+	code_text(code, sizeof(code), rule);
+	fprintf(out, "%" PRIu64 " more %s finding%s %s found but not listed "
+		"(at most %d of a rule and %d in all are kept)\n", n, code,
+		n == 1 ? "" : "s", n == 1 ? "was" : "were",
+		QA_FINDINGS_PER_RULE, QA_FINDINGS_MAX);
 }
 
 /* The findings of rule r that fail (failing true) or not, one a line. */
@@ -1004,27 +1079,53 @@ junit_case(FILE *out, const struct qa_inventory *inv,
 		qa_category_name(rule->category), code);
 	xml_text(out, rule->id, true);
 	fputs("\" time=\"0\"", out);
-	if (ji->n_fail[r] == 0 && ji->n_pass[r] == 0) {
+	uint64_t n_fail = ji->n_fail[r] + ji->drop_fail[r];
+
+	if (n_fail == 0 && ji->n_pass[r] == 0 && ji->drop_pass[r] == 0) {
 		fputs("/>\n", out);
 		return;
 	}
 	fputs(">\n", out);
-	if (ji->n_fail[r]) {
-		fprintf(out, "      <failure message=\"%" PRIu32 " finding%s "
-			"at or above %s: ", ji->n_fail[r],
-			ji->n_fail[r] == 1 ? "" : "s", fail_on_name(fail_on));
+	if (n_fail) {
+		fprintf(out, "      <failure message=\"%" PRIu64 " finding%s "
+			"at or above %s: ", n_fail, n_fail == 1 ? "" : "s",
+			fail_on_name(fail_on));
 		xml_text(out, rule_summary(rule), true);
 		fprintf(out, "\" type=\"%s\">",
 			qa_severity_name(ji->worst[r]));
 		junit_list(out, inv, ji, r, fail_on, true);
+		junit_dropped_line(out, rule, ji->drop_fail[r]);
 		fputs("</failure>\n", out);
 	}
-	if (ji->n_pass[r]) {
+	if (ji->n_pass[r] || ji->drop_pass[r]) {
 		fputs("      <system-out>", out);
 		junit_list(out, inv, ji, r, fail_on, false);
+		junit_dropped_line(out, rule, ji->drop_pass[r]);
 		fputs("</system-out>\n", out);
 	}
 	fputs("    </testcase>\n", out);
+}
+
+/* A suite whose findings were truncated says how many of each severity
+ * were counted but not listed, as properties a CI view can show. */
+static void
+junit_suite_dropped(FILE *out, const struct qa_inventory *inv)
+{
+	uint64_t by[QA_SEV_NONE], total = qa_inventory_dropped(inv, by);
+
+	if (!total)
+		return;
+	fprintf(out, "    <properties>\n"
+		"      <property name=\"quantaudit.findings_dropped\" "
+		"value=\"%" PRIu64 "\"/>\n"
+		"      <property name=\"quantaudit.findings_dropped.error\" "
+		"value=\"%" PRIu64 "\"/>\n"
+		"      <property name=\"quantaudit.findings_dropped.warning\" "
+		"value=\"%" PRIu64 "\"/>\n"
+		"      <property name=\"quantaudit.findings_dropped.info\" "
+		"value=\"%" PRIu64 "\"/>\n"
+		"    </properties>\n", total, by[QA_SEV_ERROR],
+		by[QA_SEV_WARNING], by[QA_SEV_INFO]);
 }
 
 int
@@ -1059,9 +1160,18 @@ qa_report_junit(FILE *out, struct qa_inventory *const *invs, size_t n,
 			fprintf(out, "\" tests=\"%zu\" failures=\"%" PRIu32
 				"\" errors=\"0\" skipped=\"0\" time=\"0\">\n",
 				rl_count(&rl), ji[i].failures);
+			junit_suite_dropped(out, invs[i]);
 			for (r = 0; r < rl_count(&rl); r++)
 				junit_case(out, invs[i], &rl, &ji[i], r,
 					   opt->fail_on);
+			if (qa_inventory_dropped(invs[i], NULL)) {
+				char text[1024];
+
+				fputs("    <system-err>", out);
+				xml_text(out, qa_inventory_dropped_text(invs[i],
+					 text, sizeof(text)), false);
+				fputs("</system-err>\n", out);
+			}
 			fputs("  </testsuite>\n", out);
 		}
 		fputs("</testsuites>\n", out);
@@ -1084,11 +1194,13 @@ qa_report_markdown_fit(FILE *out, struct qa_inventory *const *invs,
 
 	(void)opt;
 	for (i = 0; i < n; i++) {
-		if (invs[i]->fit_error)
-			fprintf(out, "#### VRAM fit: none\n\n%s: %s\n\n",
+		if (invs[i]->fit_error) {
+			fprintf(out, "#### VRAM fit: none\n\n%s: ",
 				qa_fit_engine_name(
-					(enum qa_engine)invs[i]->fit_engine),
-				invs[i]->fit_error);
+					(enum qa_engine)invs[i]->fit_engine));
+			md_text(out, invs[i]->fit_error);
+			fputs("\n\n", out);
+		}
 		qa_report_fit_markdown(out, invs[i]);
 	}
 	if (fflush(out) != 0 || ferror(out))

@@ -18,7 +18,10 @@
 #include "report/report_fit.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/escape.h"
 
 #define WIDTH 80
 #define BAR_CELLS (WIDTH - 2)	/* between the two '|' */
@@ -176,14 +179,20 @@ cols_of(const char *s)
 /*
  * Writes text wrapped at WIDTH: the first line after `lead` (already
  * printed, lead_cols wide), continuation lines indented by `hang`.
- * Breaks at spaces; a word longer than a line is cut.
+ * Breaks at spaces; a word longer than a line is cut. The text may hold
+ * names from the model (a path, general.name, a missing part's name):
+ * it is escaped for a terminal first (core/escape.h).
  */
 static void
-put_wrapped(FILE *out, const char *text, size_t lead_cols, size_t hang)
+put_wrapped(FILE *out, const char *raw, size_t lead_cols, size_t hang)
 {
 	size_t col = lead_cols;
 	bool line_empty = true;	/* no word yet on this line */
+	char *text = qa_esc_text_dup(raw);
 	const char *p = text;
+
+	if (!text)
+		return;
 
 	for (;;) {
 		const char *e;
@@ -220,6 +229,7 @@ put_wrapped(FILE *out, const char *text, size_t lead_cols, size_t hang)
 		p = e;
 	}
 	putc('\n', out);
+	free(text);
 }
 
 void
@@ -511,11 +521,16 @@ qa_report_fit_markdown(FILE *out, const struct qa_inventory *inv)
 		fprintf(out, " Decode ceiling %.1f tokens/s.",
 			f->decode_tokens_per_s_max);
 	fputs("\n", out);
-	if (f->formula && *f->formula)
-		fprintf(out, "\nFormula: %s\n", f->formula);
+	if (f->formula && *f->formula) {
+		fputs("\nFormula: ", out);
+		qa_esc_markdown(out, f->formula);
+		putc('\n', out);
+	}
 	for (i = 0; i < f->n_notes && i < sizeof(f->notes) / sizeof(f->notes[0]);
 	     i++)
-		if (f->notes[i])
-			fprintf(out, "\n- %s", f->notes[i]);
+		if (f->notes[i]) {
+			fputs("\n- ", out);
+			qa_esc_markdown(out, f->notes[i]);
+		}
 	fputs(f->n_notes ? "\n\n" : "\n", out);
 }

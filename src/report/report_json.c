@@ -48,6 +48,8 @@ kind_name(enum qa_input_kind k)
 		return "safetensors";
 	case QA_KIND_HF_DIR:
 		return "hf-dir";
+	case QA_KIND_PYTORCH:
+		return "pytorch";
 	}
 	return "unknown";
 }
@@ -288,6 +290,17 @@ write_quantization(struct qa_jw *w, const struct qa_inventory *inv)
 		qa_jw_str(w, "config_file", inv->quant_config_file);
 	if (declared && q->kv_cache)
 		qa_jw_str(w, "kv_cache", q->kv_cache);
+	if (declared && q->n_exclude + q->n_overrides + q->n_targets > 0) {
+		/* the matching work (src/analysis/claims.c), so that its
+		 * bound can be checked from outside */
+		qa_jw_obj(w, "pattern_matching");
+		qa_jw_u64(w, "patterns", (uint64_t)q->n_exclude +
+			  q->n_overrides + q->n_targets);
+		qa_jw_u64(w, "evaluations", q->pattern_evals);
+		qa_jw_u64(w, "work", q->pattern_work);
+		qa_jw_bool(w, "capped", q->patterns_capped);
+		qa_jw_close(w, '}');
+	}
 	if (inv->kind == QA_KIND_GGUF)
 		write_imatrix(w, inv);
 	qa_jw_close(w, '}');
@@ -675,15 +688,63 @@ write_findings(struct qa_jw *w, const struct qa_inventory *inv)
 	qa_jw_close(w, ']');
 }
 
+/* "findings_dropped": the findings counted past the caps of
+ * qa_inv_finding, by severity and by rule; omitted when none. */
+static void
+write_dropped(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	uint64_t by[QA_SEV_NONE], total = qa_inventory_dropped(inv, by);
+	char code[16];
+	uint32_t k;
+
+	if (!total)
+		return;
+	qa_jw_obj(w, "findings_dropped");
+	qa_jw_u64(w, "total", total);
+	qa_jw_u64(w, "error", by[QA_SEV_ERROR]);
+	qa_jw_u64(w, "warning", by[QA_SEV_WARNING]);
+	qa_jw_u64(w, "info", by[QA_SEV_INFO]);
+	qa_jw_arr(w, "rules", false);
+	for (k = 0; k < inv->n_tally; k++) {
+		const struct qa_rule_tally *t = &inv->tally[k];
+
+		if (t->disabled || t->dropped == 0 ||
+		    (unsigned)t->severity >= QA_SEV_NONE)
+			continue;
+		snprintf(code, sizeof(code), "QA%04u", (unsigned)t->rule->code);
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "code", code);
+		qa_jw_str(w, "id", t->rule->id);
+		qa_jw_str(w, "severity", qa_severity_name(t->severity));
+		qa_jw_u64(w, "count", t->dropped);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_jw_close(w, '}');
+}
+
 static void
 write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	    const struct qa_report_options *opt)
 {
 	qa_jw_obj(w, NULL);
 	qa_jw_str(w, "path", inv->path);
-	qa_jw_str(w, "kind", kind_name(inv->kind));
+	/* A model read from an archive is of kind "archive"; its own kind
+	 * is archive.kind. */
+	qa_jw_str(w, "kind", inv->archive.file ? "archive" :
+		  kind_name(inv->kind));
 	if (inv->input_note)
 		qa_jw_str(w, "source", inv->input_note);
+	if (inv->archive.file) {
+		qa_jw_obj(w, "archive");
+		qa_jw_str(w, "file", inv->archive.file);
+		qa_jw_str(w, "format", inv->archive.format);
+		qa_jw_str(w, "kind", inv->archive.kind);
+		qa_jw_str(w, "read", inv->archive.read);
+		qa_jw_u64(w, "members", inv->archive.members);
+		qa_jw_u64(w, "bytes", inv->archive.bytes);
+		qa_jw_close(w, '}');
+	}
 	if (inv->mmproj.file) {
 		qa_jw_obj(w, "projector");
 		qa_jw_str(w, "file", inv->mmproj.file);
@@ -700,6 +761,7 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 		write_modules(w, inv, mask);
 	}
 	write_findings(w, inv);
+	write_dropped(w, inv);
 	qa_report_fit_json(w, inv);
 	if (inv->fit_error)
 		qa_jw_str(w, "fit_error", inv->fit_error);

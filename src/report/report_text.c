@@ -19,6 +19,7 @@
  * findings wrap with a hanging indent. Colour (opt->color) is added only around words whose
  * width is known, so it never disturbs the alignment.
  */
+#include "core/escape.h"
 #include "core/jsonw.h"
 #include "report/report.h"
 #include "core/units.h"
@@ -84,37 +85,14 @@ lb_add(struct lb *b, const char *fmt, ...)
 
 /*
  * Copy of s safe for a terminal: names and metadata come from the file,
- * and a hostile one could carry escape sequences. Control characters
- * become '?', bytes outside valid UTF-8 become U+FFFD. NULL when out of
- * memory.
+ * and a hostile one could carry escape sequences, bidi overrides or CI
+ * log commands. The escapes of core/escape.h (\x1b, \u202e, \x3a for
+ * the first ':' of "::"...). NULL when out of memory.
  */
 static char *
 clean_dup(const char *str)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), i = 0, o = 0;
-	char *d = malloc(3 * n + 1);
-
-	if (!d)
-		return NULL;
-	while (s[i]) {
-		size_t len = qa_utf8_seq_len((const char *)s + i);
-
-		if (s[i] < 0x20 || s[i] == 0x7f) {
-			d[o++] = '?';
-			i++;
-		} else if (len == 0) {
-			memcpy(d + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else {
-			memcpy(d + o, s + i, len);
-			o += len;
-			i += len;
-		}
-	}
-	d[o] = '\0';
-	return d;
+	return qa_esc_text_dup(str);
 }
 
 /* Display columns of s as clean_dup() would print it: one per code point
@@ -131,6 +109,17 @@ width_of(const char *str)
 		s += len ? len : 1;
 		w++;
 	}
+	return w;
+}
+
+/* Display columns of raw once cleaned. */
+static size_t
+clean_width(const char *raw)
+{
+	char *s = clean_dup(raw);
+	size_t w = s ? width_of(s) : 1;
+
+	free(s);
 	return w;
 }
 
@@ -230,6 +219,8 @@ kind_name(enum qa_input_kind k)
 		return "safetensors";
 	case QA_KIND_HF_DIR:
 		return "hf-dir";
+	case QA_KIND_PYTORCH:
+		return "pytorch";
 	}
 	return "unknown";
 }
@@ -1510,13 +1501,26 @@ put_finding(FILE *out, const struct qa_finding *f, bool color)
 	free(text);
 }
 
+/* The findings counted past the caps of qa_inv_finding, when any. */
+static void
+put_dropped(FILE *out, const struct qa_inventory *inv)
+{
+	char text[1024], line[1100];
+
+	if (!qa_inventory_dropped(inv, NULL))
+		return;
+	qa_inventory_dropped_text(inv, text, sizeof(text));
+	snprintf(line, sizeof(line), "truncated: %s", text);
+	put_wrapped(out, line, 2, 4, NULL, 0);
+}
+
 static void
 findings_block(FILE *out, const struct qa_inventory *inv, bool color)
 {
 	int s;
 	uint32_t i;
 
-	if (inv->n_findings == 0)
+	if (inv->n_findings == 0 && !qa_inventory_dropped(inv, NULL))
 		return;
 	putc('\n', out);
 	/* Errors first; within a severity, in the order found. */
@@ -1524,6 +1528,7 @@ findings_block(FILE *out, const struct qa_inventory *inv, bool color)
 		for (i = 0; i < inv->n_findings; i++)
 			if ((int)inv->findings[i].severity == s)
 				put_finding(out, &inv->findings[i], color);
+	put_dropped(out, inv);
 }
 
 static const char *
@@ -1556,7 +1561,7 @@ verdict_line(FILE *out, const struct qa_inventory *inv,
 		if ((unsigned)inv->findings[i].severity <= QA_SEV_NONE)
 			counts[inv->findings[i].severity]++;
 	lb_reset(&b);
-	if (inv->n_findings == 0)
+	if (inv->n_findings == 0 && !qa_inventory_dropped(inv, NULL))
 		lb_add(&b, "no findings");
 	if (counts[QA_SEV_ERROR])
 		lb_add(&b, "%" PRIu32 " error%s", counts[QA_SEV_ERROR],
@@ -1568,6 +1573,9 @@ verdict_line(FILE *out, const struct qa_inventory *inv,
 	if (counts[QA_SEV_INFO])
 		lb_add(&b, "%s%" PRIu32 " info", b.len ? ", " : "",
 		       counts[QA_SEV_INFO]);
+	if (qa_inventory_dropped(inv, NULL))
+		lb_add(&b, "%s%" PRIu64 " more not listed",
+		       b.len ? "; " : "", qa_inventory_dropped(inv, NULL));
 	putc('\n', out);
 	fputs("verdict: ", out);
 	put_verdict_word(out, qa_verdict(inv, opt->fail_on), opt->color);
@@ -1578,8 +1586,19 @@ static void
 title_line(FILE *out, const struct qa_inventory *inv, bool color)
 {
 	const char *kind = kind_name(inv->kind);
-	size_t room = WIDTH - width_of(kind) - 3;
+	char label[64];
+	size_t room;
 
+	/* "(tar.gz archive, hf-dir)": a model read from an archive */
+	if (inv->archive.file) {
+		snprintf(label, sizeof(label), "%s archive%s%s",
+			 inv->archive.format,
+			 strcmp(inv->archive.kind, "none") ? ", " : "",
+			 strcmp(inv->archive.kind, "none") ?
+			 inv->archive.kind : "");
+		kind = label;
+	}
+	room = WIDTH - width_of(kind) - 3;
 	if (color)
 		fputs(C_BOLD, out);
 	put_fit_left(out, inv->path, room);
@@ -1672,8 +1691,8 @@ enum { COL_NAME, COL_DTYPE, COL_SHAPE, COL_SIZE, COL_OFFSET, COL_ROLE,
 static void
 put_cell(FILE *out, const char *s, size_t cols, bool right, bool last)
 {
-	size_t w = width_of(s);
 	char *c = clean_dup(s);
+	size_t w = width_of(c ? c : "?");
 
 	if (right)
 		for (; w < cols; w++)
@@ -1743,8 +1762,8 @@ qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
 			cells[COL_ROLE] = tc.role;
 			cells[COL_LAYER] = tc.layer;
 			for (c = 0; c < N_COLS; c++)
-				if (width_of(cells[c]) > cols[c])
-					cols[c] = width_of(cells[c]);
+				if (clean_width(cells[c]) > cols[c])
+					cols[c] = clean_width(cells[c]);
 			shown++;
 		}
 		for (c = 0; c < N_COLS; c++)
@@ -1831,6 +1850,13 @@ fit_view_one(FILE *out, const struct qa_inventory *inv, bool color)
 			 qa_severity_name(f->severity),
 			 (unsigned)f->rule->code, f->rule->id,
 			 f->message ? f->message : "");
+		qa_report_fit_wrap(out, line, 2);
+	}
+	if (qa_inventory_dropped(inv, NULL)) {
+		char text[1024];
+
+		qa_inventory_dropped_text(inv, text, sizeof(text));
+		snprintf(line, sizeof(line), "truncated: %s", text);
 		qa_report_fit_wrap(out, line, 2);
 	}
 }

@@ -181,7 +181,7 @@ test_escaping(void)
 		"\xf0\x9f\x98\x80"		/* U+1F600, valid */
 		"\xe2\x82";			/* truncated at the end */
 	static const char want_json[] =
-		"\"a\\\"b\\\\c\\n\\u0001\\u001f\x7f"
+		"\"a\\\"b\\\\c\\n\\u0001\\u001f\\u007f"
 		"\xc3\xa9"
 		"\xef\xbf\xbd"
 		"\xef\xbf\xbd("
@@ -1017,7 +1017,7 @@ test_text(void)
 	two[1]->hp.name = "evil\033]0;x\007\xff";
 	out = render(R_TEXT, two, 2, &opt);
 	check_width(out, 80);
-	CHECK_HAS(out, DOT "evil?]0;x?\xef\xbf\xbd\n");
+	CHECK_HAS(out, DOT "evil\\x1b]0;x\\x07\\xff\n");
 	CHECK_LACKS(out, "\033");
 	CHECK_HAS(out, "verdict: PASS (no findings)\n");
 	CHECK_HAS(out, "\noverall verdict: FAIL\n");

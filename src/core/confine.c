@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The confined real file system (core/confine.h): the default file
+ * system's stat, open and list, with symbolic links out of the root
+ * folder reported instead of followed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE	/* realpath */
+#include "core/confine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool
+hex_name(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+bool
+qa_fs_hf_blob(const char *p)
+{
+	static const char *const repos[] = {
+		"models--", "datasets--", "spaces--",
+	};
+	const char *blob = strrchr(p, '/'), *b, *repo;
+	size_t n, i;
+
+	if (!blob || blob - p < 7 || memcmp(blob - 6, "/blobs", 6) != 0)
+		return false;
+	n = strlen(blob + 1);
+	if ((n != 40 && n != 64) || !hex_name(blob + 1, n))
+		return false;
+	/* the repo folder: the component before /blobs */
+	b = blob - 6;
+	repo = b;
+	while (repo > p && repo[-1] != '/')
+		repo--;
+	for (i = 0; i < sizeof(repos) / sizeof(repos[0]); i++)
+		if ((size_t)(b - repo) > strlen(repos[i]) &&
+		    strncmp(repo, repos[i], strlen(repos[i])) == 0)
+			return true;
+	return false;
+}
+
+/* Is the real path r inside c's root (or a Hugging Face cache blob)? */
+static bool
+inside(const struct qa_confined_fs *c, const char *r)
+{
+	if (c->root_len == 1 && c->root[0] == '/')
+		return true;
+	if (strncmp(r, c->root, c->root_len) == 0 &&
+	    (r[c->root_len] == '/' || r[c->root_len] == '\0'))
+		return true;
+	return qa_fs_hf_blob(r);
+}
+
+/*
+ * Whether path is a symbolic link leading out of c's root. *real gets
+ * the target's real path (malloc'd) when path is a link that stays
+ * inside, else NULL.
+ */
+static bool
+escapes(const struct qa_confined_fs *c, const char *path, char **real)
+{
+	struct stat st;
+	char *r;
+
+	*real = NULL;
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+		return false;
+	r = realpath(path, NULL);
+	if (!r)
+		return false;	/* dangling or a loop: missing */
+	if (!inside(c, r)) {
+		free(r);
+		return true;
+	}
+	*real = r;
+	return false;
+}
+
+static int
+confined_stat(const struct qa_fs *fs, const char *path,
+	      enum qa_node_kind *kind, uint64_t *size, int *err)
+{
+	const struct qa_confined_fs *c = fs->ctx;
+	const struct qa_fs *real = qa_fs_default();
+	char *r;
+
+	if (escapes(c, path, &r)) {
+		*kind = QA_NODE_OUTSIDE;
+		*size = 0;
+		*err = 0;
+		return QA_OK;
+	}
+	free(r);
+	return real->stat(real, path, kind, size, err);
+}
+
+/* The same file: what was checked is what was opened. */
+static bool
+same_file(int fd, const struct stat *want)
+{
+	struct stat got;
+
+	return fstat(fd, &got) == 0 && got.st_dev == want->st_dev &&
+	       got.st_ino == want->st_ino;
+}
+
+static int
+confined_open(const struct qa_fs *fs, const char *path,
+	      struct qa_source *src)
+{
+	const struct qa_confined_fs *c = fs->ctx;
+	struct stat want;
+	char *r = NULL;
+	bool checked;
+	int rc;
+
+	if (escapes(c, path, &r)) {
+		/* refused as O_NOFOLLOW refuses a link; a loader that opens
+		 * without a stat first still reports it (QA1411) */
+		memset(src, 0, sizeof(*src));
+		src->path = path;
+		src->fd = -1;
+		src->err = ELOOP;
+		src->not_regular = QA_LINK_OUT_WHAT;
+		return QA_E_IO;
+	}
+	/* What the file is now: the link's checked target, or the path
+	 * itself when it is no link. */
+	checked = r ? stat(r, &want) == 0 : lstat(path, &want) == 0;
+	free(r);
+	rc = qa_source_open(src, path);
+	if (rc != QA_OK || !checked || S_ISLNK(want.st_mode) ||
+	    !same_file(src->fd, &want)) {
+		if (rc == QA_OK) {
+			/* swapped for another file (or a link) since the
+			 * check: not read */
+			qa_source_close(src);
+			src->err = EACCES;
+			rc = QA_E_IO;
+		}
+	}
+	return rc;
+}
+
+static int
+confined_list(const struct qa_fs *fs, const char *dir,
+	      struct qa_dirent **out, size_t *n)
+{
+	const struct qa_confined_fs *c = fs->ctx;
+	const struct qa_fs *real = qa_fs_default();
+	size_t i, dlen = strlen(dir);
+	int rc;
+
+	rc = real->list(real, dir, out, n);
+	if (rc != QA_OK)
+		return rc;
+	for (i = 0; i < *n; i++) {
+		struct qa_dirent *e = &(*out)[i];
+		size_t nlen = strlen(e->name), k = 0;
+		char *p, *r;
+
+		p = malloc(dlen + nlen + 2);
+		if (!p) {
+			qa_dirents_free(*out, *n);
+			*out = NULL;
+			*n = 0;
+			return QA_E_NOMEM;
+		}
+		if (dlen) {
+			memcpy(p, dir, dlen);
+			k = dlen;
+			p[k++] = '/';
+		}
+		memcpy(p + k, e->name, nlen + 1);
+		if (escapes(c, p, &r)) {
+			e->kind = QA_NODE_OUTSIDE;
+			e->size = 0;
+		}
+		free(r);
+		free(p);
+	}
+	return QA_OK;
+}
+
+int
+qa_fs_confined_init(struct qa_confined_fs *c, const char *root)
+{
+	char *r;
+
+	memset(c, 0, sizeof(*c));
+	r = realpath(*root ? root : ".", NULL);
+	if (!r)
+		return QA_E_IO;
+	c->root_len = strlen(r);
+	if (c->root_len >= sizeof(c->root)) {
+		free(r);
+		return QA_E_IO;
+	}
+	memcpy(c->root, r, c->root_len + 1);
+	free(r);
+	c->fs.stat = confined_stat;
+	c->fs.open = confined_open;
+	c->fs.list = confined_list;
+	c->fs.ctx = c;
+	return QA_OK;
+}
+
+bool
+qa_fs_outside(const struct qa_fs *fs, const char *path)
+{
+	char *r;
+	bool out;
+
+	if (!fs || fs->open != confined_open)
+		return false;
+	out = escapes(fs->ctx, path, &r);
+	free(r);
+	return out;
+}
+
+char *
+qa_fs_real_path(const char *path)
+{
+	return realpath(path, NULL);
+}
+
+bool
+qa_fs_link_text(const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+
+	if (cap == 0)
+		return false;
+	n = readlink(path, buf, cap - 1);
+	if (n < 0) {
+		buf[0] = '\0';
+		return false;
+	}
+	buf[n] = '\0';
+	return true;
+}
