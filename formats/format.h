@@ -71,6 +71,41 @@ extern const struct qa_format *const qa_formats[];
  * hparams from the (first part's) metadata. formats/gguf_split.c */
 int qa_gguf_load_path(struct qa_inventory *inv, const char *path);
 
+/*
+ * The split-set part names of a folder listing, sorted so that each set
+ * and each prefix is a range found by binary search: a folder of many
+ * sets costs O(n log n) in all, never a listing or a scan per set.
+ * Lifecycle: created from a listing (the names are copied), destroyed
+ * with qa_gguf_split_index_destroy (NULL-safe). formats/gguf_split.c
+ */
+struct qa_split_entry {
+	const char *name;	/* basename, in names */
+	size_t prefix_len;	/* bytes before -0000k-of-0000n.gguf */
+	uint32_t part, count;	/* as the name writes them */
+	enum qa_node_kind kind;	/* as the listing saw it */
+	size_t pos;		/* index in the listing */
+	bool later;		/* an earlier part of its set is a file: the
+				 * set is that part's model, not this one's */
+};
+
+struct qa_split_index {
+	struct qa_split_entry *v;	/* sorted by prefix, count, part */
+	uint32_t *by_name;	/* v indices by prefix, part, count: the
+				 * listing's name order inside a prefix */
+	size_t n;
+	char *names;		/* the names, NUL-separated */
+};
+
+/* QA_OK or QA_E_NOMEM; *out is NULL on failure. */
+int qa_gguf_split_index_create(const struct qa_dirent *e, size_t n,
+			       struct qa_split_index **out);
+void qa_gguf_split_index_destroy(struct qa_split_index *ix);
+
+/* qa_gguf_load_path with the split names of the file's folder already
+ * indexed (ix from its listing; NULL: list the folder). */
+int qa_gguf_load_split(struct qa_inventory *inv, const char *path,
+		       const struct qa_split_index *ix);
+
 /* Parses a split-set part name <prefix>-0000k-of-0000n.gguf; false when
  * base does not follow the pattern. formats/gguf_split.c */
 bool qa_gguf_split_name(const char *base, size_t *prefix_len, uint32_t *part,
@@ -88,6 +123,14 @@ int qa_st_load_path(struct qa_inventory *inv, const char *path);
  * not name them). Used by the folder loader. formats/st_set.c */
 int qa_st_load_set_in_dir(struct qa_inventory *inv, const char *dir,
 			  const char *index_name);
+
+/* A QA1410 finding for each entry of a model folder that is a FIFO,
+ * device or socket (config.json as a FIFO...), or a folder named as a file
+ * loaders read (*.json, *.jinja, *.gguf, *.bin, *.pt, *.pth, *.model):
+ * never opened. Shards (*.safetensors) are the set loader's to report.
+ * formats/st_set.c */
+void qa_st_report_special(struct qa_inventory *inv, const char *dir,
+			  const struct qa_dirent *e, size_t n);
 
 /* A Hugging Face checkpoint folder: the side files and the safetensors
  * set (index, shards, extra shards). formats/hf_dir.c */

@@ -12,6 +12,14 @@
  * or allocated, all arithmetic on file values goes through src/ckd.h, and
  * a problem becomes a finding (QA10xx) rather than an error code; only
  * I/O and real out-of-memory fail the load.
+ *
+ * Cost is bounded by the header's bytes, whatever they hold: time is
+ * O(n log n) (duplicate keys and names are found by sorting, never by a
+ * hash an attacker can flood or a scan per key), and memory a small
+ * multiple of the header (kept arrays are stored at their own width, not
+ * as one struct per element; short strings share pool blocks; the 64 KiB
+ * read buffer and the sort tables are freed when the file is parsed).
+ * docs/security.md "Limits" gives the bound.
  */
 #include "formats/format.h"
 
@@ -40,15 +48,28 @@
 /* Kept bytes of a tensor name; longer names are already a finding. */
 #define NAME_KEEP 4096
 
-/* Open-addressing set of byte strings, used for duplicate keys and
- * names: llama.cpp's linear scans are O(n^2) in hostile counts. */
-struct nameset {
-	struct nsent {
-		const char *s;
-		uint64_t len;
-		uint64_t hash;
-	} *t;
-	uint64_t cap, n;
+/* Strings up to this many bytes are copied into shared pool blocks
+ * (no 16-byte rounding per string: a key of 3 bytes costs 4). Blocks
+ * start small and double, so a tiny file does not cost a full block. */
+#define POOL_DIRECT 1024
+#define POOL_FIRST_BLOCK ((size_t)1024)
+#define POOL_MAX_BLOCK ((size_t)16 * 1024)
+
+/*
+ * A key or tensor name as read, for duplicate detection after the loop:
+ * sorted once, O(n log n) whatever the names (llama.cpp's linear scans
+ * are O(n^2), and a hash set is O(n^2) on keys crafted to collide).
+ */
+struct nameref {
+	const char *s;
+	uint32_t len;		/* bytes compared (names: the kept bytes) */
+	uint32_t idx;		/* position in the file */
+	uint64_t off;		/* file offset, for the finding */
+};
+
+struct namelist {
+	struct nameref *v;	/* malloc'd; freed when the file is parsed */
+	size_t n, cap;
 };
 
 struct gg {
@@ -61,70 +82,113 @@ struct gg {
 	int rc;			/* QA_OK, QA_E_IO or QA_E_NOMEM */
 	bool stop;		/* parsing ended (finding or error) */
 	bool nested_seen;	/* QA1007 already reported for this key */
+	bool align_seen;	/* general.alignment already checked */
 	uint64_t n_sized;	/* tensors whose byte size is known */
 	const char *key;	/* key being read, for messages */
 	uint64_t key_off;
-	struct nameset keys, names;
+	struct namelist keys, names;
+	char *pool;		/* free bytes of the current pool block */
+	size_t pool_left;
+	size_t pool_block;	/* size of the next pool block */
 };
 
 static const uint8_t scalar_size[QA_V_COUNT] = {
 	1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8,
 };
 
-static uint64_t
-hash_bytes(const char *s, uint64_t len)
+/* Returns false when out of memory. */
+static bool
+namelist_add(struct namelist *l, const char *s, uint64_t len, uint64_t idx,
+	     uint64_t off)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-	uint64_t i;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? l->cap * 2 : 64;
+		struct nameref *nv;
 
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
+		if (ncap > SIZE_MAX / sizeof(*nv))
+			return false;
+		nv = realloc(l->v, ncap * sizeof(*nv));
+		if (!nv)
+			return false;
+		l->v = nv;
+		l->cap = ncap;
 	}
-	return h;
+	l->v[l->n].s = s;
+	l->v[l->n].len = (uint32_t)len;
+	l->v[l->n].idx = (uint32_t)idx;
+	l->v[l->n].off = off;
+	l->n++;
+	return true;
 }
 
-/* Returns 1 when added, 0 when already present, -1 when out of memory. */
-static int
-nameset_add(struct nameset *ns, struct qa_arena *a, const char *s,
-	    uint64_t len)
+static void
+namelist_free(struct namelist *l)
 {
-	uint64_t h = hash_bytes(s, len), i;
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
 
-	if (ns->n * 2 >= ns->cap) {
-		uint64_t ncap = ns->cap ? ns->cap * 2 : 64, j;
-		struct nsent *nt;
+static int
+cmp_bytes(const struct nameref *x, const struct nameref *y)
+{
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
 
-		if (ncap > SIZE_MAX / sizeof(*nt))
-			return -1;
-		nt = qa_arena_array(a, (size_t)ncap, sizeof(*nt));
-		if (!nt)
-			return -1;
-		for (j = 0; j < ns->cap; j++) {
-			struct nsent *e = &ns->t[j];
-			if (!e->s)
-				continue;
-			i = e->hash & (ncap - 1);
-			while (nt[i].s)
-				i = (i + 1) & (ncap - 1);
-			nt[i] = *e;
-		}
-		ns->t = nt;
-		ns->cap = ncap;
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* By bytes, then position: the first of equal names sorts first. */
+static int
+cmp_nameref(const void *a, const void *b)
+{
+	const struct nameref *x = a, *y = b;
+	int c = cmp_bytes(x, y);
+
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int
+cmp_nameref_idx(const void *a, const void *b)
+{
+	const struct nameref *x = a, *y = b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Every name of l equal to an earlier one: QA1005 for keys, QA1021 for
+ * tensor names, in file order. Consumes l.
+ */
+static void
+report_duplicates(struct gg *g, struct namelist *l, bool tensors)
+{
+	size_t i, n_dup = 0;
+
+	if (l->n < 2)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_nameref);
+	/* The later copies, kept in place at the front. */
+	for (i = 1; i < l->n; i++)
+		if (cmp_bytes(&l->v[i - 1], &l->v[i]) == 0)
+			l->v[n_dup++] = l->v[i];
+	qsort(l->v, n_dup, sizeof(*l->v), cmp_nameref_idx);
+	for (i = 0; i < n_dup; i++) {
+		const struct nameref *e = &l->v[i];
+
+		if (tensors)
+			qa_inv_finding(g->inv, QA1021, g->path,
+				       (int64_t)e->off, e->s, "tensor name '%s' "
+				       "appears more than once in this file",
+				       e->s);
+		else
+			qa_inv_finding(g->inv, QA1005, g->path,
+				       (int64_t)e->off, NULL, "key '%s' appears "
+				       "more than once", e->s);
 	}
-	i = h & (ns->cap - 1);
-	while (ns->t[i].s) {
-		struct nsent *e = &ns->t[i];
-		if (e->hash == h && e->len == len &&
-		    memcmp(e->s, s, (size_t)len) == 0)
-			return 0;
-		i = (i + 1) & (ns->cap - 1);
-	}
-	ns->t[i].s = s;
-	ns->t[i].len = len;
-	ns->t[i].hash = h;
-	ns->n++;
-	return 1;
+	l->n = 0;
 }
 
 /*
@@ -167,6 +231,51 @@ read_failed(struct gg *g, const char *what)
 			       " while reading %s at offset %" PRIu64,
 			       g->size, what, g->r->pos);
 	}
+}
+
+/*
+ * Reads n bytes at the cursor into a NUL-terminated copy: short ones
+ * from the pool, long ones (a chat template) from the arena. On failure
+ * r->err says why (QA_E_SHORT, QA_E_NOMEM, QA_E_IO).
+ */
+static bool
+read_copy(struct gg *g, uint64_t n, char **out)
+{
+	struct qa_reader *r = g->r;
+	char *s;
+
+	if (r->err)
+		return false;
+	if (qa_reader_remaining(r) < n || n >= SIZE_MAX) {
+		r->err = QA_E_SHORT;
+		return false;
+	}
+	if (n >= POOL_DIRECT) {
+		s = qa_arena_alloc(&g->inv->arena, (size_t)n + 1);
+	} else {
+		if (g->pool_left < n + 1) {
+			size_t b = g->pool_block ? g->pool_block :
+				   POOL_FIRST_BLOCK;
+
+			g->pool = qa_arena_alloc(&g->inv->arena, b);
+			g->pool_left = g->pool ? b : 0;
+			g->pool_block = b < POOL_MAX_BLOCK ? 2 * b : b;
+		}
+		s = g->pool_left >= n + 1 ? g->pool : NULL;
+		if (s) {
+			g->pool += n + 1;
+			g->pool_left -= n + 1;
+		}
+	}
+	if (!s) {
+		r->err = QA_E_NOMEM;
+		return false;
+	}
+	if (!qa_reader_bytes(r, s, (size_t)n))
+		return false;
+	s[n] = '\0';
+	*out = s;
+	return true;
 }
 
 /* Records a finding that ends the parse. */
@@ -212,8 +321,7 @@ read_string(struct gg *g, const char **out, uint64_t *out_len)
 		return true;
 	}
 	keep = len < QA_KV_KEEP_STRING ? len : QA_KV_KEEP_STRING;
-	if (!qa_reader_string(g->r, &g->inv->arena, keep, &s) ||
-	    !qa_reader_skip(g->r, len - keep)) {
+	if (!read_copy(g, keep, &s) || !qa_reader_skip(g->r, len - keep)) {
 		read_failed(g, "a string");
 		return false;
 	}
@@ -224,13 +332,167 @@ read_string(struct gg *g, const char **out, uint64_t *out_len)
 static bool read_value(struct gg *g, enum qa_value_type t,
 		       struct qa_value *out, int depth);
 
+/*
+ * The element structs reporters read (arr.items): all of a short array
+ * while the inventory's budget lasts, the first of a long string array.
+ */
+static void
+expand(struct gg *g, struct qa_value *v)
+{
+	struct qa_inventory *inv = g->inv;
+	uint64_t n = v->v.arr.kept, i;
+	struct qa_value *items;
+
+	if (v->v.arr.count > QA_KV_EXPAND_ELEMENTS)
+		n = v->v.arr.elem == QA_V_STRING ? 1 : 0;
+	else if (inv->expanded_values + n > QA_KV_EXPAND_BUDGET)
+		n = 0;
+	if (n == 0)
+		return;
+	items = qa_arena_array(&inv->arena, (size_t)n, sizeof(*items));
+	if (!items) {
+		nomem(g);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		qa_value_item(v, i, &items[i]);
+	inv->expanded_values += n;
+	v->v.arr.items = items;
+}
+
+/* Kept string elements: pointer and length each, bytes in the pool. */
+static bool
+keep_strings(struct gg *g, struct qa_value *out, uint64_t count)
+{
+	struct qa_packed_str *ps;
+	uint64_t i, off, len, keep;
+	char *str;
+
+	ps = qa_arena_array(&g->inv->arena, (size_t)count, sizeof(*ps));
+	if (!ps) {
+		nomem(g);
+		return false;
+	}
+	for (i = 0; i < count; i++) {
+		off = g->r->pos;
+		if (!qa_reader_u64(g->r, &len)) {
+			read_failed(g, "a string length");
+			return false;
+		}
+		if (len > GGUF_MAX_STRING) {
+			STOP(g, QA1008, off, NULL, "key '%s': string of %"
+			     PRIu64 " bytes exceeds the 1 GiB limit", g->key,
+			     len);
+			return false;
+		}
+		if (len > qa_reader_remaining(g->r)) {
+			STOP(g, QA1001, off, NULL, "key '%s': string of %"
+			     PRIu64 " bytes but the file ends after %" PRIu64,
+			     g->key, len, qa_reader_remaining(g->r));
+			return false;
+		}
+		keep = len < QA_KV_KEEP_STRING ? len : QA_KV_KEEP_STRING;
+		if (!read_copy(g, keep, &str) ||
+		    !qa_reader_skip(g->r, len - keep)) {
+			read_failed(g, "a string");
+			return false;
+		}
+		ps[i].s = str;
+		ps[i].len = len;
+	}
+	out->v.arr.packed = ps;
+	return true;
+}
+
+/* Kept scalar elements: the file's bytes, in host order (bools 0 or 1;
+ * any other byte is a QA1010 finding and reads as true, as llama.cpp
+ * reads it). */
+static bool
+keep_scalars(struct gg *g, struct qa_value *out, uint64_t count)
+{
+	enum qa_value_type elem = out->v.arr.elem;
+	size_t w = scalar_size[elem], n = (size_t)count * w, i;
+	uint64_t start = g->r->pos;
+	unsigned char *p;
+	bool swap;
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	swap = !g->r->big_endian;
+#else
+	swap = g->r->big_endian;
+#endif
+	p = qa_arena_alloc(&g->inv->arena, n);
+	if (!p) {
+		nomem(g);
+		return false;
+	}
+	if (!qa_reader_bytes(g->r, p, n)) {
+		read_failed(g, "an array");
+		return false;
+	}
+	if (swap && w > 1)
+		for (i = 0; i < n; i += w) {
+			size_t a = i, b = i + w - 1;
+
+			for (; a < b; a++, b--) {
+				unsigned char t = p[a];
+
+				p[a] = p[b];
+				p[b] = t;
+			}
+		}
+	if (elem == QA_V_BOOL)
+		for (i = 0; i < n; i++)
+			if (p[i] > 1) {
+				qa_inv_finding(g->inv, QA1010, g->path,
+					       (int64_t)(start + i), NULL,
+					       "key '%s': bool byte is %u",
+					       g->key, (unsigned)p[i]);
+				p[i] = 1;
+			}
+	out->v.arr.packed = p;
+	return true;
+}
+
+/* A kept array (1..QA_KV_KEEP_ELEMENTS elements) into out. */
+static bool
+keep_array(struct gg *g, struct qa_value *out, int depth)
+{
+	uint64_t count = out->v.arr.count, i;
+	struct qa_value *items;
+	bool ok;
+
+	if (out->v.arr.elem == QA_V_ARRAY) {
+		/* Arrays of arrays (a QA1007 finding): one struct per inner
+		 * array, 12 bytes or more each in the file. */
+		items = qa_arena_array(&g->inv->arena, (size_t)count,
+				       sizeof(*items));
+		if (!items) {
+			nomem(g);
+			return false;
+		}
+		for (i = 0; i < count; i++)
+			if (!read_value(g, QA_V_ARRAY, &items[i], depth + 1))
+				return false;
+		out->v.arr.items = items;
+		out->v.arr.kept = (uint32_t)count;
+		return true;
+	}
+	ok = out->v.arr.elem == QA_V_STRING ? keep_strings(g, out, count) :
+	     keep_scalars(g, out, count);
+	if (!ok)
+		return false;
+	out->v.arr.kept = (uint32_t)count;
+	expand(g, out);
+	return !g->stop;
+}
+
 /* Array: u32 element type, u64 count, elements. depth counts the arrays
  * enclosing this one. */
 static bool
 read_array(struct gg *g, struct qa_value *out, int depth)
 {
 	uint64_t off = g->r->pos, count, min_bytes, i;
-	struct qa_value *items = NULL;
 	uint32_t elem;
 	int min_size;
 
@@ -277,18 +539,10 @@ read_array(struct gg *g, struct qa_value *out, int depth)
 		out->type = QA_V_ARRAY;
 		out->v.arr.elem = elem;
 		out->v.arr.count = count;
-		if (count > 0 && count <= QA_KV_KEEP_ELEMENTS) {
-			items = qa_arena_array(&g->inv->arena, (size_t)count,
-					       sizeof(*items));
-			if (!items) {
-				nomem(g);
-				return false;
-			}
-			out->v.arr.items = items;
-			out->v.arr.kept = count;
-		}
 	}
-	if (!items && scalar_size[elem] > 0 && elem != QA_V_BOOL) {
+	if (out && count > 0 && count <= QA_KV_KEEP_ELEMENTS)
+		return keep_array(g, out, depth);
+	if (scalar_size[elem] > 0 && elem != QA_V_BOOL) {
 		/* Not kept and fixed size: one skip, already bounded. */
 		if (!qa_reader_skip(g->r, min_bytes)) {
 			read_failed(g, "an array");
@@ -296,7 +550,7 @@ read_array(struct gg *g, struct qa_value *out, int depth)
 		}
 		return true;
 	}
-	if (!items && elem == QA_V_STRING) {
+	if (elem == QA_V_STRING) {
 		/* Token and merge arrays: step over the strings in the
 		 * reader's buffer (bench/: 95 % of the instructions spent on
 		 * large vocabularies went through read_value per string). */
@@ -317,7 +571,7 @@ read_array(struct gg *g, struct qa_value *out, int depth)
 		return rc == 0;
 	}
 	for (i = 0; i < count; i++)
-		if (!read_value(g, elem, items ? &items[i] : NULL, depth + 1))
+		if (!read_value(g, elem, NULL, depth + 1))
 			return false;
 	return true;
 }
@@ -442,7 +696,6 @@ read_kvs(struct gg *g, uint64_t n_kv)
 	uint32_t type;
 	struct qa_kv *kv;
 	char *key;
-	int added;
 
 	for (i = 0; i < n_kv && !g->stop; i++) {
 		off = r->pos;
@@ -461,22 +714,18 @@ read_kvs(struct gg *g, uint64_t n_kv)
 			     i, len, qa_reader_remaining(r));
 			return false;
 		}
-		if (!qa_reader_string(r, &g->inv->arena, len, &key)) {
+		if (!read_copy(g, len, &key)) {
 			read_failed(g, "a key");
 			return false;
 		}
 		if (len == 0)
 			qa_inv_finding(g->inv, QA1004, g->path, (int64_t)off,
 				       NULL, "key #%" PRIu64 " is empty", i);
-		added = nameset_add(&g->keys, &g->inv->arena, key, len);
-		if (added < 0) {
+		/* Duplicates are reported once every key is read. */
+		if (!namelist_add(&g->keys, key, len, i, off)) {
 			nomem(g);
 			return false;
 		}
-		if (added == 0)
-			qa_inv_finding(g->inv, QA1005, g->path, (int64_t)off,
-				       NULL, "key '%s' appears more than once",
-				       key);
 		g->key = key;
 		g->key_off = off;
 		g->nested_seen = false;
@@ -504,8 +753,10 @@ read_kvs(struct gg *g, uint64_t n_kv)
 			g->inv->n_kvs--;
 			return false;
 		}
-		if (added == 1 && strcmp(key, "general.alignment") == 0)
+		if (!g->align_seen && strcmp(key, "general.alignment") == 0) {
+			g->align_seen = true;
 			check_alignment(g, kv);
+		}
 	}
 	return !g->stop;
 }
@@ -522,7 +773,6 @@ read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
 	struct qa_tensor *t;
 	char *name;
 	bool bad;
-	int added;
 
 	for (i = 0; i < n_tensors; i++) {
 		off = r->pos;
@@ -543,7 +793,7 @@ read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
 			return false;
 		}
 		keep = len < NAME_KEEP ? len : NAME_KEEP;
-		if (!qa_reader_string(r, &g->inv->arena, keep, &name) ||
+		if (!read_copy(g, keep, &name) ||
 		    !qa_reader_skip(r, len - keep)) {
 			read_failed(g, "a tensor name");
 			return false;
@@ -560,15 +810,10 @@ read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
 				       name, "tensor #%" PRIu64 " name is %"
 				       PRIu64 " bytes (must be 1..63)", i,
 				       len);
-		added = nameset_add(&g->names, &g->inv->arena, name, keep);
-		if (added < 0) {
+		if (!namelist_add(&g->names, name, keep, i, off)) {
 			nomem(g);
 			return false;
 		}
-		if (added == 0)
-			qa_inv_finding(g->inv, QA1021, g->path, (int64_t)off,
-				       name, "tensor name '%s' appears more "
-				       "than once in this file", name);
 
 		if (!qa_reader_u32(r, &n_dims)) {
 			read_failed(g, "tensor dimensions");
@@ -876,37 +1121,25 @@ qa_gguf_probe(const uint8_t *buf, size_t len, uint64_t file_size)
 	return 0;
 }
 
-int
-qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
-	  struct qa_source *src)
+/* The parse of one file; the caller owns g's buffers and r. */
+static int
+parse_file(struct qa_inventory *inv, uint32_t file_index,
+	   struct qa_source *src, struct qa_reader *r, struct gg *g)
 {
-	struct qa_reader *r;
-	struct gg g;
 	uint8_t magic[4];
 	uint32_t version, first_tensor, first_kv;
 	uint64_t n_tensors, n_kv, need_kv, need_ti, need, data_start = 0;
-	bool located = false;
+	bool located = false, ok;
 	struct qa_file *f;
 
-	memset(&g, 0, sizeof(g));
-	r = qa_arena_alloc(&inv->arena, sizeof(*r));
-	if (!r) {
-		if (inv->arena.hit_limit) {
-			inv->out_of_memory = false;
-			qa_inv_finding(inv, QA1901, inv->files[file_index].path,
-				       -1, NULL, "inventory limit reached");
-			return QA_OK;
-		}
-		return QA_E_NOMEM;
-	}
 	qa_reader_init(r, src, 0);
-	g.inv = inv;
-	g.fi = file_index;
-	g.path = inv->files[file_index].path;
-	g.r = r;
-	g.size = src->size;
-	g.alignment = GGUF_DEFAULT_ALIGNMENT;
-	g.key = "";
+	g->inv = inv;
+	g->fi = file_index;
+	g->path = inv->files[file_index].path;
+	g->r = r;
+	g->size = src->size;
+	g->alignment = GGUF_DEFAULT_ALIGNMENT;
+	g->key = "";
 
 	if (!qa_reader_bytes(r, magic, 4)) {
 		if (r->err == QA_E_IO)
@@ -918,8 +1151,8 @@ qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 	f = &inv->files[file_index];
 	f->format = "gguf";
 	if (!qa_reader_u32(r, &version)) {
-		read_failed(&g, "the version");
-		return g.rc;
+		read_failed(g, "the version");
+		return g->rc;
 	}
 	if (version != 0 && (version & 0xFFFF) == 0) {
 		/* gguf-py / huggingface.js detection: the low half of a
@@ -927,39 +1160,39 @@ qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 		r->big_endian = true;
 		version = __builtin_bswap32(version);
 		f->big_endian = true;
-		qa_inv_finding(inv, QA1011, g.path, 4, NULL,
+		qa_inv_finding(inv, QA1011, g->path, 4, NULL,
 			       "the file is big-endian (version %" PRIu32
 			       " byte-swapped); llama.cpp refuses it",
 			       version);
 	}
 	f->gguf_version = version;
 	if (version == 1) {
-		qa_inv_finding(inv, QA1002, g.path, 4, NULL,
+		qa_inv_finding(inv, QA1002, g->path, 4, NULL,
 			       "GGUF v1 (2023) is not supported: it uses "
 			       "32-bit counts and no current engine loads it");
 		return QA_OK;
 	}
 	if (version == 0 || version > 3) {
-		qa_inv_finding(inv, QA1002, g.path, 4, NULL,
+		qa_inv_finding(inv, QA1002, g->path, 4, NULL,
 			       "GGUF version %" PRIu32 " is not supported "
 			       "(2 and 3 are)", version);
 		return QA_OK;
 	}
 	if (!qa_reader_u64(r, &n_tensors) || !qa_reader_u64(r, &n_kv)) {
-		read_failed(&g, "the tensor and key counts");
-		return g.rc;
+		read_failed(g, "the tensor and key counts");
+		return g->rc;
 	}
 	/* Bound both counts by the bytes left before looping. */
 	if (qa_ckd_mul(&need_kv, n_kv, KV_MIN_BYTES) ||
 	    qa_ckd_mul(&need_ti, n_tensors, TI_MIN_BYTES) ||
 	    qa_ckd_add(&need, need_kv, need_ti)) {
-		qa_inv_finding(inv, QA1003, g.path, 8, NULL,
+		qa_inv_finding(inv, QA1003, g->path, 8, NULL,
 			       "%" PRIu64 " tensors and %" PRIu64 " keys "
 			       "cannot fit in any file", n_tensors, n_kv);
 		return QA_OK;
 	}
 	if (need > qa_reader_remaining(r)) {
-		qa_inv_finding(inv, QA1003, g.path, 8, NULL,
+		qa_inv_finding(inv, QA1003, g->path, 8, NULL,
 			       "%" PRIu64 " tensors and %" PRIu64 " keys need "
 			       "at least %" PRIu64 " bytes but only %" PRIu64
 			       " remain", n_tensors, n_kv, need,
@@ -967,13 +1200,23 @@ qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 		return QA_OK;
 	}
 
+	/* Counts bounded above: the arrays are sized once, not doubled
+	 * (docs/security.md "Limits and why"). */
+	if (!qa_inv_reserve(inv, n_tensors, n_kv)) {
+		nomem(g);
+		return g->rc;
+	}
 	first_kv = inv->n_kvs;
 	first_tensor = inv->n_tensors;
-	if (!read_kvs(&g, n_kv))
+	ok = read_kvs(g, n_kv);
+	report_duplicates(g, &g->keys, false);
+	if (!ok)
 		goto out;
-	check_key_types(&g, first_kv);
+	check_key_types(g, first_kv);
 
-	if (!read_tensor_infos(&g, n_tensors))
+	ok = read_tensor_infos(g, n_tensors);
+	report_duplicates(g, &g->names, true);
+	if (!ok)
 		goto out;
 	f->tensor_count = inv->n_tensors - first_tensor;
 	f->header_bytes = r->pos;
@@ -981,16 +1224,16 @@ qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 		goto out;
 	/* Data section: only padded when there are tensors (llama.cpp
 	 * bc988e2b); vocab-only files end right after the last key. */
-	if (qa_ckd_align_up(&data_start, r->pos, g.alignment) ||
-	    data_start > g.size) {
-		qa_inv_finding(inv, QA1013, g.path, (int64_t)r->pos, NULL,
+	if (qa_ckd_align_up(&data_start, r->pos, g->alignment) ||
+	    data_start > g->size) {
+		qa_inv_finding(inv, QA1013, g->path, (int64_t)r->pos, NULL,
 			       "the data section would start at %" PRIu64
 			       ", past the end of the file (%" PRIu64
-			       " bytes)", data_start, g.size);
+			       " bytes)", data_start, g->size);
 		goto out;
 	}
 	f->data_offset = data_start;
-	check_layout(&g, first_tensor, f->tensor_count, data_start);
+	check_layout(g, first_tensor, f->tensor_count, data_start);
 	located = true;
 out:
 	/* Tensor infos read before the parse stopped have offsets relative
@@ -1003,5 +1246,25 @@ out:
 	if (!f->header_bytes)
 		f->header_bytes = r->pos;
 	f->tensor_count = inv->n_tensors - first_tensor;
-	return g.rc;
+	return g->rc;
+}
+
+int
+qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
+		  struct qa_source *src)
+{
+	/* The 64 KiB read buffer lives as long as the parse, not the
+	 * inventory: a folder of many small models would keep one each. */
+	struct qa_reader *r = malloc(sizeof(*r));
+	struct gg g;
+	int rc;
+
+	if (!r)
+		return QA_E_NOMEM;
+	memset(&g, 0, sizeof(g));
+	rc = parse_file(inv, file_index, src, r, &g);
+	namelist_free(&g.keys);
+	namelist_free(&g.names);
+	free(r);
+	return rc;
 }

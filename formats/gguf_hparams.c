@@ -12,6 +12,7 @@
  */
 #include "formats/format.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,14 +47,15 @@ static int64_t
 int_or_max(const struct qa_value *v)
 {
 	int64_t x, best = -1;
+	struct qa_value e;
 	uint64_t i;
 
 	if (!v)
 		return -1;
 	if (v->type != QA_V_ARRAY)
 		return qa_value_as_int(v, &x) ? x : -1;
-	for (i = 0; i < v->v.arr.kept; i++)
-		if (qa_value_as_int(&v->v.arr.items[i], &x) && x > best)
+	for (i = 0; qa_value_item(v, i, &e); i++)
+		if (qa_value_as_int(&e, &x) && x > best)
 			best = x;
 	return best;
 }
@@ -76,15 +78,16 @@ key_int(const struct qa_inventory *inv, const char *key)
 static int64_t
 layer_int(const struct qa_value *v, int64_t i)
 {
+	struct qa_value e;
 	int64_t x;
 
 	if (!v)
 		return -1;
 	if (v->type != QA_V_ARRAY)
 		return qa_value_as_int(v, &x) ? x : -1;
-	if (i < 0 || (uint64_t)i >= v->v.arr.kept)
+	if (i < 0 || !qa_value_item(v, (uint64_t)i, &e))
 		return -1;
-	return qa_value_as_int(&v->v.arr.items[i], &x) ? x : -1;
+	return qa_value_as_int(&e, &x) ? x : -1;
 }
 
 static bool
@@ -129,8 +132,10 @@ mark_swa(struct hp_ctx *c, uint8_t *kind, int64_t n)
 	int64_t period = -1, i, x;
 
 	if (pat && pat->type == QA_V_ARRAY) {
-		for (i = 0; i < n && (uint64_t)i < pat->v.arr.kept; i++)
-			if (qa_value_as_int(&pat->v.arr.items[i], &x) && x)
+		struct qa_value e;
+
+		for (i = 0; i < n && qa_value_item(pat, (uint64_t)i, &e); i++)
+			if (qa_value_as_int(&e, &x) && x)
 				kind[i] = QA_LAYER_SLIDING_ATTENTION;
 		return;
 	}
@@ -267,8 +272,79 @@ fill_head_kv(struct hp_ctx *c)
 	hp->head_kv_per_layer = arr;
 }
 
+static uint64_t
+get_le_be(const unsigned char *p, int n, bool be)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/*
+ * The value of a GGUF string key read again from its file, up to
+ * QA_TEMPLATE_SCAN_MAX bytes (the metadata keeps QA_KV_KEEP_STRING):
+ * the template check scans all of a template. The key's header is read
+ * again to find the bytes (u64 key length, the key, u32 type, u64 string
+ * length), and must agree with what the loader read. Returns the bytes
+ * (arena, NUL-terminated, NULs inside kept) with *kept set, or NULL when
+ * they cannot be read: the check then reports the rest as not scanned.
+ */
+static const char *
+reread_string(struct qa_inventory *inv, const struct qa_kv *kv,
+	      uint64_t *kept)
+{
+	const struct qa_file *f;
+	struct qa_source src;
+	unsigned char b[8];
+	uint64_t klen, slen, off, n;
+	char *text = NULL;
+	bool be;
+
+	if (kv->file >= inv->n_files)
+		return NULL;
+	f = &inv->files[kv->file];
+	be = f->big_endian;
+	if (qa_inv_open(inv, f->path, &src) != QA_OK)
+		return NULL;
+	if (qa_source_read(&src, kv->offset, b, 8) != QA_OK)
+		goto out;
+	klen = get_le_be(b, 8, be);
+	/* keys are at most 65535 bytes (formats/gguf.c) */
+	if (klen > 65535)
+		goto out;
+	off = kv->offset + 8 + klen;
+	if (qa_source_read(&src, off, b, 4) != QA_OK ||
+	    get_le_be(b, 4, be) != QA_V_STRING)
+		goto out;
+	if (qa_source_read(&src, off + 4, b, 8) != QA_OK)
+		goto out;
+	slen = get_le_be(b, 8, be);
+	if (slen != kv->value.v.str.len)
+		goto out;
+	n = slen < QA_TEMPLATE_SCAN_MAX ? slen : QA_TEMPLATE_SCAN_MAX;
+	text = qa_arena_alloc(&inv->arena, (size_t)n + 1);
+	if (!text) {
+		inv->out_of_memory = true;
+		goto out;
+	}
+	if (qa_source_read(&src, off + 12, text, (size_t)n) != QA_OK) {
+		text = NULL;
+		goto out;
+	}
+	text[n] = '\0';
+	*kept = n;
+out:
+	qa_source_close(&src);
+	return text;
+}
+
 /* Chat templates of the metadata: tokenizer.chat_template (the one
- * llama.cpp uses) and the named tokenizer.chat_template.<name>. */
+ * llama.cpp uses) and the named tokenizer.chat_template.<name>, each
+ * whole (up to QA_TEMPLATE_SCAN_MAX) with its true length: strings
+ * longer than the QA_KV_KEEP_STRING the metadata keeps are read again. */
 static void
 gguf_templates(struct qa_inventory *inv)
 {
@@ -279,26 +355,39 @@ gguf_templates(struct qa_inventory *inv)
 		const struct qa_value *v = &kv->value;
 		struct qa_template *t;
 		bool primary = strcmp(kv->key, "tokenizer.chat_template") == 0;
+		const char *text;
+		uint64_t kept;
 
 		if (!primary &&
 		    strncmp(kv->key, "tokenizer.chat_template.", 24) != 0)
 			continue;
 		if (v->type != QA_V_STRING || !v->v.str.s)
 			continue;
+		text = v->v.str.s;
+		kept = v->v.str.len < QA_KV_KEEP_STRING ? v->v.str.len :
+		       QA_KV_KEEP_STRING;
+		if (v->v.str.len > QA_KV_KEEP_STRING) {
+			uint64_t more = 0;
+			const char *all = reread_string(inv, kv, &more);
+
+			if (all) {
+				text = all;
+				kept = more;
+			}
+		}
 		t = qa_inv_add_template(inv);
 		if (!t)
 			return;
 		t->label = kv->key;
-		t->text = v->v.str.s;
-		t->len = v->v.str.len < QA_KV_KEEP_STRING ? v->v.str.len :
-			 QA_KV_KEEP_STRING;
+		t->text = text;
+		t->len = kept;
 		t->full_len = v->v.str.len;
 		t->file = kv->file < inv->n_files ? inv->files[kv->file].path :
 			  NULL;
 		t->offset = (int64_t)kv->offset;
 		t->primary = primary;
 		if (primary)
-			inv->chat_template = t->text;
+			inv->chat_template = v->v.str.s;
 	}
 }
 

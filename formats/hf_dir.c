@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
+#include "formats/pytorch.h"
 
 #include <string.h>
 
@@ -30,14 +31,15 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 {
 	struct qa_dirent *e = NULL;
 	size_t n = 0, i;
-	const char *index = NULL;
-	bool have_config = false, have_st = false;
+	const char *index = NULL, *pt_index = NULL;
+	bool have_config = false, have_st = false, have_pt = false;
 	int rc;
 
 	inv->kind = QA_KIND_HF_DIR;
 	rc = qa_inv_list(inv, dir, &e, &n);
 	if (rc != QA_OK)
 		return rc;
+	qa_st_report_special(inv, dir, e, n);
 	rc = qa_hf_load_side_files(inv, dir, e, n);
 	if (rc != QA_OK)
 		goto out;
@@ -55,14 +57,23 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 			index = e[i].name;
 			have_st = true;
 		}
+		if (ends_with(e[i].name, ".bin.index.json") &&
+		    (!pt_index || strcmp(e[i].name,
+					 "pytorch_model.bin.index.json") == 0))
+			pt_index = e[i].name;
 	}
 	if (!have_config)
 		qa_inv_finding(inv, QA1402, dir, -1, NULL,
 			       "no config.json in %s", dir);
 	if (have_st)
 		rc = qa_st_load_set_in_dir(inv, dir, index);
+	else	/* transformers falls back to the PyTorch weights */
+		rc = qa_pt_load_set_in_dir(inv, dir, pt_index, &have_pt);
+	/* every other pickle in the folder is scanned for payloads */
+	if (rc == QA_OK)
+		rc = qa_pt_scan_side_pickles(inv, dir, e, n);
 	inv->kind = QA_KIND_HF_DIR;
-	if (rc == QA_OK && !have_st)
+	if (rc == QA_OK && !have_st && !have_pt)
 		qa_inv_finding(inv, QA1403, dir, -1, NULL,
 			       "no .safetensors weights in %s: only the "
 			       "configuration was audited", dir);

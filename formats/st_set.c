@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/ckd.h"
+#include "core/confine.h"
 
 /* An index is a few hundred bytes per tensor; 100 MB (the safetensors
  * header cap) is ~10^6 tensors, far beyond any published model. */
@@ -137,6 +138,11 @@ find_escaped_nul(const char *j, size_t n)
 struct listing {
 	char **names;	/* sorted, regular non-hidden files */
 	size_t n;
+	char **special;	/* sorted, non-hidden entries that are neither
+			 * regular files nor reachable (FIFOs, devices,
+			 * sockets, folders) */
+	enum qa_node_kind *special_kind;	/* of each special entry */
+	size_t n_special;
 };
 
 static int
@@ -150,12 +156,16 @@ listing_free(struct listing *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->names[i]);
+	for (size_t i = 0; i < l->n_special; i++)
+		free(l->special[i]);
 	free(l->names);
-	l->names = NULL;
-	l->n = 0;
+	free(l->special);
+	free(l->special_kind);
+	memset(l, 0, sizeof(*l));
 }
 
-/* The regular, non-hidden files of dir, sorted. */
+/* The regular, non-hidden files of dir, sorted, and apart from them the
+ * entries that are FIFOs, devices, sockets or folders. */
 static int
 list_dir(struct qa_inventory *inv, const char *dir, struct listing *l)
 {
@@ -163,21 +173,31 @@ list_dir(struct qa_inventory *inv, const char *dir, struct listing *l)
 	size_t n = 0, i;
 	int rc;
 
-	l->names = NULL;
-	l->n = 0;
+	memset(l, 0, sizeof(*l));
 	rc = qa_inv_list(inv, *dir ? dir : ".", &ents, &n);
 	if (rc != QA_OK)
 		return rc;
 	l->names = calloc(n ? n : 1, sizeof(*l->names));
-	if (!l->names) {
+	l->special = calloc(n ? n : 1, sizeof(*l->special));
+	l->special_kind = calloc(n ? n : 1, sizeof(*l->special_kind));
+	if (!l->names || !l->special || !l->special_kind) {
 		qa_dirents_free(ents, n);
+		listing_free(l);
 		return QA_E_NOMEM;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (ents[i].kind == QA_NODE_FILE) {
 			l->names[l->n++] = ents[i].name;
-			ents[i].name = NULL;
+		} else if (ents[i].kind == QA_NODE_OTHER ||
+			   ents[i].kind == QA_NODE_DIR ||
+			   ents[i].kind == QA_NODE_OUTSIDE) {
+			l->special_kind[l->n_special] = ents[i].kind;
+			l->special[l->n_special++] = ents[i].name;
+		} else {
+			continue;
 		}
+		ents[i].name = NULL;
+	}
 	qa_dirents_free(ents, n);
 	return QA_OK;
 }
@@ -187,6 +207,39 @@ listing_has(const struct listing *l, const char *name)
 {
 	return l->n && bsearch(&name, l->names, l->n, sizeof(*l->names),
 			       cmp_str) != NULL;
+}
+
+/* What name is when the listing shows it as special, else NULL. */
+static const char *
+listing_special(const struct listing *l, const char *name)
+{
+	char **hit;
+
+	if (!l->n_special)
+		return NULL;
+	hit = bsearch(&name, l->special, l->n_special, sizeof(*l->special),
+		      cmp_str);
+	if (!hit)
+		return NULL;
+	if (l->special_kind[hit - l->special] == QA_NODE_OUTSIDE)
+		return QA_LINK_OUT_WHAT;
+	return l->special_kind[hit - l->special] == QA_NODE_DIR ?
+	       "a folder" : "a FIFO, device or socket";
+}
+
+/* A file the set needs that is not a regular file: not read; a weight
+ * file (not the index) counts as missing. */
+static void
+special_finding(struct qa_inventory *inv, const char *path, const char *name,
+		const char *what, bool weights)
+{
+	/* a link out of the folder is not followed (core/confine.h), a
+	 * file its permissions forbid reading is not read */
+	if (!qa_inv_not_read(inv, path, what))
+		qa_inv_finding(inv, QA1410, path, -1, NULL, "%s is %s, not a "
+			       "regular file; it was not read", name, what);
+	if (weights && !inv->weights.missing_files++)
+		inv->weights.first_missing = qa_arena_strdup(&inv->arena, name);
 }
 
 /* dir as the user gave it, joined with '/' unless it already ends so. */
@@ -369,18 +422,31 @@ out:
 
 /* ---- loading ---------------------------------------------------------- */
 
-/* Adds path as a file of the given role and parses it as safetensors. */
+/*
+ * Adds path as a file of the given role and parses it as safetensors. A
+ * path listed as a file that is something else when opened (a FIFO put
+ * in its place) is a finding, not added: *skipped is set.
+ */
 static int
 load_one(struct qa_inventory *inv, const char *path, enum qa_file_role role,
-	 uint32_t part, uint32_t parts)
+	 uint32_t part, uint32_t parts, bool *skipped)
 {
 	struct qa_source src;
 	struct qa_file *f;
 	uint32_t fi;
 	int rc;
 
-	if (qa_inv_open(inv, path, &src) != QA_OK)
-		return QA_E_IO;
+	*skipped = false;
+	if (qa_inv_open(inv, path, &src) != QA_OK) {
+		const char *base = strrchr(path, '/');
+
+		if (!src.not_regular)
+			return QA_E_IO;
+		special_finding(inv, path, base ? base + 1 : path,
+				src.not_regular, true);
+		*skipped = true;
+		return QA_OK;
+	}
 	f = qa_inv_add_file(inv, path);
 	if (!f) {
 		qa_source_close(&src);
@@ -436,73 +502,198 @@ tidx_lower(const struct qa_inventory *inv, const uint32_t *ti, size_t n,
 	return lo;
 }
 
+/* A numbered file of the set: its (X, n) group and part number. */
+struct numbered {
+	const char *name;	/* basename (X is its first prefix_len bytes) */
+	size_t prefix_len;
+	uint32_t k, n;
+	uint32_t fi;		/* its file */
+};
+
+static int
+cmp_group(const struct numbered *a, const struct numbered *b)
+{
+	size_t m = a->prefix_len < b->prefix_len ? a->prefix_len :
+		   b->prefix_len;
+	int c = memcmp(a->name, b->name, m);
+
+	if (c)
+		return c;
+	if (a->prefix_len != b->prefix_len)
+		return a->prefix_len < b->prefix_len ? -1 : 1;
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* Group (X, n), then part number, then file. */
+static int
+cmp_numbered(const void *x, const void *y)
+{
+	const struct numbered *a = x, *b = y;
+	int c = cmp_group(a, b);
+
+	if (c)
+		return c;
+	if (a->k != b->k)
+		return a->k < b->k ? -1 : 1;
+	return a->fi < b->fi ? -1 : a->fi > b->fi;
+}
+
+struct group {
+	size_t lo, hi;		/* its members in the sorted array */
+	uint32_t first_fi;	/* its first file in load order */
+};
+
+static int
+cmp_group_first(const void *x, const void *y)
+{
+	const struct group *a = x, *b = y;
+
+	return a->first_fi < b->first_fi ? -1 : a->first_fi > b->first_fi;
+}
+
+static int
+cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* One (X, n) group: part numbers outside 1..n (in load order), then the
+ * missing parts: found between the sorted part numbers present, never by
+ * walking 1..n (a name can claim 999999 parts). */
+static void
+check_group(struct qa_inventory *inv, const struct numbered *v,
+	    const struct group *g, uint32_t *scratch)
+{
+	const struct numbered *a = &v[g->lo];
+	uint32_t n_bad = 0, reported = 0, missing = 0, next = 1, j;
+	size_t i;
+
+	for (i = g->lo; i < g->hi; i++)
+		if (v[i].k == 0 || v[i].k > v[i].n)
+			scratch[n_bad++] = v[i].fi;
+	qsort(scratch, n_bad, sizeof(*scratch), cmp_u32);
+	for (j = 0; j < n_bad; j++) {
+		struct shard_name b;
+
+		parse_shard_name(inv->files[scratch[j]].name, &b);
+		qa_inv_finding(inv, QA1309, inv->files[scratch[j]].path, -1,
+			       NULL, "part number %u is outside 1..%u", b.k,
+			       b.n);
+	}
+	for (i = g->lo; i <= g->hi; i++) {
+		uint32_t k = i < g->hi ? v[i].k : a->n + 1;
+
+		if (k == 0 || (i < g->hi && k > a->n) || k < next)
+			continue;
+		/* next..k-1 are missing */
+		if (k > next && !inv->weights.missing_files)
+			inv->weights.first_missing = qa_arena_printf(
+				&inv->arena, "part %u of %u of %.*s", next,
+				a->n, (int)a->prefix_len, a->name);
+		inv->weights.missing_files += k - next;
+		missing += k - next;
+		for (j = next; j < k && reported < MAX_PART_FINDINGS; j++) {
+			reported++;
+			qa_inv_finding(inv, QA1309, NULL, -1, NULL,
+				       "part %u of %u of %.*s is missing", j,
+				       a->n, (int)a->prefix_len, a->name);
+		}
+		next = k + 1;
+	}
+	if (missing > MAX_PART_FINDINGS)
+		qa_inv_finding(inv, QA1309, NULL, -1, NULL,
+			       "%u parts of %.*s are missing in all", missing,
+			       (int)a->prefix_len, a->name);
+}
+
+/*
+ * Numbered sets without an index: every part 1..n of each (X, n) group
+ * present. Sorted once, so a folder of many numbered files costs
+ * O(f log f) whatever the groups and the part counts the names claim.
+ */
 static void
 check_numbered(struct qa_inventory *inv, const struct set_files *sf)
 {
-	uint32_t i, j;
+	struct numbered *v;
+	struct group *g;
+	uint32_t *scratch;
+	size_t nf = sf->end_file - sf->first_file, n = 0, n_g = 0, i;
 
-	for (i = sf->first_file; i < sf->end_file; i++) {
-		const struct qa_file *f = &inv->files[i];
-		struct shard_name a;
-		uint8_t *seen;
-		uint32_t reported = 0, missing = 0;
-		bool first = true;
-
-		if (!parse_shard_name(f->name, &a) || a.n == 0)
-			continue;
-		/* Handle each (X, n) group once, at its first file. */
-		for (j = sf->first_file; j < i; j++) {
-			struct shard_name b;
-
-			if (parse_shard_name(inv->files[j].name, &b) &&
-			    b.n == a.n && b.prefix_len == a.prefix_len &&
-			    memcmp(inv->files[j].name, f->name,
-				   a.prefix_len) == 0)
-				first = false;
-		}
-		if (!first)
-			continue;
-		seen = calloc((size_t)a.n + 1, 1);
-		if (!seen) {
-			inv->out_of_memory = true;
-			return;
-		}
-		for (j = i; j < sf->end_file; j++) {
-			struct shard_name b;
-			const char *nm = inv->files[j].name;
-
-			if (!parse_shard_name(nm, &b) || b.n != a.n ||
-			    b.prefix_len != a.prefix_len ||
-			    memcmp(nm, f->name, a.prefix_len) != 0)
-				continue;
-			if (b.k == 0 || b.k > b.n)
-				qa_inv_finding(inv, QA1309, inv->files[j].path,
-					       -1, NULL,
-					       "part number %u is outside 1..%u",
-					       b.k, b.n);
-			else
-				seen[b.k] = 1;
-		}
-		for (j = 1; j <= a.n; j++) {
-			if (seen[j])
-				continue;
-			missing++;
-			if (!inv->weights.missing_files++)
-				inv->weights.first_missing = qa_arena_printf(
-					&inv->arena, "part %u of %u of %.*s", j,
-					a.n, (int)a.prefix_len, f->name);
-			if (reported++ < MAX_PART_FINDINGS)
-				qa_inv_finding(inv, QA1309, NULL, -1, NULL,
-					       "part %u of %u of %.*s is missing",
-					       j, a.n, (int)a.prefix_len,
-					       f->name);
-		}
-		if (reported > MAX_PART_FINDINGS)
-			qa_inv_finding(inv, QA1309, NULL, -1, NULL,
-				       "%u parts of %.*s are missing in all",
-				       missing, (int)a.prefix_len, f->name);
-		free(seen);
+	v = calloc(nf ? nf : 1, sizeof(*v));
+	g = calloc(nf ? nf : 1, sizeof(*g));
+	scratch = calloc(nf ? nf : 1, sizeof(*scratch));
+	if (!v || !g || !scratch) {
+		inv->out_of_memory = true;
+		goto out;
 	}
+	for (i = sf->first_file; i < sf->end_file; i++) {
+		struct shard_name a;
+
+		if (!parse_shard_name(inv->files[i].name, &a) || a.n == 0)
+			continue;
+		v[n].name = inv->files[i].name;
+		v[n].prefix_len = a.prefix_len;
+		v[n].k = a.k;
+		v[n].n = a.n;
+		v[n].fi = (uint32_t)i;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_numbered);
+	for (i = 0; i < n; i++) {
+		if (i == 0 || cmp_group(&v[i - 1], &v[i]) != 0) {
+			g[n_g].lo = i;
+			g[n_g].first_fi = v[i].fi;
+			n_g++;
+		}
+		g[n_g - 1].hi = i + 1;
+		if (v[i].fi < g[n_g - 1].first_fi)
+			g[n_g - 1].first_fi = v[i].fi;
+	}
+	/* Each group at its first file, as the files were loaded. */
+	qsort(g, n_g, sizeof(*g), cmp_group_first);
+	for (i = 0; i < n_g; i++)
+		check_group(inv, v, &g[i], scratch);
+out:
+	free(v);
+	free(g);
+	free(scratch);
+}
+
+/* A loaded file of the set by name: sorted (name, file) pairs. */
+struct file_ref {
+	const char *name;
+	uint32_t fi;
+};
+
+static int
+cmp_file_ref(const void *x, const void *y)
+{
+	const struct file_ref *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->fi < b->fi ? -1 : a->fi > b->fi;
+}
+
+/* The first loaded file named name, or UINT32_MAX. */
+static uint32_t
+find_file(const struct file_ref *f, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(f[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(f[lo].name, name) == 0 ? f[lo].fi :
+	       UINT32_MAX;
 }
 
 /* Cross-file checks: duplicates across shards and the index agreement. */
@@ -511,13 +702,24 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	  const struct st_index *ix)
 {
 	size_t nt = sf->end_tensor - sf->first_tensor, i;
+	size_t nf = sf->end_file - sf->first_file;
+	struct file_ref *files = NULL;
 	uint32_t *ti = NULL;
 	uint64_t sum = 0;
 	bool shard_missing = false;
 
 	ti = malloc((nt ? nt : 1) * sizeof(*ti));
-	if (!ti)
+	files = malloc((nf ? nf : 1) * sizeof(*files));
+	if (!ti || !files) {
+		free(ti);
+		free(files);
 		return QA_E_NOMEM;
+	}
+	for (i = 0; i < nf; i++) {
+		files[i].name = inv->files[sf->first_file + i].name;
+		files[i].fi = sf->first_file + (uint32_t)i;
+	}
+	qsort(files, nf, sizeof(*files), cmp_file_ref);
 	for (i = 0; i < nt; i++)
 		ti[i] = sf->first_tensor + (uint32_t)i;
 	sort_tensors = inv->tensors;
@@ -534,20 +736,15 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	}
 	if (!ix || !ix->valid)
 		goto out;
-	/* Ghost keys: mapped to a present shard that lacks the tensor. */
+	/* Ghost keys: mapped to a present shard that lacks the tensor. Files
+	 * and tensors are found by binary search: O(entries log n). */
 	for (i = 0; i < ix->n; i++) {
 		const struct idx_entry *e = &ix->e[i];
-		uint32_t fi;
+		uint32_t fi = find_file(files, nf, e->shard);
 		size_t k;
-		bool found = false, loaded = false;
+		bool found = false;
 
-		for (fi = sf->first_file; fi < sf->end_file; fi++)
-			if (strcmp(inv->files[fi].name, e->shard) == 0 &&
-			    !unsafe_shard_name(e->shard)) {
-				loaded = true;
-				break;
-			}
-		if (!loaded) {
+		if (fi == UINT32_MAX || unsafe_shard_name(e->shard)) {
 			/* missing or unsafe: reported already, and the
 			 * headers cannot add up to total_size */
 			shard_missing = true;
@@ -595,6 +792,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 			       (unsigned long long)sum);
 out:
 	free(ti);
+	free(files);
 	return QA_OK;
 }
 
@@ -644,8 +842,15 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 			goto out;
 		}
 		if (qa_inv_open(inv, path, &src) != QA_OK) {
-			rc = QA_E_IO;
-			goto out;
+			if (!src.not_regular) {
+				rc = QA_E_IO;
+				goto out;
+			}
+			/* Listed as a file, something else when opened:
+			 * the set is read without its index. */
+			special_finding(inv, path, index_name,
+					src.not_regular, false);
+			goto shards;
 		}
 		f = qa_inv_add_file(inv, path);
 		if (!f) {
@@ -662,6 +867,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		if (rc != QA_OK)
 			goto out;
 	}
+shards:
 	take = calloc(l.n ? l.n : 1, sizeof(*take));
 	if (!take) {
 		rc = QA_E_NOMEM;
@@ -682,10 +888,15 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	for (i = 0; ix.valid && i < ix.n_shards; i++) {
 		const char *s = ix.shards[i];
 
+		const char *what;
+
 		if (unsafe_shard_name(s))
 			qa_inv_finding(inv, QA1306, ix.path, -1, NULL,
 				       "weight_map names \"%s\", which is not a plain file name in the model folder; it was not opened",
 				       s);
+		else if ((what = listing_special(&l, s)) != NULL)
+			special_finding(inv, join_path(inv, dir, s), s, what,
+					true);
 		else if (!listing_has(&l, s)) {
 			if (!inv->weights.missing_files++)
 				inv->weights.first_missing =
@@ -694,6 +905,18 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 				       "weight_map names %s, which is not in the folder",
 				       s);
 		}
+	}
+	/* Shards that are FIFOs, devices, sockets or folders, named by no
+	 * index: never opened, but said (a loader globbing *.safetensors
+	 * would open them). */
+	for (i = 0; i < l.n_special; i++) {
+		const char *nm = l.special[i];
+
+		if (!ends_with(nm, ST_EXT) || index_names_shard(&ix, nm) ||
+		    (filter_name && !matches_filter(nm, filter_name, &filter)))
+			continue;
+		special_finding(inv, join_path(inv, dir, nm), nm,
+				listing_special(&l, nm), true);
 	}
 	sf.first_file = inv->n_files;
 	sf.first_tensor = inv->n_tensors;
@@ -704,7 +927,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	}
 	for (i = 0; i < l.n; i++) {
 		struct shard_name sn;
-		bool numbered;
+		bool numbered, skipped;
 		char *path;
 
 		if (!take[i])
@@ -718,9 +941,12 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		rc = load_one(inv, path,
 			      index_name || n_take > 1 ? QA_FILE_SHARD :
 			      QA_FILE_MODEL,
-			      numbered ? sn.k : 0, numbered ? sn.n : 0);
+			      numbered ? sn.k : 0, numbered ? sn.n : 0,
+			      &skipped);
 		if (rc != QA_OK)
 			goto out;
+		if (skipped)
+			continue;
 		if (ix.valid && !index_names_shard(&ix, l.names[i])) {
 			sf.extra[inv->n_files - 1 - sf.first_file] = true;
 			inv->files[inv->n_files - 1].unlisted = true;
@@ -751,6 +977,47 @@ qa_st_load_set_in_dir(struct qa_inventory *inv, const char *dir,
 	return load_set(inv, dir, index_name, NULL);
 }
 
+/* A name loaders open as a file (config.json, tokenizer_config.json,
+ * chat_template.jinja, weights): a folder so named is not skipped in
+ * silence. Folders without these endings (additional_chat_templates/,
+ * original/, onnx/) are ordinary parts of a model repository. */
+static bool
+named_as_file(const char *name)
+{
+	static const char *const ext[] = { ".json", ".jinja", ".gguf", ".bin",
+					   ".pt", ".pth", ".model" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (ends_with(name, ext[i]))
+			return true;
+	return false;
+}
+
+void
+qa_st_report_special(struct qa_inventory *inv, const char *dir,
+		     const struct qa_dirent *e, size_t n)
+{
+	size_t i, k = strlen(dir);
+
+	for (i = 0; i < n; i++) {
+		const char *p;
+
+		if (ends_with(e[i].name, ".safetensors") ||
+		    (e[i].kind != QA_NODE_OTHER &&
+		     (e[i].kind != QA_NODE_DIR ||
+		      !named_as_file(e[i].name))))
+			continue;
+		p = qa_arena_printf(&inv->arena, "%s%s%s", dir,
+				    k && dir[k - 1] != '/' ? "/" : "",
+				    e[i].name);
+		qa_inv_finding(inv, QA1410, p, -1, NULL, "%s in the model "
+			       "folder is %s, not a regular file; it was not "
+			       "read", e[i].name, e[i].kind == QA_NODE_DIR ?
+			       "a folder" : "a FIFO, device or socket");
+	}
+}
+
 /*
  * A file, shard or index named directly inside a checkpoint folder: the
  * folder's config.json and other side files describe it, so they are
@@ -766,6 +1033,7 @@ load_side_beside(struct qa_inventory *inv, const char *dir)
 
 	if (qa_inv_list(inv, *dir ? dir : ".", &e, &n) != QA_OK)
 		return QA_OK;
+	qa_st_report_special(inv, dir, e, n);
 	for (i = 0; i < n; i++)
 		if (e[i].kind == QA_NODE_FILE &&
 		    strcmp(e[i].name, "config.json") == 0)
@@ -830,7 +1098,11 @@ qa_st_load_path(struct qa_inventory *inv, const char *path)
 			return load_set(inv, dir, "model.safetensors.index.json",
 					NULL);
 	}
-	return load_one(inv, path, QA_FILE_MODEL, 0, 0);
+	{
+		bool skipped;
+
+		return load_one(inv, path, QA_FILE_MODEL, 0, 0, &skipped);
+	}
 }
 
 /* The format table row (formats/format.h): the file module's probe and

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Chunked bump allocator behind struct qa_arena (see arena.h). Small
- * requests share 64 KiB chunks; a request larger than a quarter chunk gets
- * a chunk of its own so big token tables do not waste the tail of a chunk.
+ * requests share chunks of 4 KiB at first, doubling with the bytes handed
+ * out up to 64 KiB (every model of a folder keeps its arena until the
+ * report, so a 100-byte model must not cost a 64 KiB chunk); a request
+ * larger than a quarter of 64 KiB gets a chunk of its own so big token
+ * tables do not waste the tail of a chunk.
  */
 #include "core/arena.h"
 
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
+#define FIRST_CHUNK_SIZE ((size_t)4 * 1024)
 #define ALIGNMENT ((size_t)16)
 
 struct qa_arena_chunk {
@@ -95,7 +99,11 @@ qa_arena_alloc(struct qa_arena *a, size_t n)
 	}
 	c = a->head;
 	if (!c || c->cap - c->off < need) {
-		c = new_chunk(CHUNK_SIZE);
+		size_t cap = FIRST_CHUNK_SIZE;
+
+		while (cap < CHUNK_SIZE && cap <= a->used)
+			cap *= 2;
+		c = new_chunk(cap < need ? need : cap);
 		if (!c)
 			return NULL;
 		c->next = a->head;

@@ -5,6 +5,9 @@
  */
 #include "core/inventory.h"
 
+#include "core/confine.h"
+
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,10 +77,58 @@ qa_inv_list(const struct qa_inventory *inv, const char *dir,
 }
 
 void
+qa_inv_link_out(struct qa_inventory *inv, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char target[512];
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++)
+		if (inv->findings[i].rule->code == QA1411 &&
+		    inv->findings[i].file &&
+		    strcmp(inv->findings[i].file, path) == 0)
+			return;
+	if (!qa_fs_link_text(path, target, sizeof(target)))
+		snprintf(target, sizeof(target), "?");
+	qa_inv_finding(inv, QA1411, path, -1, NULL,
+		       "%s points to '%s': the link was not followed and "
+		       "nothing of its target was read (--follow-symlinks "
+		       "follows links in folders you trust)",
+		       base ? base + 1 : path, target);
+}
+
+bool
+qa_inv_not_read(struct qa_inventory *inv, const char *path, const char *what)
+{
+	const char *base = strrchr(path, '/');
+	uint32_t i;
+
+	if (!what)
+		return false;
+	if (strcmp(what, QA_LINK_OUT_WHAT) == 0) {
+		qa_inv_link_out(inv, path);
+		return true;
+	}
+	if (strcmp(what, QA_UNREADABLE_WHAT) != 0)
+		return false;
+	for (i = 0; i < inv->n_findings; i++)
+		if (inv->findings[i].rule->code == QA1412 &&
+		    inv->findings[i].file &&
+		    strcmp(inv->findings[i].file, path) == 0)
+			return true;
+	qa_inv_finding(inv, QA1412, path, -1, NULL,
+		       "%s cannot be read: permission denied (its permission "
+		       "bits, which came with the download, forbid it); it "
+		       "was not read", base ? base + 1 : path);
+	return true;
+}
+
+void
 qa_inventory_destroy(struct qa_inventory *inv)
 {
 	if (!inv)
 		return;
+	free(inv->tally);
 	qa_arena_finish(&inv->arena);
 	free(inv);
 }
@@ -134,6 +185,40 @@ qa_inv_add_file(struct qa_inventory *inv, const char *path)
 	return f;
 }
 
+/* Room for `more` elements past *n in an arena-backed array. */
+static bool
+reserve(struct qa_inventory *inv, void **arr, uint32_t n, uint32_t *cap,
+	uint64_t more, size_t sz)
+{
+	uint64_t want = (uint64_t)n + more, ncap;
+	void *na;
+
+	if (want <= *cap)
+		return true;
+	ncap = (uint64_t)*cap * 2 > want ? (uint64_t)*cap * 2 : want;
+	if (ncap > UINT32_MAX) {
+		inv->out_of_memory = true;
+		return false;
+	}
+	na = qa_arena_grow(&inv->arena, *arr, n, (size_t)ncap, sz);
+	if (!na) {
+		inv->out_of_memory = true;
+		return false;
+	}
+	*arr = na;
+	*cap = (uint32_t)ncap;
+	return true;
+}
+
+bool
+qa_inv_reserve(struct qa_inventory *inv, uint64_t tensors, uint64_t kvs)
+{
+	return reserve(inv, (void **)&inv->tensors, inv->n_tensors,
+		       &inv->cap_tensors, tensors, sizeof(struct qa_tensor)) &&
+	       reserve(inv, (void **)&inv->kvs, inv->n_kvs, &inv->cap_kvs,
+		       kvs, sizeof(struct qa_kv));
+}
+
 struct qa_tensor *
 qa_inv_add_tensor(struct qa_inventory *inv)
 {
@@ -167,9 +252,61 @@ qa_inv_add_template(struct qa_inventory *inv)
 	return t;
 }
 
-/* Findings beyond this are counted but not stored: a hostile file with a
- * million bad tensors must not turn into a million-line report. */
-#define MAX_FINDINGS 10000
+/* Whether ov disables rule, and the severity it gives it otherwise. */
+static bool
+override_of(const struct qa_overrides *ov, const struct qa_rule *rule,
+	    enum qa_severity *sev)
+{
+	bool disabled = false;
+	size_t j;
+
+	*sev = rule->severity;
+	for (j = 0; ov && j < ov->n; j++) {
+		if (ov->items[j].code != rule->code)
+			continue;
+		/* the last word on a rule wins */
+		disabled = ov->items[j].disabled;
+		if (!disabled)
+			*sev = ov->items[j].severity;
+	}
+	return disabled;
+}
+
+/*
+ * The tally of rule, added when it is new; NULL when out of memory. The
+ * tally lives outside the arena so that a full arena (a hostile header
+ * at the inventory limit) still counts every finding.
+ */
+static struct qa_rule_tally *
+tally_of(struct qa_inventory *inv, const struct qa_rule *rule)
+{
+	struct qa_rule_tally *t;
+	uint32_t i;
+
+	if (inv->last_tally < inv->n_tally &&
+	    inv->tally[inv->last_tally].rule == rule)
+		return &inv->tally[inv->last_tally];
+	for (i = 0; i < inv->n_tally; i++)
+		if (inv->tally[i].rule == rule) {
+			inv->last_tally = i;
+			return &inv->tally[i];
+		}
+	if (inv->n_tally == inv->cap_tally) {
+		uint32_t ncap = inv->cap_tally ? 2 * inv->cap_tally : 32;
+		void *nt = realloc(inv->tally, ncap * sizeof(*inv->tally));
+
+		if (!nt)
+			return NULL;
+		inv->tally = nt;
+		inv->cap_tally = ncap;
+	}
+	t = &inv->tally[inv->n_tally];
+	memset(t, 0, sizeof(*t));
+	t->rule = rule;
+	t->disabled = override_of(inv->overrides, rule, &t->severity);
+	inv->last_tally = inv->n_tally++;
+	return t;
+}
 
 static void add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
 			const char *file, int64_t offset, const char *tensor,
@@ -181,24 +318,44 @@ add_finding(struct qa_inventory *inv, const struct qa_rule *rule,
 	    const char *file, int64_t offset, const char *tensor,
 	    const char *fmt, va_list ap)
 {
+	struct qa_rule_tally *t;
 	struct qa_finding *f;
 	char buf[1024];
 
-	if (!rule || inv->n_findings >= MAX_FINDINGS)
+	if (!rule)
 		return;
+	t = tally_of(inv, rule);
+	if (!t) {
+		inv->out_of_memory = true;
+		return;
+	}
+	if (t->disabled)
+		return;
+	if (t->stored > 0 && (t->stored >= QA_FINDINGS_PER_RULE ||
+			      inv->n_findings >= QA_FINDINGS_MAX)) {
+		t->dropped++;
+		return;
+	}
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	f = push(inv, (void **)&inv->findings, &inv->n_findings,
 		 &inv->cap_findings, sizeof(*f));
-	if (!f)
+	if (!f) {
+		/* the arena said no: still counted */
+		t->dropped++;
 		return;
+	}
+	t->stored++;
 	f->rule = rule;
 	f->severity = rule->severity;
 	f->message = qa_arena_strdup(&inv->arena, buf);
 	f->file = file ? qa_arena_strdup(&inv->arena, file) : NULL;
 	f->offset = offset;
 	f->tensor = tensor ? qa_arena_strdup(&inv->arena, tensor) : NULL;
-	if (!f->message)
+	if (!f->message) {
+		/* keep the finding, without its detail */
+		f->message = "";
 		inv->out_of_memory = true;
+	}
 }
 
 void
@@ -291,33 +448,204 @@ qa_value_type_name(enum qa_value_type t)
 	return "?";
 }
 
+uint64_t
+qa_inventory_dropped(const struct qa_inventory *inv,
+		     uint64_t out[QA_SEV_NONE])
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (out)
+		memset(out, 0, QA_SEV_NONE * sizeof(*out));
+	for (i = 0; i < inv->n_tally; i++) {
+		const struct qa_rule_tally *t = &inv->tally[i];
+
+		if (t->disabled || t->dropped == 0 ||
+		    (unsigned)t->severity >= QA_SEV_NONE)
+			continue;
+		if (out)
+			out[t->severity] += t->dropped;
+		total += t->dropped;
+	}
+	return total;
+}
+
+static int
+cmp_tally(const void *a, const void *b)
+{
+	const struct qa_rule_tally *x = *(const struct qa_rule_tally *const *)a;
+	const struct qa_rule_tally *y = *(const struct qa_rule_tally *const *)b;
+
+	if (x->severity != y->severity)
+		return x->severity > y->severity ? -1 : 1;
+	if (x->dropped != y->dropped)
+		return x->dropped > y->dropped ? -1 : 1;
+	return (x->rule->code > y->rule->code) -
+	       (x->rule->code < y->rule->code);
+}
+
+/* Appends to buf (cap bytes, NUL-terminated) what fits. */
+static void
+append(char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+append(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+}
+
+static const char *
+sev_plural(enum qa_severity s, uint64_t n)
+{
+	if (s == QA_SEV_ERROR)
+		return n == 1 ? "error" : "errors";
+	if (s == QA_SEV_WARNING)
+		return n == 1 ? "warning" : "warnings";
+	return "info";
+}
+
+char *
+qa_inventory_dropped_text(const struct qa_inventory *inv, char *buf,
+			  size_t cap)
+{
+	const struct qa_rule_tally *order[8];
+	uint64_t by[QA_SEV_NONE], total;
+	size_t n = 0, i, rest = 0;
+	uint32_t k;
+	int s;
+	bool first = true;
+
+	if (cap == 0)
+		return buf;
+	buf[0] = '\0';
+	total = qa_inventory_dropped(inv, by);
+	if (total == 0)
+		return buf;
+	append(buf, cap, "%" PRIu64 " more finding%s %s found but not listed "
+	       "(", total, total == 1 ? "" : "s", total == 1 ? "was" : "were");
+	for (s = QA_SEV_ERROR; s >= QA_SEV_INFO; s--) {
+		if (!by[s])
+			continue;
+		append(buf, cap, "%s%" PRIu64 " %s", first ? "" : ", ", by[s],
+		       sev_plural((enum qa_severity)s, by[s]));
+		first = false;
+	}
+	append(buf, cap, "; at most %d findings of a rule and %d in all are "
+	       "kept): ", QA_FINDINGS_PER_RULE, QA_FINDINGS_MAX);
+	/* The eight rules that dropped the most, worst severity first. */
+	for (k = 0; k < inv->n_tally; k++) {
+		const struct qa_rule_tally *t = &inv->tally[k];
+
+		if (t->disabled || t->dropped == 0 ||
+		    (unsigned)t->severity >= QA_SEV_NONE)
+			continue;
+		if (n < sizeof(order) / sizeof(order[0])) {
+			order[n++] = t;
+			qsort(order, n, sizeof(order[0]), cmp_tally);
+		} else if (cmp_tally(&t, &order[n - 1]) < 0) {
+			order[n - 1] = t;
+			qsort(order, n, sizeof(order[0]), cmp_tally);
+			rest++;
+		} else {
+			rest++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		append(buf, cap, "%sQA%04u %s %" PRIu64 " %s", i ? ", " : "",
+		       (unsigned)order[i]->rule->code, order[i]->rule->id,
+		       order[i]->dropped,
+		       sev_plural(order[i]->severity, order[i]->dropped));
+	if (rest)
+		append(buf, cap, " and %zu more rule%s", rest,
+		       rest == 1 ? "" : "s");
+	return buf;
+}
+
+void
+qa_inventory_merge_findings(struct qa_inventory *dst,
+			    const struct qa_inventory *src)
+{
+	uint32_t i;
+
+	for (i = 0; i < src->n_findings; i++) {
+		const struct qa_finding *x = &src->findings[i];
+
+		qa_inv_finding_rule(dst, x->rule, x->file, x->offset,
+				    x->tensor, "%s", x->message);
+	}
+	for (i = 0; i < src->n_tally; i++) {
+		const struct qa_rule_tally *x = &src->tally[i];
+		struct qa_rule_tally *t;
+
+		if (x->dropped == 0)
+			continue;
+		t = tally_of(dst, x->rule);
+		if (!t) {
+			dst->out_of_memory = true;
+			return;
+		}
+		if (!t->disabled)
+			t->dropped += x->dropped;
+	}
+}
+
+/* Room granted once past the arena limit, for the finding that says so
+ * and the summaries and checks of what was read. */
+#define LIMIT_RESERVE ((size_t)64 << 20)
+
+bool
+qa_inventory_limit_finding(struct qa_inventory *inv, const char *when)
+{
+	if (!inv->arena.hit_limit)
+		return false;
+	if (!inv->limit_reserve &&
+	    inv->arena.limit <= SIZE_MAX - LIMIT_RESERVE) {
+		inv->arena.limit += LIMIT_RESERVE;
+		inv->limit_reserve = true;
+	}
+	inv->arena.hit_limit = false;
+	inv->out_of_memory = false;
+	qa_inv_finding(inv, QA1901, NULL, -1, NULL, "the inventory reached "
+		       "its limit of %zu MiB while %s: the report covers what "
+		       "was read before it",
+		       (size_t)(QA_ARENA_DEFAULT_LIMIT >> 20), when);
+	inv->out_of_memory = false;
+	return true;
+}
+
 int
 qa_inventory_worst(const struct qa_inventory *inv)
 {
-	int worst = -1;
+	uint64_t by[QA_SEV_NONE];
+	int worst = -1, s;
 	uint32_t i;
 
 	for (i = 0; i < inv->n_findings; i++)
 		if ((int)inv->findings[i].severity > worst)
 			worst = (int)inv->findings[i].severity;
+	qa_inventory_dropped(inv, by);
+	for (s = QA_SEV_INFO; s < QA_SEV_NONE; s++)
+		if (by[s] && s > worst)
+			worst = s;
 	return worst;
 }
 
 const char *
 qa_verdict(const struct qa_inventory *inv, enum qa_severity fail_on)
 {
-	bool warn = false;
-	uint32_t i;
+	int worst = qa_inventory_worst(inv);
 
-	for (i = 0; i < inv->n_findings; i++) {
-		enum qa_severity s = inv->findings[i].severity;
-
-		if (fail_on != QA_SEV_NONE && s >= fail_on)
-			return "fail";
-		if (s == QA_SEV_WARNING || s == QA_SEV_ERROR)
-			warn = true;
-	}
-	return warn ? "warn" : "pass";
+	if (fail_on != QA_SEV_NONE && worst >= (int)fail_on)
+		return "fail";
+	return worst >= QA_SEV_WARNING ? "warn" : "pass";
 }
 
 static int
@@ -352,6 +680,12 @@ qa_inventory_apply_overrides(struct qa_inventory *inv,
 
 	if (!ov || ov->n == 0)
 		return;
+	for (i = 0; i < inv->n_tally; i++) {
+		struct qa_rule_tally *t = &inv->tally[i];
+
+		if (override_of(ov, t->rule, &t->severity))
+			t->disabled = true;
+	}
 	for (i = 0; i < inv->n_findings; i++) {
 		struct qa_finding f = inv->findings[i];
 		bool drop = false;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/arena.h"
 #include "core/diag.h"
@@ -27,6 +28,8 @@ enum qa_input_kind {
 	QA_KIND_GGUF,
 	QA_KIND_SAFETENSORS,
 	QA_KIND_HF_DIR,
+	QA_KIND_PYTORCH,	/* a PyTorch checkpoint or sharded set
+				 * (formats/pytorch.c) */
 };
 
 /* What a file is within the input. */
@@ -60,9 +63,17 @@ struct qa_file {
 				 * follow the index skip it */
 };
 
+/* Bytes of chat templates read and scanned per model, all templates
+ * together (rules/check_template.c): real templates are at most a few
+ * tens of KB, so this is a thousand times the largest. A template (or
+ * the part of one) beyond it is read no further and reported as not
+ * scanned (QA6004). Loaders keep each template up to this size. */
+#define QA_TEMPLATE_SCAN_MAX ((uint64_t)32 << 20)
+
 /* A chat template as a file holds it: GGUF tokenizer.chat_template*,
  * tokenizer_config.json chat_template (a string or each named entry),
- * chat_template.jinja. */
+ * chat_template.jinja, additional_chat_templates/<name>.jinja,
+ * chat_template.json and processor_config.json chat_template. */
 struct qa_template {
 	const char *label;	/* where it is, for findings:
 				 * "chat_template.jinja",
@@ -75,6 +86,8 @@ struct qa_template {
 	const char *file;	/* display path, or NULL */
 	int64_t offset;		/* of the value in file, -1 if unknown */
 	bool primary;		/* the template engines use by default */
+	bool shadowed;		/* a duplicate JSON key Python does not use
+				 * (scanned all the same) */
 };
 
 /* tokenizer_config.json added_tokens_decoder: {"<id>": {"content"...}}. */
@@ -96,6 +109,23 @@ enum qa_value_type {
 #define QA_KV_KEEP_ELEMENTS 4096
 /* Strings longer than this are kept truncated (length still exact). */
 #define QA_KV_KEEP_STRING ((uint64_t)4 << 20)
+/*
+ * Kept arrays are stored compactly (arr.packed: the scalars at their own
+ * width, strings as pointer and length), about the bytes they take in the
+ * file. One struct qa_value per element (arr.items, 40 bytes each, 40
+ * times a u8 element) is made only for arrays of at most
+ * QA_KV_EXPAND_ELEMENTS elements, the most any report prints, and at
+ * most QA_KV_EXPAND_BUDGET of them per inventory; a longer string array
+ * gets its first element there. Read elements with qa_value_item().
+ */
+#define QA_KV_EXPAND_ELEMENTS 64
+#define QA_KV_EXPAND_BUDGET ((uint64_t)1 << 16)
+
+/* A kept string element in arr.packed. */
+struct qa_packed_str {
+	const char *s;		/* NUL-terminated, maybe truncated */
+	uint64_t len;		/* true length in the file */
+};
 
 struct qa_value {
 	enum qa_value_type type;
@@ -109,9 +139,21 @@ struct qa_value {
 		} str;
 		struct {
 			enum qa_value_type elem;
+			uint32_t kept;		/* elements kept (at most
+						 * QA_KV_KEEP_ELEMENTS) */
 			uint64_t count;		/* true element count */
-			struct qa_value *items;	/* NULL if count > keep limit */
-			uint64_t kept;		/* elements in items */
+			/* Without packed: the kept elements, or NULL
+			 * (arrays built by hand, arrays of arrays).
+			 * With packed: all kept elements when count <=
+			 * QA_KV_EXPAND_ELEMENTS (or NULL past the
+			 * budget), else NULL or (string arrays) the
+			 * first element only. */
+			struct qa_value *items;
+			/* The kept elements, compact: count x the
+			 * element's width in host byte order (bool 1
+			 * byte, 0 or 1), or struct qa_packed_str for
+			 * strings; NULL for arrays of arrays. */
+			const void *packed;
 		} arr;
 	} v;
 };
@@ -258,6 +300,17 @@ struct qa_inventory {
 
 	struct qa_finding *findings;
 	uint32_t n_findings, cap_findings;
+	/* Per rule that found something: findings stored and findings
+	 * counted past the caps (qa_inv_finding); malloc'd, freed by
+	 * qa_inventory_destroy. */
+	struct qa_rule_tally *tally;
+	uint32_t n_tally, cap_tally;
+	uint32_t last_tally;		/* tally[] index of the last rule
+					 * counted: a flood is one rule */
+	/* Overrides known while findings are made (set by the pipeline
+	 * before loading, may be NULL): a disabled rule's findings are
+	 * neither stored nor counted, so they cannot crowd out others. */
+	const struct qa_overrides *overrides;
 
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */
@@ -345,6 +398,20 @@ struct qa_inventory {
 	} kind_mismatch;
 	const char *input_note;		/* what input resolution decided, for
 					 * the report, or NULL */
+	/* The archive the model was read from (formats/archive.c): file
+	 * NULL when the input is not inside one. Paths of files inside it
+	 * read "<archive>!/<member>". */
+	struct {
+		const char *file;	/* the archive's path */
+		const char *format;	/* "tar", "tar.gz", "tar.zst", "zip",
+					 * "llamafile", "nemo"... */
+		const char *kind;	/* the model's own kind inside ("gguf",
+					 * "safetensors", "hf-dir"), "none" */
+		const char *read;	/* "in-place" (stored members read by
+					 * offset) or "streamed" */
+		uint32_t members;	/* members listed */
+		uint64_t bytes;		/* their uncompressed bytes */
+	} archive;
 
 	struct qa_fit_result *fit;	/* set by the fit step, else NULL */
 	const char *fit_error;		/* a fit was asked and the model could
@@ -355,6 +422,11 @@ struct qa_inventory {
 					 * pipeline once findings are final */
 
 	bool out_of_memory;		/* an allocation failed: exit 4 */
+	bool limit_reserve;		/* the arena limit was raised once for
+					 * the steps after QA1901 */
+	uint64_t expanded_values;	/* array elements given an arr.items
+					 * struct so far (formats/gguf.c;
+					 * at most QA_KV_EXPAND_BUDGET) */
 };
 
 /* Creates an empty inventory for path, read from the real file system;
@@ -368,6 +440,21 @@ int qa_inv_stat(const struct qa_inventory *inv, const char *path,
 		enum qa_node_kind *kind, uint64_t *size);
 int qa_inv_list(const struct qa_inventory *inv, const char *dir,
 		struct qa_dirent **out, size_t *n);
+/*
+ * Records that path is a symbolic link out of the model folder, not
+ * followed (QA1411, core/confine.h), naming it and what the link says;
+ * once per path.
+ */
+void qa_inv_link_out(struct qa_inventory *inv, const char *path);
+/*
+ * Records that path was not read because of what an open found it to be
+ * (src->not_regular): QA1411 for a link out of the folder
+ * (QA_LINK_OUT_WHAT), QA1412 for a file its permissions forbid reading
+ * (QA_UNREADABLE_WHAT); once per path. Returns false, recording
+ * nothing, for any other what (a FIFO, a folder...: the caller's QA1410).
+ */
+bool qa_inv_not_read(struct qa_inventory *inv, const char *path,
+		     const char *what);
 /* Frees the inventory and everything in its arena; accepts NULL. */
 void qa_inventory_destroy(struct qa_inventory *inv);
 
@@ -376,6 +463,17 @@ void qa_inventory_destroy(struct qa_inventory *inv);
 struct qa_file *qa_inv_add_file(struct qa_inventory *inv, const char *path);
 struct qa_tensor *qa_inv_add_tensor(struct qa_inventory *inv);
 struct qa_kv *qa_inv_add_kv(struct qa_inventory *inv);
+/*
+ * Makes room for `tensors` more tensors and `kvs` more keys, for a format
+ * that knows its counts before reading (a GGUF header, already bounded by
+ * the bytes left in the file): arrays grown by doubling leave every
+ * smaller copy in the arena, up to three times the final array. When an
+ * array grows, it grows to at least twice its capacity, so the parts of a
+ * split set reserving in turn still cost O(total). False when out of
+ * memory (inv->out_of_memory set).
+ */
+bool qa_inv_reserve(struct qa_inventory *inv, uint64_t tensors,
+		    uint64_t kvs);
 struct qa_template *qa_inv_add_template(struct qa_inventory *inv);
 
 /*
@@ -402,7 +500,141 @@ bool qa_value_as_int(const struct qa_value *v, int64_t *out);
 bool qa_value_as_double(const struct qa_value *v, double *out);
 const char *qa_value_type_name(enum qa_value_type t);
 
-/* Worst severity among findings, or -1 if none. */
+/*
+ * Element i of the kept elements of array v, into *out (a string's bytes
+ * are borrowed from v). False when v is not an array or i >= kept. Works
+ * on the compact form the loaders write and on arrays built by hand.
+ */
+static inline bool
+qa_value_item(const struct qa_value *v, uint64_t i, struct qa_value *out)
+{
+	const unsigned char *p;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+	float f;
+	double d;
+	struct qa_packed_str ps;
+
+	if (v->type != QA_V_ARRAY || i >= v->v.arr.kept)
+		return false;
+	if (!v->v.arr.packed) {
+		if (!v->v.arr.items)
+			return false;
+		*out = v->v.arr.items[i];
+		return true;
+	}
+	p = v->v.arr.packed;
+	memset(out, 0, sizeof(*out));
+	out->type = v->v.arr.elem;
+	switch (v->v.arr.elem) {
+	case QA_V_U8:
+	case QA_V_BOOL:
+		out->v.u = p[i];
+		return true;
+	case QA_V_I8:
+		out->v.i = (int8_t)p[i];
+		return true;
+	case QA_V_U16:
+	case QA_V_I16:
+		memcpy(&u16, p + 2 * i, 2);
+		if (v->v.arr.elem == QA_V_U16)
+			out->v.u = u16;
+		else
+			out->v.i = (int16_t)u16;
+		return true;
+	case QA_V_U32:
+	case QA_V_I32:
+		memcpy(&u32, p + 4 * i, 4);
+		if (v->v.arr.elem == QA_V_U32)
+			out->v.u = u32;
+		else
+			out->v.i = (int32_t)u32;
+		return true;
+	case QA_V_F32:
+		memcpy(&f, p + 4 * i, 4);
+		out->v.f = f;
+		return true;
+	case QA_V_U64:
+	case QA_V_I64:
+		memcpy(&u64, p + 8 * i, 8);
+		if (v->v.arr.elem == QA_V_U64)
+			out->v.u = u64;
+		else
+			out->v.i = (int64_t)u64;
+		return true;
+	case QA_V_F64:
+		memcpy(&d, p + 8 * i, 8);
+		out->v.f = d;
+		return true;
+	case QA_V_STRING:
+		memcpy(&ps, p + sizeof(ps) * i, sizeof(ps));
+		out->v.str.s = ps.s;
+		out->v.str.len = ps.len;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The caps of qa_inv_finding(): at most QA_FINDINGS_PER_RULE findings of
+ * one rule and QA_FINDINGS_MAX of all rules are stored, except that the
+ * first finding of every rule is always stored (so each rule that found
+ * something has a finding in the report, with its location). Findings
+ * past a cap are counted per rule, never dropped silently: the counts
+ * take part in the verdict, and every reporter says how many of each
+ * severity were not listed. A hostile file with a million bad values
+ * cannot turn into a million-line report, nor hide one template
+ * injection behind them.
+ */
+#define QA_FINDINGS_MAX 10000
+#define QA_FINDINGS_PER_RULE 1000
+
+/* One rule's findings: how many were stored and how many only counted. */
+struct qa_rule_tally {
+	const struct qa_rule *rule;
+	enum qa_severity severity;	/* effective (after overrides) */
+	bool disabled;			/* by an override: not counted */
+	uint32_t stored;		/* stored (before grouping) */
+	uint64_t dropped;		/* counted past a cap, not stored */
+};
+
+/*
+ * Findings counted past the caps and not stored, by effective severity
+ * (out[QA_SEV_INFO..QA_SEV_ERROR], out may be NULL); returns their total.
+ */
+uint64_t qa_inventory_dropped(const struct qa_inventory *inv,
+			      uint64_t out[QA_SEV_NONE]);
+
+/*
+ * One line for reports, in buf: "12000 more findings were found but not
+ * listed (2 errors, 11998 warnings): QA1010 gguf-bad-bool 11998 warnings,
+ * ..." (rules by severity, then count; at most 8 named). Only rule codes
+ * and ids, nothing from the model. Empty when nothing was dropped.
+ * Returns buf.
+ */
+char *qa_inventory_dropped_text(const struct qa_inventory *inv, char *buf,
+				size_t cap);
+
+/*
+ * Copies the findings of src (stored and counted) into dst, as a
+ * projector's inventory hands its findings to the model's.
+ */
+void qa_inventory_merge_findings(struct qa_inventory *dst,
+				 const struct qa_inventory *src);
+
+/*
+ * When an allocation failed because the arena reached its limit (not
+ * because the system is out of memory): clears inv->out_of_memory, grants
+ * a small reserve once so the rest of the pipeline can run, records
+ * QA1901 saying what was happening (`when`, e.g. "loading") and returns
+ * true; the report then covers what was read. False when the limit was
+ * not what refused (a real out of memory, exit 4).
+ */
+bool qa_inventory_limit_finding(struct qa_inventory *inv, const char *when);
+
+/* Worst severity among findings, stored or only counted, or -1 if none. */
 int qa_inventory_worst(const struct qa_inventory *inv);
 
 /*
@@ -413,14 +645,16 @@ int qa_inventory_worst(const struct qa_inventory *inv);
  */
 void qa_inventory_group_findings(struct qa_inventory *inv);
 
-/* Rewrites the severity of every finding and removes disabled ones. */
+/* Rewrites the severity of every finding (and of the counted ones) and
+ * removes disabled ones. */
 void qa_inventory_apply_overrides(struct qa_inventory *inv,
 				  const struct qa_overrides *ov);
 
 /*
  * The verdict of one inventory under fail_on: "fail" when a finding is at
  * or above fail_on, "warn" when any warning or error remains, "pass"
- * otherwise. The pipeline stores it in inv->verdict once the findings are
+ * otherwise; findings counted past the caps count as much as stored
+ * ones. The pipeline stores it in inv->verdict once the findings are
  * final; qa_verdict_all() is the worst over several inputs.
  */
 const char *qa_verdict(const struct qa_inventory *inv,

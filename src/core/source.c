@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Byte sources (a file read with pread on an O_RDONLY descriptor —
- * inputs are never opened writable — or bytes in memory), the file
+ * inputs are never opened writable — bytes in memory, a range of another
+ * source, or the kept prefix of a streamed archive member), the file
  * systems they come from (the real one, an in-memory one for tests and
  * fuzzers), and the buffered bounded reader.
  */
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/ckd.h"
 
 /* ---- file sources ------------------------------------------------------ */
 
@@ -66,23 +69,51 @@ qa_source_open(struct qa_source *src, const char *path)
 	src->ops = &file_ops;
 	/* O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
 	 * It changes nothing for the regular files read here and is
-	 * cleared once fstat has confirmed one. */
-	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	 * cleared once fstat has confirmed one. O_NOCTTY: a terminal
+	 * device must not become the controlling terminal. */
+	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (src->fd < 0) {
 		src->err = errno;
+		/* Permission bits come with the download (tar and unzip
+		 * restore them): the model's doing, a finding (QA1412). */
+		if (errno == EACCES || errno == EPERM)
+			src->not_regular = QA_UNREADABLE_WHAT;
 		return QA_E_IO;
 	}
-	if (fstat(src->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(src->fd, &st) != 0) {
+		src->err = errno;
+		goto out_close_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		src->not_regular = qa_mode_what(st.st_mode);
 		src->err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		close(src->fd);
-		src->fd = -1;
-		return QA_E_IO;
+		goto out_close_fd;
 	}
 	flags = fcntl(src->fd, F_GETFL);
 	if (flags >= 0)
 		(void)fcntl(src->fd, F_SETFL, flags & ~O_NONBLOCK);
 	src->size = (uint64_t)st.st_size;
 	return QA_OK;
+out_close_fd:
+	close(src->fd);
+	src->fd = -1;
+	return QA_E_IO;
+}
+
+const char *
+qa_mode_what(unsigned mode)
+{
+	if (S_ISDIR(mode))
+		return "a folder";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return S_ISREG(mode) ? "a regular file" : "not a regular file";
 }
 
 /* ---- memory sources ---------------------------------------------------- */
@@ -101,6 +132,73 @@ mem_close(struct qa_source *src)
 }
 
 static const struct qa_source_ops mem_ops = { mem_read, mem_close };
+
+/* ---- range and prefix sources (archive members) ----------------------- */
+
+static int
+range_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
+{
+	uint64_t at;
+	int rc;
+
+	if (qa_ckd_add(&at, src->base, off)) {
+		src->err = EIO;
+		return QA_E_IO;
+	}
+	rc = qa_source_read(src->parent, at, buf, len);
+	if (rc != QA_OK) {
+		src->err = src->parent->err ? src->parent->err : EIO;
+		return QA_E_IO;
+	}
+	return QA_OK;
+}
+
+static void
+range_close(struct qa_source *src)
+{
+	src->parent = NULL;
+}
+
+static const struct qa_source_ops range_ops = { range_read, range_close };
+
+void
+qa_source_open_range(struct qa_source *src, const char *path,
+		     struct qa_source *parent, uint64_t base, uint64_t len)
+{
+	memset(src, 0, sizeof(*src));
+	src->ops = &range_ops;
+	src->path = path;
+	src->fd = -1;
+	src->parent = parent;
+	src->base = base;
+	src->size = len;
+}
+
+static int
+prefix_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
+{
+	if (off > src->mem_len || len > src->mem_len - off) {
+		src->err = EFBIG;
+		return QA_E_IO;
+	}
+	memcpy(buf, src->mem + off, len);
+	return QA_OK;
+}
+
+static const struct qa_source_ops prefix_ops = { prefix_read, mem_close };
+
+void
+qa_source_open_prefix(struct qa_source *src, const char *path,
+		      const void *data, uint64_t kept, uint64_t size)
+{
+	memset(src, 0, sizeof(*src));
+	src->ops = &prefix_ops;
+	src->path = path;
+	src->fd = -1;
+	src->mem = data;
+	src->mem_len = kept < size ? kept : size;
+	src->size = size;
+}
 
 void
 qa_source_open_memory(struct qa_source *src, const char *path,
@@ -131,7 +229,8 @@ qa_source_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 	if (len == 0)
 		return QA_OK;
 	if (!src->ops || (src->ops == &file_ops && src->fd < 0) ||
-	    (src->ops == &mem_ops && !src->mem)) {
+	    ((src->ops == &mem_ops || src->ops == &prefix_ops) &&
+	     !src->mem) || (src->ops == &range_ops && !src->parent)) {
 		src->err = EBADF;
 		return QA_E_IO;
 	}
@@ -271,12 +370,30 @@ qa_memfs_add(struct qa_memfs *m, const char *path, const void *data,
 {
 	if (m->n == sizeof(m->files) / sizeof(m->files[0]))
 		return false;
+	memset(&m->files[m->n], 0, sizeof(m->files[m->n]));
 	m->files[m->n].path = path;
 	m->files[m->n].data = data;
 	m->files[m->n].len = len;
-	m->files[m->n].opens = 0;
 	m->n++;
 	return true;
+}
+
+bool
+qa_memfs_add_special(struct qa_memfs *m, const char *path, const char *what,
+		     bool swapped)
+{
+	if (!qa_memfs_add(m, path, NULL, 0))
+		return false;
+	m->files[m->n - 1].special = what;
+	m->files[m->n - 1].swapped = swapped;
+	return true;
+}
+
+/* The kind stat and list report for a memfs file. */
+static enum qa_node_kind
+memfs_kind(const struct qa_memfs_file *f)
+{
+	return f->special && !f->swapped ? QA_NODE_OTHER : QA_NODE_FILE;
 }
 
 /* Is path a folder holding the file at fpath ("a/b" of "a/b/c")? */
@@ -310,7 +427,7 @@ mem_stat(const struct qa_fs *fs, const char *path, enum qa_node_kind *kind,
 	*err = ENOENT;
 	for (i = 0; i < m->n; i++) {
 		if (strcmp(m->files[i].path, path) == 0) {
-			*kind = QA_NODE_FILE;
+			*kind = memfs_kind(&m->files[i]);
 			*size = m->files[i].len;
 			*err = 0;
 			return QA_OK;
@@ -332,6 +449,13 @@ memfs_open(const struct qa_fs *fs, const char *path, struct qa_source *src)
 	for (i = 0; i < m->n; i++)
 		if (strcmp(m->files[i].path, path) == 0) {
 			m->files[i].opens++;
+			if (m->files[i].special) {
+				memset(src, 0, sizeof(*src));
+				src->fd = -1;
+				src->err = EINVAL;
+				src->not_regular = m->files[i].special;
+				return QA_E_IO;
+			}
 			qa_source_open_memory(src, path, m->files[i].data,
 					      m->files[i].len);
 			return QA_OK;
@@ -375,7 +499,7 @@ mem_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
 			qa_dirents_free(v, n);
 			return QA_E_NOMEM;
 		}
-		v[n].kind = slash ? QA_NODE_DIR : QA_NODE_FILE;
+		v[n].kind = slash ? QA_NODE_DIR : memfs_kind(&m->files[i]);
 		v[n].size = slash ? 0 : m->files[i].len;
 		n++;
 	}

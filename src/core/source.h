@@ -3,8 +3,10 @@
  * Byte sources and the bounded sequential reader.
  *
  * Formats never touch a file descriptor: they read byte ranges from a
- * struct qa_source (a plain file or bytes in memory; archive members and
- * HTTP ranges later plug in behind the same ops table). Every read is
+ * struct qa_source (a plain file, bytes in memory, a byte range of another
+ * source — a member stored in an archive — or the first bytes of a member
+ * streamed out of a compressed archive; HTTP ranges later plug in behind
+ * the same ops table). Every read is
  * bounds-checked against the source size and counted in bytes_read, which
  * is how the tests prove that inspecting a 20 GB model reads only its
  * header.
@@ -42,6 +44,13 @@ struct qa_source {
 	int err;		/* errno of the last failed read, 0 if none */
 	int fd;			/* file source: read-only descriptor or -1 */
 	const unsigned char *mem;	/* memory source: the bytes */
+	uint64_t mem_len;	/* prefix source: bytes held at mem (the
+				 * rest of size was streamed past) */
+	struct qa_source *parent;	/* range source: the source read */
+	uint64_t base;		/* range source: offset of byte 0 in parent */
+	const char *not_regular;	/* failed open: what the path is
+					 * instead of a regular file ("a
+					 * FIFO", "a folder"...), else NULL */
 };
 
 /* Result codes shared by the core (negative = failure). */
@@ -55,15 +64,43 @@ enum qa_err {
 };
 
 /*
- * Opens the regular file at path read-only. Never blocks: a FIFO, a
- * device or a socket is refused (err EINVAL, or EISDIR for a folder)
- * instead of waiting for a writer. Returns QA_OK, or QA_E_IO with errno
- * in src->err.
+ * Opens the regular file at path read-only. Never blocks: the open is
+ * non-blocking and the descriptor's own fstat (not an earlier stat of the
+ * path, which a swap could outdate) must show a regular file, so a FIFO,
+ * a device or a socket is refused (err EINVAL, or EISDIR for a folder,
+ * and src->not_regular saying which) instead of waiting for a writer.
+ * A file whose permissions forbid reading it gets src->not_regular
+ * QA_UNREADABLE_WHAT (err EACCES or EPERM).
+ * Returns QA_OK, or QA_E_IO with errno in src->err.
  */
 int qa_source_open(struct qa_source *src, const char *path);
+/* The not_regular of a file that may not be read (loaders report it as
+ * QA1412, qa_inv_unreadable, not as a special file). */
+#define QA_UNREADABLE_WHAT "a file its permissions forbid reading"
+/* What an st_mode is, for messages: "a FIFO", "a character device", "a
+ * block device", "a socket", "a folder" (static strings). */
+const char *qa_mode_what(unsigned mode);
 /* A source over len bytes in memory (not copied: data must outlive it). */
 void qa_source_open_memory(struct qa_source *src, const char *path,
 			   const void *data, size_t len);
+/*
+ * A source over [base, base+len) of parent: a member stored uncompressed
+ * in an archive, read in place. Reads go to the parent (and count in
+ * both); the parent must stay open while this source is used. Closing it
+ * leaves the parent open. A range past the parent's end reads as
+ * QA_E_IO (err EIO), like a file that shrank.
+ */
+void qa_source_open_range(struct qa_source *src, const char *path,
+			  struct qa_source *parent, uint64_t base,
+			  uint64_t len);
+/*
+ * A source of size bytes of which only the first kept are in memory at
+ * data (not copied): the header of a member streamed out of a compressed
+ * archive. A read that reaches past kept fails with QA_E_IO and err
+ * EFBIG (the bytes were streamed past and not kept).
+ */
+void qa_source_open_prefix(struct qa_source *src, const char *path,
+			   const void *data, uint64_t kept, uint64_t size);
 /* Closes the source; safe on a closed or failed source. */
 void qa_source_close(struct qa_source *src);
 /*
@@ -85,6 +122,9 @@ enum qa_node_kind {
 	QA_NODE_FILE,		/* a regular file (symbolic links followed) */
 	QA_NODE_DIR,
 	QA_NODE_OTHER,		/* FIFO, device, socket */
+	QA_NODE_OUTSIDE,	/* a symbolic link out of the folder a
+				 * confined file system keeps to
+				 * (core/confine.h): not followed */
 };
 
 struct qa_dirent {
@@ -122,6 +162,11 @@ struct qa_memfs_file {
 	const void *data;
 	size_t len;
 	unsigned opens;
+	const char *special;	/* not a regular file: what it is ("a
+				 * FIFO"); stat and list say QA_NODE_OTHER
+				 * and open fails as qa_source_open does */
+	bool swapped;		/* special, but stat and list still say a
+				 * regular file (replaced after listing) */
 };
 
 struct qa_memfs {
@@ -134,6 +179,11 @@ void qa_memfs_init(struct qa_memfs *m);
 /* Adds a file; false when the table is full. */
 bool qa_memfs_add(struct qa_memfs *m, const char *path, const void *data,
 		  size_t len);
+/* Adds a path that is not a regular file (what: "a FIFO"...); with
+ * swapped, stat and list still report it as a regular file, as when it
+ * was replaced between listing and opening. False when full. */
+bool qa_memfs_add_special(struct qa_memfs *m, const char *path,
+			  const char *what, bool swapped);
 const struct qa_fs *qa_memfs_fs(struct qa_memfs *m);
 
 #define QA_READER_BUF ((size_t)64 * 1024)

@@ -101,9 +101,13 @@ main(int argc, char **argv)
 			printf("%s\t%" PRIu64, qa_value_type_name(
 				       kv->value.v.arr.elem),
 			       kv->value.v.arr.count);
-			for (k = 0; k < kv->value.v.arr.kept && k < 64; k++) {
+			for (k = 0; k < 64; k++) {
+				struct qa_value e;
+
+				if (!qa_value_item(&kv->value, k, &e))
+					break;
 				putchar('\t');
-				put_value(&kv->value.v.arr.items[k]);
+				put_value(&e);
 			}
 		} else {
 			put_value(&kv->value);

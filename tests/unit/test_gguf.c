@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/format.h"
@@ -860,12 +861,283 @@ test_split(void)
 	CHECK_EQ(inv->n_files, 3);
 	qa_inventory_destroy(inv);
 
+	th_case = "a part named 1 of 99999, alone";
+	/* Every missing part is counted, 32 are named, one finding sums
+	 * up; nothing walks or stats 99999 names (formats/gguf_split.c
+	 * works from the folder's listing). */
+	write_part("lone-00001-of-99999.gguf", &ok[0], true);
+	inv = load_part("lone", 1, 99999, &rc);
+	CHECK_EQ(rc, QA_OK);
+	CHECK_EQ(th_count_code(inv, 1101), 33);
+	CHECK_EQ(inv->weights.missing_files, 99998);
+	CHECK(inv->weights.first_missing &&
+	      strstr(inv->weights.first_missing,
+		     "lone-00002-of-99999.gguf") != NULL);
+	qa_inventory_destroy(inv);
+
+	th_case = "many files with the prefix of a set";
+	/* 40 one-part sets "many-0000k-of-00040" beside "many-00001-of-
+	 * 00001": 32 QA1102 named, then one with the total (40). */
+	write_part("many-00001-of-00001.gguf", &ok[0], true);
+	for (k = 1; k <= 40; k++) {
+		snprintf(name, sizeof(name), "many-%05d-of-00040.gguf", k);
+		write_part(name, &ok[1], false);
+	}
+	inv = load_part("many", 1, 1, &rc);
+	CHECK_EQ(rc, QA_OK);
+	CHECK_EQ(th_count_code(inv, 1102), 33);
+	CHECK_EQ(inv->n_files, 1);
+	qa_inventory_destroy(inv);
+
+	th_case = "a part that is a folder";
+	write_set("dirpart", ok, 3);
+	unlink(th_path("dirpart-00002-of-00003.gguf"));
+	if (mkdir(th_path("dirpart-00002-of-00003.gguf"), 0700) != 0)
+		FAIL("mkdir");
+	inv = load_part("dirpart", 1, 3, &rc);
+	CHECK_EQ(rc, QA_OK);
+	CHECK_CODE_LIST(inv, NULL, 1410);
+	CHECK_EQ(inv->weights.missing_files, 1);
+	CHECK_EQ(inv->n_files, 2);
+	qa_inventory_destroy(inv);
+
 	th_case = "split.count without the name pattern";
 	write_part("renamed.gguf", &ok[0], true);
 	inv = load_path(th_path("renamed.gguf"), &rc);
 	CHECK_EQ(rc, QA_OK);
 	CHECK_CODE_LIST(inv, NULL, 1101);
 	CHECK_EQ(inv->n_files, 1);
+	qa_inventory_destroy(inv);
+}
+
+/* ---- array storage --------------------------------------------------------- */
+
+/* An array KV: key, type 9, element type, count. */
+static void
+arr(struct buf *b, const char *k, uint32_t elem, uint64_t count)
+{
+	str(b, k);
+	u32(b, 9);
+	u32(b, elem);
+	u64(b, count);
+}
+
+static bool
+item_u(const struct qa_value *v, uint64_t i, uint64_t want)
+{
+	struct qa_value e;
+
+	return qa_value_item(v, i, &e) && e.type == v->v.arr.elem &&
+	       e.v.u == want;
+}
+
+static bool
+item_i(const struct qa_value *v, uint64_t i, int64_t want)
+{
+	struct qa_value e;
+
+	return qa_value_item(v, i, &e) && e.type == v->v.arr.elem &&
+	       e.v.i == want;
+}
+
+static bool
+item_s(const struct qa_value *v, uint64_t i, const char *want)
+{
+	struct qa_value e;
+
+	return qa_value_item(v, i, &e) && e.type == QA_V_STRING &&
+	       e.v.str.len == strlen(want) && strcmp(e.v.str.s, want) == 0;
+}
+
+/* The items the reporters read agree with qa_value_item. */
+static bool
+items_agree(const struct qa_value *v)
+{
+	uint64_t i;
+
+	for (i = 0; v->v.arr.items && i < v->v.arr.kept; i++) {
+		struct qa_value e;
+
+		if (!qa_value_item(v, i, &e) ||
+		    memcmp(&e.v, &v->v.arr.items[i].v, sizeof(e.v)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Kept arrays in their compact form (formats/gguf.c keep_array): every
+ * element type in both byte orders, bools with their QA1010, strings, the
+ * expanded items short arrays get (and long string arrays their first
+ * element), and the per-inventory budget of expanded elements.
+ */
+static void
+test_arrays(int be)
+{
+	static const char *const names[] = { "", "ab", "tok" };
+	struct qa_inventory *inv;
+	const struct qa_kv *kv;
+	struct buf b;
+	uint64_t at;
+	int rc, i;
+	float f = 1.5f;
+	double d = -2.25;
+	uint32_t fbits;
+	uint64_t dbits;
+
+	memcpy(&fbits, &f, 4);
+	memcpy(&dbits, &d, 8);
+	th_case = be ? "array storage, big-endian" : "array storage";
+	memset(&b, 0, sizeof(b));
+	b.be = be;
+	header(&b, 3, 0, 10);
+	arr(&b, "u8", 0, 4); u8(&b, 1); u8(&b, 2); u8(&b, 250); u8(&b, 0);
+	arr(&b, "i8", 1, 2); u8(&b, 0xFF); u8(&b, 5);
+	arr(&b, "u16", 2, 2); u16(&b, 1); u16(&b, 0xBEEF);
+	arr(&b, "i16", 3, 2); u16(&b, 0xFFFF); u16(&b, 300);
+	arr(&b, "u32", 4, 2); u32(&b, 1); u32(&b, 0x01020304);
+	arr(&b, "f32", 6, 1); u32(&b, fbits);
+	arr(&b, "i64", 11, 1); u64(&b, (uint64_t)-7);
+	arr(&b, "f64", 12, 1); u64(&b, dbits);
+	arr(&b, "bool", 7, 4);
+	at = b.n;
+	u8(&b, 0); u8(&b, 1); u8(&b, 2); u8(&b, 255);
+	arr(&b, "str", 8, 3);
+	for (i = 0; i < 3; i++)
+		str(&b, names[i]);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	CHECK_EQ(rc, QA_OK);
+	if (be)
+		CHECK_CODE_LIST(inv, NULL, 1010, 1011);
+	else
+		CHECK_CODE_LIST(inv, NULL, 1010);
+	CHECK_EQ(th_count_code(inv, 1010), 2);
+	CHECK(th_finding(inv, 1010, NULL) &&
+	      th_finding(inv, 1010, NULL)->offset == (int64_t)at + 2);
+	CHECK((kv = qa_inv_kv(inv, "u8")) && kv->value.v.arr.kept == 4 &&
+	      kv->value.v.arr.packed && item_u(&kv->value, 2, 250) &&
+	      !item_u(&kv->value, 4, 0) && items_agree(&kv->value) &&
+	      kv->value.v.arr.items);
+	CHECK((kv = qa_inv_kv(inv, "i8")) && item_i(&kv->value, 0, -1) &&
+	      item_i(&kv->value, 1, 5));
+	CHECK((kv = qa_inv_kv(inv, "u16")) && item_u(&kv->value, 1, 0xBEEF));
+	CHECK((kv = qa_inv_kv(inv, "i16")) && item_i(&kv->value, 0, -1) &&
+	      item_i(&kv->value, 1, 300));
+	CHECK((kv = qa_inv_kv(inv, "u32")) &&
+	      item_u(&kv->value, 1, 0x01020304) && items_agree(&kv->value));
+	CHECK((kv = qa_inv_kv(inv, "i64")) && item_i(&kv->value, 0, -7));
+	kv = qa_inv_kv(inv, "f32");
+	{
+		struct qa_value e;
+
+		CHECK(kv && qa_value_item(&kv->value, 0, &e) && e.v.f == 1.5);
+		kv = qa_inv_kv(inv, "f64");
+		CHECK(kv && qa_value_item(&kv->value, 0, &e) &&
+		      e.v.f == -2.25);
+	}
+	/* Bools read as llama.cpp reads them: any non-zero byte is true. */
+	CHECK((kv = qa_inv_kv(inv, "bool")) && item_u(&kv->value, 0, 0) &&
+	      item_u(&kv->value, 1, 1) && item_u(&kv->value, 2, 1) &&
+	      item_u(&kv->value, 3, 1));
+	CHECK((kv = qa_inv_kv(inv, "str")) && item_s(&kv->value, 0, "") &&
+	      item_s(&kv->value, 2, "tok") && items_agree(&kv->value) &&
+	      kv->value.v.arr.items);
+	qa_inventory_destroy(inv);
+}
+
+static void
+test_array_expansion(void)
+{
+	struct qa_inventory *inv;
+	const struct qa_kv *kv;
+	char k[32];
+	struct buf b;
+	int rc, i, j;
+
+	th_case = "long arrays keep no element structs";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 2);
+	arr(&b, "u8s", 0, 100);
+	for (i = 0; i < 100; i++)
+		u8(&b, (uint8_t)i);
+	arr(&b, "strs", 8, 100);
+	for (i = 0; i < 100; i++)
+		str(&b, i ? "x" : "first");
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	CHECK((kv = qa_inv_kv(inv, "u8s")) && kv->value.v.arr.kept == 100 &&
+	      !kv->value.v.arr.items && item_u(&kv->value, 99, 99));
+	/* The first string stays where reporters look for it. */
+	CHECK((kv = qa_inv_kv(inv, "strs")) && kv->value.v.arr.items &&
+	      kv->value.v.arr.items[0].v.str.s &&
+	      strcmp(kv->value.v.arr.items[0].v.str.s, "first") == 0 &&
+	      item_s(&kv->value, 99, "x"));
+	qa_inventory_destroy(inv);
+
+	/* 1100 arrays of 64 u8: 70,400 elements, over the budget of 65,536
+	 * element structs; the rest still read through qa_value_item. */
+	th_case = "expansion budget";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 1100);
+	for (i = 0; i < 1100; i++) {
+		snprintf(k, sizeof(k), "k%d", i);
+		arr(&b, k, 0, 64);
+		for (j = 0; j < 64; j++)
+			u8(&b, (uint8_t)(i + j));
+	}
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	CHECK_EQ(rc, QA_OK);
+	CHECK_EQ(inv->n_kvs, 1100);
+	CHECK(inv->expanded_values <= QA_KV_EXPAND_BUDGET);
+	CHECK_EQ(inv->expanded_values, 1024 * 64);
+	CHECK(inv->n_kvs == 1100 && inv->kvs[0].value.v.arr.items &&
+	      !inv->kvs[1099].value.v.arr.items &&
+	      item_u(&inv->kvs[1099].value, 63, (1099 + 63) & 0xFF));
+	qa_inventory_destroy(inv);
+
+	th_case = "duplicate keys, found by sorting";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 0, 5);
+	kv_u32(&b, "b", 1);
+	kv_u32(&b, "a", 1);
+	kv_u32(&b, "b", 2);
+	kv_u32(&b, "c", 1);
+	kv_u32(&b, "b", 3);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	CHECK_CODE_LIST(inv, NULL, 1005);
+	CHECK_EQ(th_count_code(inv, 1005), 2);
+	/* Reported at the later copies, in file order: key "b" #2 is at
+	 * 24 + 2 x 17 (8 + 1 + 4 + 4 per key). */
+	CHECK(th_finding(inv, 1005, NULL) &&
+	      th_finding(inv, 1005, NULL)->offset == 24 + 2 * 17);
+	CHECK((kv = qa_inv_kv(inv, "b")) && kv->value.v.u == 1);
+	qa_inventory_destroy(inv);
+
+	/* 1000 keys (17 bytes each) and 1000 tensors (0-dim F32 named "t",
+	 * 25 bytes each, offsets 0: overlapping, which is not the point):
+	 * the arrays are sized once from the header's counts, not doubled
+	 * to 1024 with the copies of 16, 32... 512 left in the arena. */
+	th_case = "key and tensor arrays sized from the header";
+	memset(&b, 0, sizeof(b));
+	header(&b, 3, 1000, 1000);
+	for (i = 0; i < 1000; i++) {
+		snprintf(k, sizeof(k), "k%03d", i);
+		kv_u32(&b, k, 1);
+	}
+	for (i = 0; i < 1000; i++)
+		ti(&b, "t", 0, NULL, 0, 0);
+	pad(&b, 32);
+	zeros(&b, 4);
+	inv = load_buf(&b, &rc);
+	free(b.p);
+	CHECK_EQ(rc, QA_OK);
+	CHECK_EQ(inv->n_kvs, 1000);
+	CHECK_EQ(inv->cap_kvs, 1000);
+	CHECK_EQ(inv->n_tensors, 1000);
+	CHECK_EQ(inv->cap_tensors, 1000);
 	qa_inventory_destroy(inv);
 }
 
@@ -962,6 +1234,9 @@ main(void)
 	test_truncation(0);
 	test_truncation(1);
 	test_split();
+	test_arrays(0);
+	test_arrays(1);
+	test_array_expansion();
 	test_hparams();
 	th_case = NULL;
 	return th_done("gguf");
