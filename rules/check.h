@@ -40,6 +40,7 @@ extern const struct qa_check qa_check_mtp;		/* rules/check_mtp.c */
 extern const struct qa_check qa_check_consistency;	/* rules/check_consistency.c */
 extern const struct qa_check qa_check_tokenizer;	/* rules/check_tokenizer.c */
 extern const struct qa_check qa_check_template;		/* rules/check_template.c */
+extern const struct qa_check qa_check_patterns;		/* rules/check_patterns.c */
 extern const struct qa_check qa_check_knowledge;	/* rules/check_knowledge.c */
 extern const struct qa_check qa_check_fit;		/* rules/check_fit.c */
 extern const struct qa_check qa_check_quant;		/* rules/check_quant.c */

@@ -109,6 +109,12 @@ void qa_claims_close(struct qa_claims *c);
  */
 void qa_claims_resolve(struct qa_inventory *inv);
 
+/* Work units (about 10 ns each: compiling a regex, a candidate looked up,
+ * an evaluation by the length of the name and the pattern) spent per
+ * config on matching, about two seconds; past it the pairs not evaluated
+ * count as unknown and qc->patterns_capped is set (QA6102). */
+#define QA_PATTERN_WORK_MAX ((uint64_t)200 * 1000 * 1000)
+
 /* ---- the per-layer precision map (src/analysis/layer_map.c) ---------- */
 
 /*

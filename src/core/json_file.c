@@ -4,6 +4,7 @@
  */
 #include "core/json_file.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,20 @@ rewrite(const char *text, size_t len, char *out, struct shift *map,
 		if (in_str) {
 			out[o++] = c;
 			i++;
-			if (c == '\\' && i < len)
+			if (c == '\\' && i + 5 <= len &&
+			    memcmp(text + i, "u0000", 5) == 0) {
+				/* \u0000 would end cJSON's C string: the
+				 * rest of the value would be lost to every
+				 * reader of it. U+2400 (SYMBOL FOR NULL)
+				 * keeps its place, same length. */
+				memcpy(out + o, "u2400", 5);
+				o += 5;
+				i += 5;
+			} else if (c == '\\' && i < len) {
 				out[o++] = text[i++];
-			else if (c == '"')
+			} else if (c == '"') {
 				in_str = false;
+			}
 			continue;
 		}
 		if (c == '"') {
@@ -247,4 +258,142 @@ qa_json_child(const cJSON *obj, const char *key)
 		if (c->string && strcmp(c->string, key) == 0)
 			return c;
 	return NULL;
+}
+
+/* ---- duplicate keys, as Python's dict keeps them ------------------------ */
+
+struct member {
+	cJSON *item;
+	size_t pos;		/* position among the object's members */
+};
+
+static int
+cmp_member(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+	int c = strcmp(a->item->string, b->item->string);
+
+	if (c)
+		return c;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+struct collapse {
+	qa_json_dup_fn fn;
+	void *ctx;
+	char path[QA_JSON_PATH_MAX];
+	size_t path_len;
+	long found;
+	bool nomem;
+};
+
+/* Appends ".key" or "[i]" to the path (cut when full); returns the old
+ * length to restore. */
+static size_t
+path_push(struct collapse *c, const char *key, size_t index)
+{
+	size_t old = c->path_len;
+	int w;
+
+	if (key)
+		w = snprintf(c->path + old, sizeof(c->path) - old, "%s%s",
+			     old ? "." : "", key);
+	else
+		w = snprintf(c->path + old, sizeof(c->path) - old, "[%zu]",
+			     index);
+	if (w > 0)
+		c->path_len = old + (size_t)w < sizeof(c->path) ?
+			      old + (size_t)w : sizeof(c->path) - 1;
+	return old;
+}
+
+static void
+path_pop(struct collapse *c, size_t old)
+{
+	c->path_len = old;
+	c->path[old] = '\0';
+}
+
+/* One object's members: every key kept once, at its first position, with
+ * its last value (json.loads builds a dict, and a dict assignment to an
+ * existing key keeps the key's place). */
+static void
+collapse_object(struct collapse *c, cJSON *obj)
+{
+	struct member *m;
+	cJSON *ch;
+	size_t n = 0, i, j;
+
+	for (ch = obj->child; ch; ch = ch->next)
+		n++;
+	if (n < 2)
+		return;
+	m = malloc(n * sizeof(*m));
+	if (!m) {
+		c->nomem = true;
+		return;
+	}
+	for (i = 0, ch = obj->child; ch; ch = ch->next, i++) {
+		m[i].item = ch;
+		m[i].pos = i;
+	}
+	qsort(m, n, sizeof(*m), cmp_member);
+	for (i = 0; i < n; i = j) {
+		cJSON *last;
+		size_t old;
+
+		for (j = i + 1; j < n && strcmp(m[j].item->string,
+						m[i].item->string) == 0; j++)
+			;
+		if (j - i < 2)
+			continue;
+		c->found++;
+		if (c->fn) {
+			old = path_push(c, m[i].item->string, 0);
+			c->fn(c->ctx, c->path, m[i].item->string, j - i);
+			path_pop(c, old);
+		}
+		last = cJSON_DetachItemViaPointer(obj, m[j - 1].item);
+		for (size_t k = i + 1; k + 1 < j; k++)
+			cJSON_Delete(cJSON_DetachItemViaPointer(obj,
+								m[k].item));
+		cJSON_ReplaceItemViaPointer(obj, m[i].item, last);
+	}
+	free(m);
+}
+
+static void
+collapse_walk(struct collapse *c, cJSON *node)
+{
+	cJSON *ch;
+	size_t i = 0, old;
+
+	if (cJSON_IsObject(node))
+		collapse_object(c, node);
+	if (!cJSON_IsObject(node) && !cJSON_IsArray(node))
+		return;
+	for (ch = node->child; ch; ch = ch->next, i++) {
+		if (!cJSON_IsObject(ch) && !cJSON_IsArray(ch))
+			continue;
+		old = path_push(c, cJSON_IsObject(node) ? ch->string : NULL,
+				i);
+		collapse_walk(c, ch);
+		path_pop(c, old);
+	}
+}
+
+long
+qa_json_collapse_duplicates(cJSON *root, qa_json_dup_fn fn, void *ctx)
+{
+	struct collapse *c = calloc(1, sizeof(*c));
+	long found;
+
+	if (!c)
+		return -1;
+	c->fn = fn;
+	c->ctx = ctx;
+	collapse_walk(c, root);
+	found = c->nomem ? -1 : c->found;
+	free(c);
+	return found;
 }

@@ -14,6 +14,11 @@
  * are rewritten outside strings before parsing: Infinity and -Infinity
  * become numbers too large for a double (cJSON's strtod gives +/-inf),
  * NaN becomes null. Nothing else is relaxed.
+ *
+ * An escaped NUL (\u0000) inside a string is read as U+2400 (SYMBOL FOR
+ * NULL): cJSON's strings are C strings, and a NUL would end the value
+ * there for every reader of it (a chat template would be scanned only up
+ * to it while Python renders all of it).
  */
 #ifndef QA_CORE_JSON_FILE_H
 #define QA_CORE_JSON_FILE_H
@@ -57,5 +62,27 @@ cJSON *qa_json_read_source(struct qa_source *src, uint64_t max_bytes,
  * "bits"); NULL when obj is not an object or has no such member.
  */
 const cJSON *qa_json_child(const cJSON *obj, const char *key);
+
+/* Longest key path qa_json_collapse_duplicates reports (longer ones are
+ * cut). */
+#define QA_JSON_PATH_MAX 256
+
+/* Told about one duplicated key: its path ("chat_template",
+ * "quantization_config.ignore"), the key, and how many times it
+ * appears in its object. */
+typedef void (*qa_json_dup_fn)(void *ctx, const char *path, const char *key,
+			       size_t copies);
+
+/*
+ * Gives every object of the tree the members Python's json.loads gives
+ * its dict: a key that appears more than once keeps its first position
+ * and its LAST value (transformers, vLLM and every Python reader see
+ * that one; cJSON keeps all copies, and a first-match lookup would see
+ * another value than they do). The other copies are deleted. fn (may be
+ * NULL) is called once per duplicated key, before the copies go.
+ * Returns the number of duplicated keys, -1 when out of memory (the tree
+ * is then only partly collapsed). O(n log n) in the members.
+ */
+long qa_json_collapse_duplicates(cJSON *root, qa_json_dup_fn fn, void *ctx);
 
 #endif /* QA_CORE_JSON_FILE_H */

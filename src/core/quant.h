@@ -50,6 +50,8 @@ struct qa_quant_pattern {
 	 * letter is a class name (compressed-tensors targets "Linear").
 	 * Set by the analysis (qa_claims_resolve): */
 	bool untranslatable;		/* Python regex POSIX cannot express */
+	bool too_complex;		/* regex beyond the bounds it is
+					 * compiled within (QA6101) */
 	int32_t matches;		/* modules of the checkpoint (or their
 					 * parents) it matches; -1 when it
 					 * cannot be evaluated */
@@ -98,6 +100,12 @@ struct qa_quant_config {
 	 * for a check to report. NULL / QA_QM_NONE when none. */
 	const char *shadowed_file;
 	enum qa_quant_method shadowed_method;
+	/* Set by the analysis (qa_claims_resolve): matching the patterns
+	 * against the module names needed more than QA_PATTERN_WORK_MAX
+	 * (QA6102); the pairs left over count as "cannot say". */
+	bool patterns_capped;
+	uint64_t pattern_work;		/* work units spent */
+	uint64_t pattern_evals;		/* pattern-name pairs evaluated */
 };
 
 /* The storage scheme of one module, decided from its tensors. */

@@ -3,8 +3,8 @@
  * The rule engine: one table of check families, run in order. The order
  * matters only for the order of findings in reports: integrity findings
  * come from the loaders first, then completeness (MTP), consistency,
- * tokenizer, template, engine/GPU knowledge, fit, quantization, and the
- * user's policy last.
+ * tokenizer, template, config patterns, engine/GPU knowledge, fit,
+ * quantization, and the user's policy last.
  */
 #include "engine/engine.h"
 
@@ -15,6 +15,7 @@ const struct qa_check *const qa_check_table[] = {
 	&qa_check_consistency,
 	&qa_check_tokenizer,
 	&qa_check_template,
+	&qa_check_patterns,
 	&qa_check_knowledge,
 	&qa_check_fit,
 	&qa_check_quant,
