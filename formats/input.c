@@ -22,12 +22,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/confine.h"
 #include "core/json_file.h"
+#include "formats/archive.h"
 #include "formats/format.h"
+#include "formats/pytorch.h"
 
 const struct qa_format *const qa_formats[] = {
 	&qa_format_gguf,
 	&qa_format_safetensors,
+	&qa_format_pytorch,
 	NULL,
 };
 
@@ -59,15 +63,19 @@ qa_model_refs_free(struct qa_model_refs *refs)
 	size_t i;
 
 	for (i = 0; refs && i < refs->n; i++) {
+		qa_archive_release(refs->v[i].archive);
 		free(refs->v[i].path);
 		free(refs->v[i].display);
 		free(refs->v[i].mmproj);
 		free(refs->v[i].note);
+		free(refs->v[i].links_out);
 	}
 	if (refs) {
 		free(refs->v);
 		refs->v = NULL;
 		refs->n = 0;
+		qa_gguf_split_index_destroy(refs->split_index);
+		refs->split_index = NULL;
 	}
 }
 
@@ -112,7 +120,9 @@ add_ref(struct qa_model_refs *refs, enum qa_ref_kind kind, char *path,
 
 /* ---- what a file is ------------------------------------------------------ */
 
-/* Reads up to HEAD_BYTES of path. */
+/* Reads up to HEAD_BYTES of path. A path that is no regular file when
+ * opened (a FIFO put in place of a listed file) is QA_E_UNRECOGNIZED
+ * with *err EINVAL. */
 static int
 read_head(const struct qa_fs *fs, const char *path, uint8_t *head,
 	  size_t *n, uint64_t *size, int *err)
@@ -123,7 +133,7 @@ read_head(const struct qa_fs *fs, const char *path, uint8_t *head,
 	rc = fs->open(fs, path, &src);
 	if (rc != QA_OK) {
 		*err = src.err ? src.err : EIO;
-		return QA_E_IO;
+		return src.not_regular ? QA_E_UNRECOGNIZED : QA_E_IO;
 	}
 	*size = src.size;
 	*n = src.size < HEAD_BYTES ? (size_t)src.size : HEAD_BYTES;
@@ -187,6 +197,40 @@ not_a_model(const char *path, const uint8_t *head, size_t n, uint64_t size,
 	return false;
 }
 
+/* The refusal of a path that is not a regular file or folder, or that
+ * its permissions forbid reading (e: the open's errno), exit 3: both come
+ * with the download (tar and unzip restore permission bits). */
+static int
+not_regular(const char *path, int e, char *err, size_t errlen)
+{
+	if (e == EACCES || e == EPERM) {
+		snprintf(err, errlen, "cannot read '%s': permission denied "
+			 "(its permission bits forbid it)", path);
+		return QA_E_UNRECOGNIZED;
+	}
+	snprintf(err, errlen, "'%s' is not a regular file or folder (a FIFO, "
+		 "device or socket): quantaudit reads model files by offset",
+		 path);
+	return QA_E_UNRECOGNIZED;
+}
+
+/* A zip torch loads (formats/pytorch.h): its first local header may
+ * hide what the central directory holds. */
+static bool
+torch_zip(const struct qa_fs *fs, const char *path, const uint8_t *head,
+	  size_t n)
+{
+	struct qa_source src;
+	bool yes;
+
+	if (n < 4 || memcmp(head, "PK\x03\x04", 4) != 0 ||
+	    fs->open(fs, path, &src) != QA_OK)
+		return false;
+	yes = qa_pt_is_torch_zip(&src);
+	qa_source_close(&src);
+	return yes;
+}
+
 /* The format of a file by its first bytes, then by its name. */
 static const struct qa_format *
 which_format(const char *path, const uint8_t *head, size_t n, uint64_t size)
@@ -212,6 +256,10 @@ which_format(const char *path, const uint8_t *head, size_t n, uint64_t size)
 	return best;
 }
 
+static int resolve_archive(const struct qa_fs *fs, const char *path,
+			   struct qa_model_refs *out, char *err,
+			   size_t errlen);
+
 static int
 resolve_file(const struct qa_fs *fs, const char *path,
 	     struct qa_model_refs *out, char *err, size_t errlen)
@@ -221,10 +269,13 @@ resolve_file(const struct qa_fs *fs, const char *path,
 	size_t n = 0;
 	int e = 0, rc;
 
-	if (ends_with(path, ".safetensors.index.json"))
+	if (ends_with(path, ".safetensors.index.json") ||
+	    ends_with(path, ".bin.index.json"))
 		return add_ref(out, QA_REF_FILE, strdup(path), path) ?
 		       QA_OK : QA_E_NOMEM;
 	rc = read_head(fs, path, head, &n, &size, &e);
+	if (rc == QA_E_UNRECOGNIZED)
+		return not_regular(path, e, err, errlen);
 	if (rc != QA_OK) {
 		snprintf(err, errlen, "cannot read '%s': %s", path,
 			 strerror(e));
@@ -232,9 +283,16 @@ resolve_file(const struct qa_fs *fs, const char *path,
 	}
 	if (not_a_model(path, head, n, size, err, errlen))
 		return QA_E_UNRECOGNIZED;
+	if (!which_format(path, head, n, size) &&
+	    torch_zip(fs, path, head, n))
+		return add_ref(out, QA_REF_FILE, strdup(path), path) ? QA_OK :
+		       QA_E_NOMEM;
+	if (!which_format(path, head, n, size) &&
+	    qa_archive_probe(path, head, n, size))
+		return resolve_archive(fs, path, out, err, errlen);
 	if (!which_format(path, head, n, size)) {
-		snprintf(err, errlen, "'%s' is not a GGUF or safetensors file "
-			 "(first bytes %02x %02x %02x %02x)", path,
+		snprintf(err, errlen, "'%s' is not a GGUF, safetensors or "
+			 "PyTorch file (first bytes %02x %02x %02x %02x)", path,
 			 n > 0 ? head[0] : 0, n > 1 ? head[1] : 0,
 			 n > 2 ? head[2] : 0, n > 3 ? head[3] : 0);
 		return QA_E_UNRECOGNIZED;
@@ -287,24 +345,21 @@ pick_mmproj(const struct qa_dirent *e, size_t n, char **note)
 	return f16 ? f16 : first;
 }
 
-/* Is e[i] a part of a split set of which an earlier entry is a part
- * too? (Entries are sorted, so the set's first present part comes
- * first and stands for the set.) */
-static bool
-later_part(const struct qa_dirent *e, size_t i)
+/*
+ * later[i]: e[i] is a part of a split set of which an earlier part is a
+ * file too; that part stands for the set (formats/gguf_split.c indexes
+ * the names once: a folder of n sets costs O(n log n), not n^2).
+ */
+static bool *
+later_parts(const struct qa_split_index *ix, size_t n)
 {
-	size_t plen, pl2, j;
-	uint32_t part, count, p2, c2;
+	bool *later = calloc(n ? n : 1, sizeof(*later));
+	size_t k;
 
-	if (!qa_gguf_split_name(e[i].name, &plen, &part, &count))
-		return false;
-	for (j = 0; j < i; j++)
-		if (e[j].kind == QA_NODE_FILE &&
-		    qa_gguf_split_name(e[j].name, &pl2, &p2, &c2) &&
-		    pl2 == plen && c2 == count &&
-		    strncmp(e[j].name, e[i].name, plen) == 0)
-			return true;
-	return false;
+	for (k = 0; later && k < ix->n; k++)
+		if (ix->v[k].later)
+			later[ix->v[k].pos] = true;
+	return later;
 }
 
 /* A GGUF model file of a folder: not a projector. */
@@ -315,21 +370,40 @@ model_gguf(const struct qa_dirent *e)
 	       !is_mmproj(e->name);
 }
 
+static int note_links_out(const char *dir, const struct qa_dirent *e,
+			  size_t n, struct qa_model_refs *out);
+
 static int
 resolve_dir(const struct qa_fs *fs, const char *dir,
 	    struct qa_model_refs *out, char *err, size_t errlen)
 {
 	struct qa_dirent *e = NULL;
 	size_t n = 0, i, n_gguf_models = 0;
-	bool have_config = false, have_st = false;
+	bool have_config = false, have_st = false, *later = NULL;
 	const char *mmproj;
 	char *note = NULL;
 	int rc;
 
 	rc = fs->list(fs, dir, &e, &n);
 	if (rc != QA_OK) {
+		/* errno is opendir's: a folder whose permission bits forbid
+		 * listing it came that way with the download (exit 3) */
+		int why = errno;
+
+		if (rc == QA_E_IO && (why == EACCES || why == EPERM)) {
+			snprintf(err, errlen, "cannot list '%s': permission "
+				 "denied (its permission bits forbid it)", dir);
+			return QA_E_UNRECOGNIZED;
+		}
 		snprintf(err, errlen, "cannot list '%s'", dir);
 		return rc;
+	}
+	qa_gguf_split_index_destroy(out->split_index);
+	rc = qa_gguf_split_index_create(e, n, &out->split_index);
+	later = rc == QA_OK ? later_parts(out->split_index, n) : NULL;
+	if (!later) {
+		rc = QA_E_NOMEM;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		if (e[i].kind != QA_NODE_FILE)
@@ -337,11 +411,12 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 		if (strcmp(e[i].name, "config.json") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors") ||
-		    ends_with(e[i].name, ".safetensors.index.json"))
+		    ends_with(e[i].name, ".safetensors.index.json") ||
+		    qa_pt_weight_name(e[i].name))
 			have_st = true;
 	}
 	for (i = 0; i < n; i++)
-		if (model_gguf(&e[i]) && !later_part(e, i))
+		if (model_gguf(&e[i]) && !later[i])
 			n_gguf_models++;
 	/* A checkpoint folder: safetensors weights, or a config.json with
 	 * no GGUF beside it (the weights missing is the audit's finding).
@@ -357,7 +432,7 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 		struct qa_model_ref *r;
 		char *p;
 
-		if (!model_gguf(&e[i]) || later_part(e, i))
+		if (!model_gguf(&e[i]) || later[i])
 			continue;
 		p = join(dir, e[i].name);
 		r = add_ref(out, QA_REF_FILE, p, p);
@@ -365,6 +440,7 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 			rc = QA_E_NOMEM;
 			goto out;
 		}
+		r->split_index = out->split_index;
 		if (mmproj) {
 			r->mmproj = join(dir, mmproj);
 			r->note = note ? strdup(note) : NULL;
@@ -378,18 +454,231 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 		/* A projector alone is still a GGUF to audit. */
 		if (mmproj) {
 			char *p = join(dir, mmproj);
+			struct qa_model_ref *r = add_ref(out, QA_REF_FILE, p, p);
 
-			if (!add_ref(out, QA_REF_FILE, p, p))
+			if (!r) {
 				rc = QA_E_NOMEM;
-			goto out;
+				goto out;
+			}
+			r->split_index = out->split_index;
 		}
+	}
+	rc = note_links_out(dir, e, n, out);
+	if (rc != QA_OK)
+		goto out;
+	if (out->n == 0) {
 		snprintf(err, errlen, "'%s' is not a model folder (no "
 			 "config.json, safetensors or GGUF files)", dir);
 		rc = QA_E_UNRECOGNIZED;
 	}
 out:
+	free(later);
 	free(note);
 	qa_dirents_free(e, n);
+	return rc;
+}
+
+/*
+ * The entries of the folder dir that are symbolic links out of it (a
+ * confined file system lists them as QA_NODE_OUTSIDE): the first model
+ * found in the folder reports them (QA1411), once. A folder holding
+ * nothing else is one input of its own, so that they are reported.
+ */
+static int
+note_links_out(const char *dir, const struct qa_dirent *e, size_t n,
+	       struct qa_model_refs *out)
+{
+	size_t i, len = 1, k = 0;
+	struct qa_model_ref *r;
+	char *v;
+
+	for (i = 0; i < n; i++)
+		if (e[i].kind == QA_NODE_OUTSIDE)
+			len += strlen(dir) + strlen(e[i].name) + 2;
+	if (len == 1)
+		return QA_OK;
+	v = malloc(len);
+	if (!v)
+		return QA_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		char *p;
+
+		if (e[i].kind != QA_NODE_OUTSIDE)
+			continue;
+		p = join(dir, e[i].name);
+		if (!p) {
+			free(v);
+			return QA_E_NOMEM;
+		}
+		memcpy(v + k, p, strlen(p) + 1);
+		k += strlen(p) + 1;
+		free(p);
+	}
+	v[k] = '\0';
+	if (out->n == 0) {
+		/* the first link stands for the folder */
+		r = add_ref(out, QA_REF_FILE, strdup(v), v);
+		if (!r) {
+			free(v);
+			return QA_E_NOMEM;
+		}
+	}
+	r = &out->v[0];
+	free(r->links_out);
+	r->links_out = v;
+	return QA_OK;
+}
+
+/* ---- archives --------------------------------------------------------------- */
+
+/* The one folder dir holds when it holds nothing else (a tar made of a
+ * model folder), malloc'd; NULL otherwise. */
+static char *
+only_subdir(const struct qa_fs *fs, const char *dir)
+{
+	struct qa_dirent *e = NULL;
+	size_t n = 0;
+	char *p = NULL;
+
+	if (fs->list(fs, dir, &e, &n) == QA_OK && n == 1 &&
+	    e[0].kind == QA_NODE_DIR)
+		p = join(dir, e[0].name);
+	qa_dirents_free(e, n);
+	return p;
+}
+
+/*
+ * The models in an archive (formats/archive.h), found as in a folder:
+ * its members are a file system rooted at "<path>!", and a tar of a model
+ * folder is that folder. An archive that holds one model is reported
+ * under its own path; several are named by member. An archive with no
+ * model is nothing to audit, unless listing it gave findings (traversal,
+ * links, bombs...): it is then an input of its own, so they are seen.
+ */
+static int
+resolve_archive(const struct qa_fs *fs, const char *path,
+		struct qa_model_refs *out, char *err, size_t errlen)
+{
+	const struct qa_fs *afs;
+	struct qa_archive *ar;
+	char *dir, what[512];
+	size_t i;
+	int rc, depth;
+
+	rc = qa_archive_open(fs, path, &ar, err, errlen);
+	if (rc != QA_OK)
+		return rc;
+	afs = qa_archive_fs(ar);
+	dir = strdup(qa_archive_root(ar));
+	rc = dir ? QA_E_UNRECOGNIZED : QA_E_NOMEM;
+	for (depth = 0; dir && depth < 8; depth++) {
+		char *next;
+
+		rc = resolve_dir(afs, dir, out, err, errlen);
+		if (rc != QA_E_UNRECOGNIZED)
+			break;
+		next = only_subdir(afs, dir);
+		if (!next)
+			break;
+		free(dir);
+		dir = next;
+	}
+	free(dir);
+	if (rc == QA_E_UNRECOGNIZED) {
+		qa_archive_describe(ar, what, sizeof(what));
+		if (qa_archive_has_findings(ar)) {
+			rc = add_ref(out, QA_REF_ARCHIVE,
+				     strdup(qa_archive_root(ar)), path) ?
+			     QA_OK : QA_E_NOMEM;
+		} else {
+			snprintf(err, errlen, "'%s' is a %s archive with no "
+				 "GGUF, safetensors or PyTorch model in it "
+				 "(%s)", path,
+				 qa_archive_format(ar), what);
+		}
+	}
+	for (i = 0; rc == QA_OK && i < out->n; i++) {
+		out->v[i].archive = qa_archive_ref(ar);
+		if (out->n == 1) {
+			char *d = strdup(path);
+
+			if (!d) {
+				rc = QA_E_NOMEM;
+				break;
+			}
+			free(out->v[i].display);
+			out->v[i].display = d;
+		}
+	}
+	qa_archive_release(ar);
+	return rc;
+}
+
+/*
+ * The length of the archive part of "archive!/member", the name reports
+ * give a member: the shortest prefix before a "!/" that is a regular
+ * file. 0 when path names no member of an archive.
+ */
+static size_t
+archive_part(const struct qa_fs *fs, const char *path)
+{
+	const char *p;
+
+	for (p = strstr(path, "!/"); p; p = strstr(p + 1, "!/")) {
+		size_t k = (size_t)(p - path);
+		char *prefix = strndup(path, k);
+		enum qa_node_kind kind = QA_NODE_MISSING;
+		uint64_t size;
+		int e;
+
+		if (!prefix)
+			return 0;
+		fs->stat(fs, prefix, &kind, &size, &e);
+		free(prefix);
+		if (kind == QA_NODE_FILE)
+			return k;
+	}
+	return 0;
+}
+
+/* A member of an archive as the path ("model.tar!/model.gguf", or a
+ * folder member): resolved as that file or folder of the members' file
+ * system. */
+static int
+resolve_member(const struct qa_fs *fs, const char *path, size_t k,
+	       struct qa_model_refs *out, char *err, size_t errlen)
+{
+	char *archive = strndup(path, k);
+	struct qa_archive *ar = NULL;
+	const struct qa_fs *afs;
+	enum qa_node_kind kind = QA_NODE_MISSING;
+	uint64_t size;
+	size_t i;
+	int e, rc;
+
+	if (!archive)
+		return QA_E_NOMEM;
+	rc = qa_archive_open(fs, archive, &ar, err, errlen);
+	free(archive);
+	if (rc != QA_OK)
+		return rc;
+	afs = qa_archive_fs(ar);
+	afs->stat(afs, path, &kind, &size, &e);
+	if (kind == QA_NODE_DIR) {
+		rc = resolve_dir(afs, path, out, err, errlen);
+	} else if (kind == QA_NODE_FILE) {
+		rc = resolve_file(afs, path, out, err, errlen);
+	} else {
+		snprintf(err, errlen, "'%s': the %s archive has no such "
+			 "member%s", path, qa_archive_format(ar),
+			 kind == QA_NODE_OTHER ? " that is a file or folder "
+			 "(a link or special entry)" : " (or it is hidden: an "
+			 "unsafe or duplicated name)");
+		rc = QA_E_IO;
+	}
+	for (i = 0; rc == QA_OK && i < out->n; i++)
+		out->v[i].archive = qa_archive_ref(ar);
+	qa_archive_release(ar);
 	return rc;
 }
 
@@ -616,11 +905,13 @@ resolve_ollama_manifest(const struct qa_fs *fs, const char *path,
 		char note[512];
 
 		fs->stat(fs, model, &kind, &size, &e);
-		if (kind != QA_NODE_FILE) {
+		if (kind != QA_NODE_FILE && kind != QA_NODE_OUTSIDE) {
+			/* what the manifest names is not there: nothing to
+			 * audit (exit 3), not a system error */
 			snprintf(err, errlen, "'%s': the model blob %s is not in "
 				 "the store (an interrupted pull?)", display,
 				 model);
-			rc = QA_E_IO;
+			rc = QA_E_UNRECOGNIZED;
 			goto out;
 		}
 		r = add_ref(out, QA_REF_FILE, model, display);
@@ -772,6 +1063,22 @@ not_found(const struct qa_fs *fs, const char *path,
 			 "stores (see --help)" : "");
 		return QA_E_UNRECOGNIZED;
 	}
+	if (e == EACCES || e == EPERM) {
+		/* a folder on the way that may not be searched: permission
+		 * bits come with the download (tar and unzip restore them) */
+		snprintf(err, errlen, "cannot open '%s': permission denied "
+			 "(the permission bits of a folder on its path forbid "
+			 "it)", path);
+		return QA_E_UNRECOGNIZED;
+	}
+	if (e == ELOOP) {
+		/* a link to itself, or a chain too long to follow: a file
+		 * from a download can be one, and it is no model */
+		snprintf(err, errlen, "'%s' is a symbolic link that leads "
+			 "nowhere (a loop, or too many links): not a model "
+			 "file", path);
+		return QA_E_UNRECOGNIZED;
+	}
 	snprintf(err, errlen, "cannot open '%s': %s", path,
 		 strerror(e ? e : ENOENT));
 	return QA_E_IO;
@@ -815,10 +1122,10 @@ resolve_hf_cache(const struct qa_fs *fs, const char *repo,
 	return rc;
 }
 
-int
-qa_input_resolve(const struct qa_fs *fs, const char *path,
-		 const struct qa_resolve_options *opt,
-		 struct qa_model_refs *out, char *err, size_t errlen)
+static int
+resolve_path(const struct qa_fs *fs, const char *path,
+	     const struct qa_resolve_options *opt,
+	     struct qa_model_refs *out, char *err, size_t errlen)
 {
 	enum qa_node_kind kind;
 	uint64_t size;
@@ -834,6 +1141,17 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 	}
 	if (fs->stat(fs, path, &kind, &size, &e) != QA_OK ||
 	    kind == QA_NODE_MISSING) {
+		size_t k = archive_part(fs, path);
+
+		/* a member of an archive, as reports name it */
+		if (k > 0) {
+			rc = resolve_member(fs, path, k, out, err, errlen);
+			if (rc != QA_OK)
+				qa_model_refs_free(out);
+			if (rc == QA_E_NOMEM)
+				snprintf(err, errlen, "out of memory");
+			return rc;
+		}
 		/* not a path: an Ollama model name? */
 		rc = resolve_ollama_name(fs, path, opt, out, err, errlen);
 		if (rc == QA_OK || err[0]) {
@@ -843,12 +1161,13 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 		}
 		return not_found(fs, path, opt, e, err, errlen);
 	}
-	if (kind == QA_NODE_OTHER) {
-		snprintf(err, errlen, "'%s' is not a regular file or folder "
-			 "(a FIFO, device or socket): quantaudit reads model "
-			 "files by offset", path);
-		return QA_E_UNRECOGNIZED;
-	}
+	if (kind == QA_NODE_OTHER)
+		return not_regular(path, 0, err, errlen);
+	if (kind == QA_NODE_OUTSIDE)
+		/* a link out of its folder: never probed; loading reports
+		 * it (QA1411) */
+		return add_ref(out, QA_REF_FILE, strdup(path), path) ? QA_OK :
+		       QA_E_NOMEM;
 	if (kind == QA_NODE_DIR) {
 		/* "models--org--name/", as the shell completes it, is the
 		 * same cache repo folder */
@@ -893,12 +1212,147 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 	return rc;
 }
 
+/*
+ * The model folder of path, which symbolic links must not leave: the
+ * folder itself, or the folder of a file; inside a Hugging Face cache
+ * repo (models--org--name/snapshots/<commit>), the repo folder, whose
+ * snapshots are links to ../../blobs. As a real path; malloc'd, NULL
+ * when out of memory.
+ */
+static char *
+model_root(const struct qa_fs *fs, const char *path)
+{
+	static const char *const repos[] = {
+		"models--", "datasets--", "spaces--",
+	};
+	enum qa_node_kind kind = QA_NODE_MISSING;
+	uint64_t size;
+	size_t k, i;
+	char *d, *r, *snap, *top;
+	int e;
+
+	fs->stat(fs, path, &kind, &size, &e);
+	if (kind == QA_NODE_MISSING && (k = archive_part(fs, path)) > 0) {
+		/* "archive!/member": the archive's folder */
+		char *archive = strndup(path, k);
+
+		if (!archive)
+			return NULL;
+		r = model_root(fs, archive);
+		free(archive);
+		return r;
+	}
+	k = (size_t)(base_name(path) - path);
+	d = kind == QA_NODE_DIR ? strdup(path) : k == 0 ? strdup(".") :
+	    k == 1 ? strdup("/") : strndup(path, k - 1);
+	if (!d)
+		return NULL;
+	r = qa_fs_real_path(d);
+	if (!r)
+		return d;	/* nothing there to read: confined to it */
+	free(d);
+	/* .../models--org--name/snapshots/<commit> -> .../models--org--name */
+	snap = strrchr(r, '/');
+	if (!snap || snap == r)
+		return r;
+	*snap = '\0';
+	top = strrchr(r, '/');
+	if (top && strcmp(top + 1, "snapshots") == 0) {
+		const char *repo;
+
+		*top = '\0';
+		repo = strrchr(r, '/') ? strrchr(r, '/') + 1 : r;
+		for (i = 0; i < sizeof(repos) / sizeof(repos[0]); i++)
+			if (strncmp(repo, repos[i], strlen(repos[i])) == 0)
+				return r;
+		*top = '/';
+	}
+	*snap = '/';
+	return r;
+}
+
+int
+qa_input_resolve(const struct qa_fs *fs, const char *path,
+		 const struct qa_resolve_options *opt,
+		 struct qa_model_refs *out, char *err, size_t errlen)
+{
+	struct qa_confined_fs *cfs = NULL;
+	bool follow = opt && opt->follow_symlinks;
+	size_t i;
+	int rc;
+
+	/* On the real file system, resolution already keeps to the model
+	 * folder: a link out of it is neither probed nor listed as a
+	 * model file (core/confine.h). */
+	if (fs == qa_fs_default() && !follow && strcmp(path, "-") != 0) {
+		char *root = model_root(fs, path);
+
+		cfs = malloc(sizeof(*cfs));
+		if (!root || !cfs) {
+			free(root);
+			free(cfs);
+			memset(out, 0, sizeof(*out));
+			snprintf(err, errlen, "out of memory");
+			return QA_E_NOMEM;
+		}
+		if (qa_fs_confined_init(cfs, root) == QA_OK)
+			fs = &cfs->fs;
+		free(root);
+	}
+	rc = resolve_path(fs, path, opt, out, err, errlen);
+	for (i = 0; rc == QA_OK && i < out->n; i++)
+		out->v[i].unconfined = follow;
+	free(cfs);
+	return rc;
+}
+
 /* ---- loading ------------------------------------------------------------- */
+
+/*
+ * Confines inv to the model folder of path (core/confine.h): the
+ * confined file system lives in the inventory's arena. A folder that
+ * cannot be resolved leaves inv as it is (there is nothing in it to
+ * read). QA_OK or QA_E_NOMEM.
+ */
+static int
+confine(struct qa_inventory *inv, const char *path)
+{
+	struct qa_confined_fs *c;
+	char *root = model_root(inv->fs, path);
+
+	if (!root)
+		return QA_E_NOMEM;
+	c = qa_arena_alloc(&inv->arena, sizeof(*c));
+	if (!c) {
+		free(root);
+		return QA_E_NOMEM;
+	}
+	if (qa_fs_confined_init(c, root) == QA_OK)
+		inv->fs = &c->fs;
+	free(root);
+	return QA_OK;
+}
+
+/* Whether path is a symbolic link out of the model folder; it is then
+ * reported (QA1411) and must not be read. */
+static bool
+link_out(struct qa_inventory *inv, const char *path)
+{
+	enum qa_node_kind kind = QA_NODE_MISSING;
+	uint64_t size;
+
+	if (qa_inv_stat(inv, path, &kind, &size) != QA_OK ||
+	    kind != QA_NODE_OUTSIDE)
+		return false;
+	qa_inv_link_out(inv, path);
+	return true;
+}
 
 /* The projector of a GGUF model: its own small inventory, of which the
  * model keeps the totals (for the fit) and any findings. */
 static int
-load_mmproj(struct qa_inventory *inv, const char *path)
+load_mmproj(struct qa_inventory *inv, const char *path,
+	    const struct qa_split_index *ix)
 {
 	struct qa_inventory *p = qa_inventory_create(path);
 	struct qa_file *f;
@@ -907,8 +1361,13 @@ load_mmproj(struct qa_inventory *inv, const char *path)
 
 	if (!p)
 		return QA_E_NOMEM;
+	if (link_out(inv, path)) {
+		qa_inventory_destroy(p);
+		return QA_OK;
+	}
 	p->fs = inv->fs;
-	rc = qa_gguf_load_path(p, path);
+	p->overrides = inv->overrides;
+	rc = qa_gguf_load_split(p, path, ix);
 	f = qa_inv_add_file(inv, path);
 	if (!f) {
 		qa_inventory_destroy(p);
@@ -929,12 +1388,7 @@ load_mmproj(struct qa_inventory *inv, const char *path)
 		inv->mmproj.tensors = p->n_tensors;
 		inv->mmproj.file = f->path;
 	}
-	for (i = 0; i < p->n_findings; i++) {
-		const struct qa_finding *x = &p->findings[i];
-
-		qa_inv_finding_rule(inv, x->rule, x->file, x->offset,
-				    x->tensor, "%s", x->message);
-	}
+	qa_inventory_merge_findings(inv, p);
 	if (rc == QA_E_UNRECOGNIZED || rc == QA_E_IO) {
 		/* The fit would leave the projector out without a word: say
 		 * why (an Ollama manifest can name a blob the store lacks;
@@ -963,20 +1417,34 @@ load_mmproj(struct qa_inventory *inv, const char *path)
 }
 
 static int
-load_file(struct qa_inventory *inv, const char *path, char *err,
-	  size_t errlen)
+load_file(struct qa_inventory *inv, const struct qa_model_ref *ref,
+	  char *err, size_t errlen)
 {
+	const char *path = ref->path;
 	uint8_t head[HEAD_BYTES];
 	uint64_t size = 0;
 	size_t n = 0;
 	const struct qa_format *fmt;
 	int e = 0, rc;
 
+	if (link_out(inv, path)) {
+		inv->kind = ends_with(path, ".safetensors") ||
+			    ends_with(path, ".safetensors.index.json") ?
+			    QA_KIND_SAFETENSORS : QA_KIND_GGUF;
+		return QA_OK;
+	}
+
 	if (ends_with(path, ".safetensors.index.json")) {
 		inv->kind = QA_KIND_SAFETENSORS;
 		return qa_st_load_path(inv, path);
 	}
+	if (ends_with(path, ".bin.index.json")) {
+		inv->kind = QA_KIND_PYTORCH;
+		return qa_pt_load_path(inv, path);
+	}
 	rc = read_head(inv->fs, path, head, &n, &size, &e);
+	if (rc == QA_E_UNRECOGNIZED)
+		return not_regular(path, e, err, errlen);
 	if (rc != QA_OK) {
 		snprintf(err, errlen, "cannot read '%s': %s", path,
 			 strerror(e));
@@ -986,12 +1454,16 @@ load_file(struct qa_inventory *inv, const char *path, char *err,
 	if (not_a_model(path, head, n, size, err, errlen))
 		return QA_E_UNRECOGNIZED;
 	fmt = which_format(path, head, n, size);
+	if (!fmt && torch_zip(inv->fs, path, head, n))
+		fmt = &qa_format_pytorch;
 	if (!fmt) {
-		snprintf(err, errlen, "'%s' is not a GGUF or safetensors file",
-			 path);
+		snprintf(err, errlen, "'%s' is not a GGUF, safetensors or "
+			 "PyTorch file", path);
 		return QA_E_UNRECOGNIZED;
 	}
 	inv->kind = fmt->kind;
+	if (fmt == &qa_format_gguf)
+		return qa_gguf_load_split(inv, path, ref->split_index);
 	return fmt->load_path(inv, path);
 }
 
@@ -1041,23 +1513,93 @@ check_weight_files(const struct qa_inventory *inv, char *err, size_t errlen)
 	return QA_E_UNRECOGNIZED;
 }
 
+/* The model's kind as the archive facts name it. */
+static const char *
+kind_label(const struct qa_inventory *inv, const struct qa_model_ref *ref)
+{
+	if (ref->kind == QA_REF_ARCHIVE)
+		return "none";
+	switch (inv->kind) {
+	case QA_KIND_GGUF:
+		return "gguf";
+	case QA_KIND_SAFETENSORS:
+		return "safetensors";
+	case QA_KIND_HF_DIR:
+		return "hf-dir";
+	default:
+		return "pytorch";
+	}
+}
+
 int
 qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	      char *err, size_t errlen)
 {
+	const struct qa_fs *outer = inv->fs;
 	int rc;
 
 	err[0] = '\0';
-	if (ref->kind == QA_REF_HF_DIR)
+	/* On the real file system the model folder is all that is read:
+	 * a symbolic link out of it is reported, not followed. */
+	if (!ref->archive && !ref->unconfined && inv->fs == qa_fs_default()) {
+		rc = confine(inv, ref->path);
+		if (rc != QA_OK) {
+			snprintf(err, errlen, "%s: out of memory", ref->display);
+			return rc;
+		}
+	}
+	/* Inside an archive the members are the files (formats/archive.h). */
+	if (ref->archive)
+		inv->fs = qa_archive_fs(ref->archive);
+	if (ref->kind == QA_REF_ARCHIVE) {
+		char what[512];
+
+		inv->kind = QA_KIND_HF_DIR;
+		qa_archive_describe(ref->archive, what, sizeof(what));
+		qa_inv_finding(inv, QA1514, qa_archive_path(ref->archive), -1,
+			       NULL, "no GGUF, safetensors or PyTorch model in "
+			       "the %s archive (%s)",
+			       qa_archive_format(ref->archive),
+			       what);
+		rc = QA_OK;
+	} else if (ref->kind == QA_REF_HF_DIR) {
 		rc = qa_hf_load_dir(inv, ref->path);
-	else
-		rc = load_file(inv, ref->path, err, errlen);
+	} else {
+		rc = load_file(inv, ref, err, errlen);
+	}
 	if (rc == QA_OK)
 		rc = check_weight_files(inv, err, errlen);
 	if (rc == QA_OK && ref->mmproj)
-		rc = load_mmproj(inv, ref->mmproj);
+		rc = load_mmproj(inv, ref->mmproj, ref->split_index);
+	if (ref->archive) {
+		/* A member the archive could not give (encrypted, past the
+		 * streaming bound) is the archive's finding, not a system
+		 * error. */
+		if (qa_archive_annotate(ref->archive, inv,
+					kind_label(inv, ref)) > 0 &&
+		    rc == QA_E_IO) {
+			qa_inv_finding(inv, QA1403, ref->path, -1, NULL,
+				       "the model cannot be read from the "
+				       "archive (see the member not "
+				       "inspected), so it is not audited");
+			rc = QA_OK;
+			err[0] = '\0';
+		}
+		inv->fs = outer;
+	}
 	if (rc == QA_OK && ref->note)
 		inv->input_note = qa_arena_strdup(&inv->arena, ref->note);
+	if (rc == QA_OK && ref->links_out) {
+		const char *l;
+
+		for (l = ref->links_out; *l; l += strlen(l) + 1)
+			qa_inv_link_out(inv, l);
+	}
+	/* The inventory limit, not the system, said no: a finding, and
+	 * the report covers what was read. */
+	if ((rc == QA_E_NOMEM || inv->out_of_memory) &&
+	    qa_inventory_limit_finding(inv, "loading"))
+		rc = QA_OK;
 	if (rc == QA_OK && inv->out_of_memory)
 		rc = QA_E_NOMEM;
 	if (rc != QA_OK && !err[0])

@@ -14,6 +14,7 @@
 #ifndef QA_FORMATS_INPUT_H
 #define QA_FORMATS_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/inventory.h"
@@ -22,7 +23,12 @@
 enum qa_ref_kind {
 	QA_REF_FILE,		/* a GGUF or safetensors file, part or index */
 	QA_REF_HF_DIR,		/* a Hugging Face checkpoint folder */
+	QA_REF_ARCHIVE,		/* an archive holding no model, reported for
+				 * its findings (formats/archive.h) */
 };
+
+struct qa_split_index;
+struct qa_archive;
 
 /* One model found at a path. Strings are malloc'd (qa_model_refs_free). */
 struct qa_model_ref {
@@ -33,11 +39,29 @@ struct qa_model_ref {
 	char *note;		/* what resolution decided, shown to the
 				 * user (e.g. the projector chosen among
 				 * several), or NULL */
+	/* The split names of the folder it was found in (borrowed from
+	 * the refs), so a folder of n split sets is listed once, not once
+	 * per set; NULL when the path was given directly. */
+	const struct qa_split_index *split_index;
+	/* The archive the model is in (one reference, released by
+	 * qa_model_refs_free): path and mmproj are then paths of its
+	 * members, "<archive>!/<member>"; NULL for files on disk. */
+	struct qa_archive *archive;
+	/* Read without confinement: --follow-symlinks (core/confine.h).
+	 * Otherwise a symbolic link out of the model folder is not
+	 * followed but reported (QA1411). */
+	bool unconfined;
+	/* Entries of the folder it was found in that are symbolic links
+	 * out of it, as paths, reported with this model (the first found
+	 * in the folder): NUL-separated, ending with an empty string;
+	 * NULL when none. */
+	char *links_out;
 };
 
 struct qa_model_refs {
 	struct qa_model_ref *v;
 	size_t n;
+	struct qa_split_index *split_index;	/* owned; see above */
 };
 
 /* Where names that are not paths are looked up, and which revision. */
@@ -50,13 +74,21 @@ struct qa_resolve_options {
 	 * service's /usr/share/ollama/.ollama/models). */
 	const char *const *ollama_roots;
 	size_t n_ollama_roots;
+	/* Follow symbolic links out of the model folder (--follow-symlinks);
+	 * by default the real file system is confined to it. */
+	bool follow_symlinks;
 };
 
 /*
  * Resolves path on fs into the models it holds (in a stable order).
  * Besides files and folders, path may be a Hugging Face cache repo folder
- * (the snapshot refs/<revision> names), an Ollama manifest file, or an
- * Ollama model name found in one of opt's stores (opt may be NULL).
+ * (the snapshot refs/<revision> names), an Ollama manifest file, an
+ * Ollama model name found in one of opt's stores (opt may be NULL), or an
+ * archive (tar, zip, llamafile, .nemo), whose members resolve as a folder
+ * does (descending into a single top folder). On the real file system
+ * (fs is qa_fs_default()) reads are confined to the model folder unless
+ * opt->follow_symlinks: a symbolic link out of it is not followed
+ * (core/confine.h) and is reported by the model it belongs to.
  * Returns QA_OK with out->n >= 1, or QA_E_UNRECOGNIZED (nothing to audit,
  * including an Ollama name no store holds: exit 3), QA_E_IO (exit 4),
  * QA_E_USAGE ("-": exit 2) or QA_E_NOMEM, with a one-line diagnostic in

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zip archives and llamafiles by their central directory (APPNOTE.TXT
+ * 4.3: local headers, central directory, end of central directory, and
+ * the ZIP64 records of 4.3.14-4.3.15 and extra field 0x0001).
+ *
+ * The layout comes from the central directory, as unzip, Python's
+ * zipfile, libarchive's seeking reader and llamafile's loader read it:
+ * the last end-of-central-directory record in the file's final 64 KiB,
+ * then each entry's local header for where its data starts (30 bytes +
+ * name + extra). Bytes before the zip (the executable of a llamafile)
+ * shift every offset; like unzip and libarchive the shift is measured
+ * (where the central directory is, minus where the record says it is)
+ * and added back, and for a llamafile a non-zero shift is QA1512
+ * because llamafile's loader does not (llamafile/llamafile.c
+ * llamafile_open).
+ *
+ * Members stored uncompressed (method 0) are read in place; compressed
+ * ones are streamed through libarchive's zip reader (seeking mode,
+ * matched to the central directory by data offset) as far as the keeper
+ * wants, and never further, so a zip bomb is never inflated. The checks
+ * that need the raw central directory live here: a NUL byte in a name
+ * (libarchive's entry names stop at it), a local header that disagrees
+ * with its central entry, entries that share bytes (overlapping entries
+ * are how non-recursive zip bombs multiply one compressed block), a
+ * declared ratio past the bomb bound, encryption, and for a llamafile a
+ * GGUF that is compressed or not 64 KiB-aligned.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define QA_ARCHIVE_INTERNAL
+#include "formats/archive_int.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ckd.h"
+
+#define EOCD_SIZE 22
+#define Z64_LOCATOR_SIZE 20
+#define Z64_EOCD_SIZE 56
+#define CDIR_SIZE 46
+#define LOCAL_SIZE 30
+/* An end record's comment is at most 65535 bytes. */
+#define TAIL_MAX ((uint64_t)65535 + EOCD_SIZE)
+/* zipalign's default alignment (llamafile zipalign.1 -a). */
+#define LLAMAFILE_ALIGN 65536u
+
+static uint16_t
+le16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Where the central directory is, and its shape. */
+struct cdir {
+	uint64_t eocd;		/* offset of the end record */
+	uint64_t end;		/* where the central directory ends */
+	uint64_t start;		/* where it actually starts */
+	uint64_t declared;	/* where the end record says it starts */
+	uint64_t size;
+	uint64_t entries;
+	int64_t shift;		/* start - declared: bytes before the zip */
+};
+
+/* Finds the last end-of-central-directory record. QA_OK,
+ * QA_E_UNRECOGNIZED (none), QA_E_IO. */
+static int
+find_eocd(struct qa_archive *ar, struct cdir *cd, char *err, size_t errlen)
+{
+	struct qa_source *src = &ar->src;
+	uint64_t n = src->size < TAIL_MAX ? src->size : TAIL_MAX;
+	uint64_t base = src->size - n;
+	unsigned char *tail;
+	size_t i;
+	bool found = false;
+
+	if (src->size < EOCD_SIZE) {
+		snprintf(err, errlen, "'%s' is too short to be a zip archive",
+			 ar->path);
+		return QA_E_UNRECOGNIZED;
+	}
+	tail = malloc((size_t)n);
+	if (!tail)
+		return QA_E_NOMEM;
+	if (qa_source_read(src, base, tail, (size_t)n) != QA_OK) {
+		free(tail);
+		snprintf(err, errlen, "cannot read '%s'", ar->path);
+		return QA_E_IO;
+	}
+	/* From the end backwards: the record nearest the end wins, as
+	 * every reader takes it (stale ones stay in appended zips). */
+	for (i = (size_t)n - EOCD_SIZE + 1; i-- > 0;) {
+		if (memcmp(tail + i, "PK\005\006", 4) != 0 ||
+		    i + EOCD_SIZE + le16(tail + i + 20) > n)
+			continue;
+		cd->eocd = base + i;
+		cd->entries = le16(tail + i + 10);
+		cd->size = le32(tail + i + 12);
+		cd->declared = le32(tail + i + 16);
+		if (le16(tail + i + 4) != 0 || le16(tail + i + 6) != 0) {
+			free(tail);
+			snprintf(err, errlen, "'%s' is a multi-volume (split) "
+				 "zip archive, which quantaudit does not read",
+				 ar->path);
+			return QA_E_UNRECOGNIZED;
+		}
+		found = true;
+		break;
+	}
+	free(tail);
+	if (!found) {
+		snprintf(err, errlen, "'%s' has no zip end of central directory "
+			 "record (not a zip archive, or truncated)", ar->path);
+		return QA_E_UNRECOGNIZED;
+	}
+	return QA_OK;
+}
+
+/* The ZIP64 end record, when a locator precedes the end record. */
+static int
+find_zip64(struct qa_archive *ar, struct cdir *cd)
+{
+	unsigned char loc[Z64_LOCATOR_SIZE], rec[Z64_EOCD_SIZE];
+	uint64_t at, alt;
+
+	cd->end = cd->eocd;
+	if (cd->eocd < Z64_LOCATOR_SIZE ||
+	    qa_source_read(&ar->src, cd->eocd - Z64_LOCATOR_SIZE, loc,
+			   sizeof(loc)) != QA_OK ||
+	    memcmp(loc, "PK\006\007", 4) != 0)
+		return QA_OK;
+	at = le64(loc + 8);
+	/* The record sits right before its locator; its recorded offset
+	 * does not count bytes before the zip. */
+	alt = cd->eocd - Z64_LOCATOR_SIZE >= Z64_EOCD_SIZE ?
+	      cd->eocd - Z64_LOCATOR_SIZE - Z64_EOCD_SIZE : UINT64_MAX;
+	if (qa_source_read(&ar->src, at, rec, sizeof(rec)) != QA_OK ||
+	    memcmp(rec, "PK\006\006", 4) != 0) {
+		at = alt;
+		if (at == UINT64_MAX ||
+		    qa_source_read(&ar->src, at, rec, sizeof(rec)) != QA_OK ||
+		    memcmp(rec, "PK\006\006", 4) != 0) {
+			ar_finding(ar, QA1501, ar->path,
+				   (int64_t)(cd->eocd - Z64_LOCATOR_SIZE),
+				   "the ZIP64 end of central directory record "
+				   "the locator points to is not there");
+			return QA_E_UNRECOGNIZED;
+		}
+	}
+	cd->end = at;
+	cd->entries = le64(rec + 32);
+	cd->size = le64(rec + 40);
+	cd->declared = le64(rec + 48);
+	return QA_OK;
+}
+
+/* A range of the archive an entry occupies: local header to data end. */
+struct span {
+	uint64_t start, end;
+	size_t member;
+};
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The fields of a central directory entry that matter here. */
+struct centry {
+	uint16_t made_by, flags, method;
+	uint32_t external;
+	uint64_t csize, usize, local;
+	uint32_t csize32, usize32;
+};
+
+/* Applies the ZIP64 extra field (id 1) to the fields that overflowed. */
+static void
+zip64_extra(struct centry *e, const unsigned char *x, size_t n, bool local32)
+{
+	size_t i = 0;
+
+	while (i + 4 <= n) {
+		uint16_t id = le16(x + i), len = le16(x + i + 2);
+		size_t k = i + 4, endk = i + 4 + len;
+
+		if (endk > n)
+			break;
+		if (id == 0x0001) {
+			if (e->usize32 == 0xFFFFFFFFu && k + 8 <= endk) {
+				e->usize = le64(x + k);
+				k += 8;
+			}
+			if (e->csize32 == 0xFFFFFFFFu && k + 8 <= endk) {
+				e->csize = le64(x + k);
+				k += 8;
+			}
+			if (local32 && k + 8 <= endk)
+				e->local = le64(x + k);
+			break;
+		}
+		i = endk;
+	}
+}
+
+static enum ar_type
+entry_type(const struct centry *e, const char *name, size_t len)
+{
+	unsigned host = e->made_by >> 8;
+	unsigned mode = e->external >> 16;
+
+	if (len > 0 && name[len - 1] == '/')
+		return AR_DIR;
+	/* Unix (3) and macOS (19) keep st_mode in the high half. */
+	if ((host == 3 || host == 19) && mode) {
+		switch (mode & 0170000) {
+		case 0120000:
+			return AR_SYMLINK;
+		case 0040000:
+			return AR_DIR;
+		case 0020000:
+		case 0060000:
+		case 0010000:
+		case 0140000:
+			return AR_SPECIAL;
+		default:
+			break;
+		}
+	}
+	return AR_FILE;
+}
+
+/*
+ * Reads the local header of m (central entry e, raw name of nlen bytes)
+ * and sets where its data starts; findings when it disagrees with the
+ * central entry. False when the member's data cannot be located.
+ */
+static bool
+local_header(struct qa_archive *ar, struct ar_member *m,
+	     const struct centry *e, const char *name, size_t nlen,
+	     uint64_t cd_start, uint64_t *data)
+{
+	unsigned char h[LOCAL_SIZE];
+	char lname[QA_ARCHIVE_NAME_MAX + 1];
+	uint16_t ln, lx, lmethod;
+	uint64_t at = (uint64_t)m->header_offset, end;
+	size_t cmp;
+	bool got;
+
+	if (qa_source_read(&ar->src, at, h, sizeof(h)) != QA_OK ||
+	    memcmp(h, "PK\003\004", 4) != 0) {
+		ar_finding(ar, QA1501, ar->path, (int64_t)at, "the central "
+			   "directory puts '%s' at offset %" PRIu64 ", where "
+			   "there is no local header", m->name, at);
+		return false;
+	}
+	lmethod = le16(h + 8);
+	ln = le16(h + 26);
+	lx = le16(h + 28);
+	/* Names past QA_ARCHIVE_NAME_MAX are QA1504 already: their first
+	 * bytes are compared. */
+	cmp = ln < sizeof(lname) ? ln : sizeof(lname);
+	got = qa_source_read(&ar->src, at + LOCAL_SIZE, lname, cmp) == QA_OK;
+	if (!got) {
+		ar_finding(ar, QA1501, ar->path, (int64_t)at, "the local header "
+			   "of '%s' runs past the end of the archive", m->name);
+		return false;
+	}
+	if (ln != nlen || memcmp(lname, name, cmp) != 0) {
+		char esc[256];
+
+		ar_escape(esc, sizeof(esc), lname, cmp);
+		ar_finding(ar, QA1513, ar->path, (int64_t)at, "the local header "
+			   "of '%s' names '%s'", m->name, esc);
+	} else if (lmethod != e->method) {
+		ar_finding(ar, QA1513, ar->path, (int64_t)at, "'%s' is stored "
+			   "with compression method %u by its local header, "
+			   "%u by the central directory", m->name, lmethod,
+			   e->method);
+	} else if (!(e->flags & 8) && le32(h + 18) != 0xFFFFFFFFu &&
+		   (le32(h + 18) != e->csize32 || le32(h + 22) != e->usize32)) {
+		ar_finding(ar, QA1513, ar->path, (int64_t)at, "the local header "
+			   "of '%s' gives %" PRIu32 " bytes (%" PRIu32
+			   " compressed), the central directory %" PRIu64
+			   " (%" PRIu64 ")", m->name, le32(h + 22),
+			   le32(h + 18), e->usize, e->csize);
+	}
+	*data = at + LOCAL_SIZE + ln + lx;
+	if (qa_ckd_add(&end, *data, e->csize) || end > cd_start) {
+		ar_finding(ar, QA1501, ar->path, (int64_t)at, "the data of '%s' "
+			   "(%" PRIu64 " bytes at offset %" PRIu64 ") runs "
+			   "into the central directory or past the end of "
+			   "the archive", m->name, e->csize, *data);
+		return false;
+	}
+	return true;
+}
+
+/* Checks a link member's target when its bytes are stored in place. */
+static void
+zip_link(struct qa_archive *ar, struct ar_member *m, const struct centry *e,
+	 uint64_t data)
+{
+	char target[4096];
+
+	if (e->method == 0 && e->csize == e->usize &&
+	    e->usize <= sizeof(target) &&
+	    qa_source_read(&ar->src, data, target, (size_t)e->usize) ==
+	    QA_OK)
+		ar_check_link(ar, m, target, (size_t)e->usize, false);
+	else
+		ar_finding(ar, QA1506, ar->path, (int64_t)m->header_offset,
+			   "'%s' is a symbolic link (its target is "
+			   "compressed and not read); quantaudit does not "
+			   "follow it", m->name);
+}
+
+/* What a regular member is: read in place, streamed, or neither. */
+static void
+zip_file(struct qa_archive *ar, struct ar_member *m, const struct centry *e,
+	 uint64_t data, uint64_t *n_ratio, const char **first_ratio)
+{
+	m->csize = e->csize;
+	m->offset = data;
+	if (e->usize > QA_ARCHIVE_BOMB_FLOOR &&
+	    e->usize / QA_ARCHIVE_BOMB_RATIO > e->csize) {
+		if ((*n_ratio)++ == 0)
+			*first_ratio = m->name;
+	}
+	if (ar->llamafile && ends_with(m->name, ".gguf")) {
+		if (e->method != 0)
+			ar_finding(ar, QA1510, ar->path,
+				   (int64_t)m->header_offset, "'%s' is "
+				   "compressed (method %u): llamafile maps "
+				   "weights only from stored members",
+				   m->name, e->method);
+		else if (data % LLAMAFILE_ALIGN)
+			ar_finding(ar, QA1511, ar->path, (int64_t)data,
+				   "the data of '%s' starts at offset %" PRIu64
+				   ", %" PRIu64 " bytes past a 64 KiB boundary",
+				   m->name, data, data % LLAMAFILE_ALIGN);
+	}
+	if (e->flags & 0x41) {
+		ar_not_inspected(ar, m, AR_ENCRYPTED, "it is encrypted");
+		return;
+	}
+	if (e->method == 0) {
+		if (e->csize != e->usize) {
+			ar_finding(ar, QA1513, ar->path,
+				   (int64_t)m->header_offset, "'%s' is stored "
+				   "uncompressed but declares %" PRIu64
+				   " bytes and %" PRIu64 " stored", m->name,
+				   e->usize, e->csize);
+			ar_not_inspected(ar, m, AR_UNDECODABLE, "its sizes "
+					 "contradict each other");
+			return;
+		}
+		m->in_place = true;
+		return;
+	}
+	m->want_stream = true;
+}
+
+/* Reads the central directory entries. */
+static int
+walk(struct qa_archive *ar, const struct cdir *cd)
+{
+	struct qa_reader *r = malloc(sizeof(*r));
+	struct span *spans = NULL;
+	unsigned char h[CDIR_SIZE];
+	char *name = malloc(65536);
+	unsigned char *extra = malloc(65536);
+	uint64_t i, n_entries = cd->entries, n_ratio = 0;
+	const char *first_ratio = NULL;
+	size_t n_spans = 0;
+	int rc = QA_OK;
+
+	if (!r || !name || !extra)
+		goto nomem;
+	if (n_entries > QA_ARCHIVE_MAX_MEMBERS) {
+		ar_finding(ar, QA1503, ar->path, (int64_t)cd->eocd, "the "
+			   "central directory lists %" PRIu64 " entries; the "
+			   "first %u are inspected", n_entries,
+			   QA_ARCHIVE_MAX_MEMBERS);
+		n_entries = QA_ARCHIVE_MAX_MEMBERS;
+		ar->stopped = true;
+	}
+	spans = malloc((size_t)(n_entries ? n_entries : 1) * sizeof(*spans));
+	if (!spans)
+		goto nomem;
+	qa_reader_init(r, &ar->src, cd->start);
+	for (i = 0; i < n_entries; i++) {
+		struct centry e;
+		struct ar_member *m;
+		uint16_t nlen, xlen, clen;
+		uint64_t data = 0, local;
+
+		if (r->pos + CDIR_SIZE > cd->end ||
+		    !qa_reader_bytes(r, h, sizeof(h)) ||
+		    memcmp(h, "PK\001\002", 4) != 0) {
+			ar_finding(ar, QA1501, ar->path, (int64_t)r->pos,
+				   "central directory entry %" PRIu64 " of %"
+				   PRIu64 " is missing or damaged", i + 1,
+				   cd->entries);
+			ar->stopped = true;
+			break;
+		}
+		memset(&e, 0, sizeof(e));
+		e.made_by = le16(h + 4);
+		e.flags = le16(h + 8);
+		e.method = le16(h + 10);
+		e.csize32 = le32(h + 20);
+		e.usize32 = le32(h + 24);
+		e.csize = e.csize32;
+		e.usize = e.usize32;
+		nlen = le16(h + 28);
+		xlen = le16(h + 30);
+		clen = le16(h + 32);
+		e.external = le32(h + 38);
+		e.local = le32(h + 42);
+		if (!qa_reader_bytes(r, name, nlen) ||
+		    !qa_reader_bytes(r, extra, xlen) ||
+		    !qa_reader_skip(r, clen) || r->pos > cd->end) {
+			ar_finding(ar, QA1501, ar->path, (int64_t)r->pos,
+				   "central directory entry %" PRIu64 " runs "
+				   "past the directory's end", i + 1);
+			ar->stopped = true;
+			break;
+		}
+		zip64_extra(&e, extra, xlen, le32(h + 42) == 0xFFFFFFFFu);
+		/* the shift is never negative (cd.start >= cd.declared), so
+		 * only a ZIP64 offset can push the sum past the file */
+		if (qa_ckd_add(&local, e.local, (uint64_t)cd->shift) ||
+		    local > INT64_MAX) {
+			ar_finding(ar, QA1501, ar->path, (int64_t)cd->start,
+				   "central directory entry %" PRIu64 " puts its "
+				   "local header at offset %" PRIu64 ", past any "
+				   "file", i + 1, e.local);
+			continue;
+		}
+		m = ar_add_member(ar, name, nlen, entry_type(&e, name, nlen),
+				  e.usize, (int64_t)local);
+		if (!m)
+			goto nomem;
+		if (qa_ckd_add(&ar->declared_total, ar->declared_total,
+			       e.usize))
+			ar->declared_total = UINT64_MAX;
+		if (!local_header(ar, m, &e, name, nlen, cd->start, &data)) {
+			if (m->type == AR_FILE && !m->hidden)
+				ar_not_inspected(ar, m, AR_PAST_END, "its data "
+						 "cannot be located");
+			continue;
+		}
+		spans[n_spans].start = (uint64_t)m->header_offset;
+		spans[n_spans].end = data + e.csize;
+		spans[n_spans].member = ar->n - 1;
+		n_spans++;
+		if (m->hidden)
+			continue;
+		if (m->type == AR_SPECIAL)
+			ar_finding(ar, QA1508, ar->path,
+				   (int64_t)m->header_offset, "'%s' is a "
+				   "device, FIFO or socket entry; it is not "
+				   "inspected", m->name);
+		else if (m->type == AR_SYMLINK)
+			zip_link(ar, m, &e, data);
+		else if (m->type == AR_FILE)
+			zip_file(ar, m, &e, data, &n_ratio, &first_ratio);
+	}
+	if (n_ratio && !ar->bomb) {
+		ar->bomb = true;
+		ar_finding(ar, QA1502, ar->path, -1, "%" PRIu64 " member%s "
+			   "declare%s more than %u times %s compressed size "
+			   "past 1 GiB (first: '%s')", n_ratio,
+			   n_ratio == 1 ? "" : "s", n_ratio == 1 ? "s" : "",
+			   QA_ARCHIVE_BOMB_RATIO, n_ratio == 1 ? "its" :
+			   "their", first_ratio);
+	}
+	/* Entries sharing bytes: one compressed block counted many times. */
+	qsort(spans, n_spans, sizeof(*spans), cmp_span);
+	for (i = 0; i + 1 < n_spans; i++)
+		if (spans[i + 1].start < spans[i].end) {
+			ar_finding(ar, QA1502, ar->path,
+				   (int64_t)spans[i + 1].start, "'%s' and "
+				   "'%s' share bytes of the archive "
+				   "(overlapping entries, the construction of "
+				   "zip bombs)", ar->m[spans[i].member].name,
+				   ar->m[spans[i + 1].member].name);
+			ar->bomb = true;
+			break;
+		}
+	goto out;
+nomem:
+	rc = QA_E_NOMEM;
+out:
+	free(spans);
+	free(name);
+	free(extra);
+	free(r);
+	return rc;
+}
+
+static int
+cmp_offset(const void *a, const void *b)
+{
+	const struct ar_member *x = *(const struct ar_member *const *)a;
+	const struct ar_member *y = *(const struct ar_member *const *)b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/*
+ * Streams the compressed members the keeper wants through libarchive's
+ * seeking zip reader, which lists entries by local header offset; an
+ * entry is matched to its member by where its data starts (libarchive
+ * stands right after the local header once the header is read).
+ */
+static int
+stream(struct qa_archive *ar)
+{
+	struct ar_member **v;
+	struct archive *a;
+	struct archive_entry *ent;
+	char err[256], detail[320];
+	unsigned char *buf;
+	size_t n = 0, i;
+	int r;
+
+	for (i = 0; i < ar->n; i++)
+		if (ar->m[i].want_stream && ar->m[i].why == AR_OK)
+			n++;
+	if (n == 0)
+		return QA_OK;
+	v = malloc(n * sizeof(*v));
+	buf = malloc(64 * 1024);
+	if (!v || !buf) {
+		free(v);
+		free(buf);
+		return QA_E_NOMEM;
+	}
+	for (i = n = 0; i < ar->n; i++)
+		if (ar->m[i].want_stream && ar->m[i].why == AR_OK)
+			v[n++] = &ar->m[i];
+	qsort(v, n, sizeof(*v), cmp_offset);
+	a = ar_la_open(ar, AR_LA_ZIP, err, sizeof(err));
+	if (!a) {
+		snprintf(detail, sizeof(detail), "libarchive cannot read the "
+			 "zip (%s)", err);
+		for (i = 0; i < n; i++)
+			ar_not_inspected(ar, v[i], AR_UNDECODABLE, detail);
+		goto out;
+	}
+	while ((r = archive_read_next_header(a, &ent)) == ARCHIVE_OK ||
+	       r == ARCHIVE_WARN) {
+		la_int64_t at = archive_filter_bytes(a, 0);
+		struct ar_member key, *kp = &key, **hit;
+		struct ar_keeper k;
+		bool complete = false;
+
+		key.offset = (uint64_t)at;
+		hit = at < 0 ? NULL : bsearch(&kp, v, n, sizeof(*v),
+					      cmp_offset);
+		if (!hit || (*hit)->kept_set || (*hit)->why != AR_OK)
+			continue;
+		ar_keeper_start(&k, ar, *hit);
+		while (ar_keeper_wants(&k)) {
+			la_ssize_t got = archive_read_data(a, buf, 64 * 1024);
+
+			if (got < 0) {
+				snprintf(detail, sizeof(detail), "libarchive: "
+					 "%s", archive_error_string(a) ?
+					 archive_error_string(a) :
+					 "read error");
+				free(k.buf);
+				ar_not_inspected(ar, *hit, AR_UNDECODABLE,
+						 detail);
+				break;
+			}
+			if (got == 0) {
+				complete = true;
+				break;
+			}
+			if (!ar_keeper_feed(&k, buf, (size_t)got)) {
+				free(k.buf);
+				ar_la_close(a);
+				free(v);
+				free(buf);
+				return QA_E_NOMEM;
+			}
+		}
+		if ((*hit)->why == AR_OK)
+			ar_keeper_finish(&k, complete || k.full);
+	}
+	if (r != ARCHIVE_EOF)
+		snprintf(detail, sizeof(detail), "libarchive stopped before "
+			 "it (%s)", archive_error_string(a) ?
+			 archive_error_string(a) : "read error");
+	else
+		snprintf(detail, sizeof(detail), "libarchive does not list it");
+	for (i = 0; i < n; i++)
+		if (v[i]->why == AR_OK && !v[i]->kept_set)
+			ar_not_inspected(ar, v[i], AR_UNDECODABLE, detail);
+	ar_la_close(a);
+out:
+	free(v);
+	free(buf);
+	return QA_OK;
+}
+
+/* Whether the file starts with a zip local header (not an executable
+ * that might carry a zip at its end). */
+static bool
+starts_as_zip(struct qa_archive *ar)
+{
+	unsigned char h[4];
+
+	return ar->src.size >= sizeof(h) &&
+	       qa_source_read(&ar->src, 0, h, sizeof(h)) == QA_OK &&
+	       memcmp(h, "PK\003\004", 4) == 0;
+}
+
+int
+ar_zip_list(struct qa_archive *ar, char *err, size_t errlen)
+{
+	struct cdir cd;
+	int rc;
+
+	memset(&cd, 0, sizeof(cd));
+	rc = find_eocd(ar, &cd, err, errlen);
+	if (rc == QA_E_UNRECOGNIZED && starts_as_zip(ar)) {
+		/* A zip cut short (an interrupted download) loses its
+		 * central directory first: a finding, not "no archive". */
+		ar_finding(ar, QA1501, ar->path, (int64_t)ar->src.size,
+			   "the zip ends at offset %" PRIu64 " without an end "
+			   "of central directory record (truncated): no member "
+			   "can be located", ar->src.size);
+		ar->stopped = true;
+		err[0] = '\0';
+		return QA_OK;
+	}
+	if (rc != QA_OK)
+		return rc;
+	if (find_zip64(ar, &cd) != QA_OK)
+		return QA_OK;
+	if (cd.size > cd.end) {
+		ar_finding(ar, QA1501, ar->path, (int64_t)cd.eocd, "the central "
+			   "directory (%" PRIu64 " bytes) is larger than what "
+			   "precedes its end record", cd.size);
+		return QA_OK;
+	}
+	cd.start = cd.end - cd.size;
+	if (cd.start < cd.declared) {
+		ar_finding(ar, QA1501, ar->path, (int64_t)cd.eocd, "the end "
+			   "record puts the central directory at offset %"
+			   PRIu64 ", past where it can be (%" PRIu64 ")",
+			   cd.declared, cd.start);
+		return QA_OK;
+	}
+	cd.shift = (int64_t)(cd.start - cd.declared);
+	if (ar->llamafile && cd.shift != 0)
+		ar_finding(ar, QA1512, ar->path, (int64_t)cd.eocd, "the zip's "
+			   "offsets leave out the %" PRId64 " bytes before it",
+			   cd.shift);
+	rc = walk(ar, &cd);
+	if (rc != QA_OK)
+		return rc;
+	return stream(ar);
+}
