@@ -22,11 +22,16 @@
 
 #include "analysis/analysis.h"
 #include "core/diag.h"
+#include "core/escape.h"
 #include "core/inventory.h"
 #include "core/source.h"
 #include "engine/audit.h"
+#include "formats/archive.h"
 #include "fit/fit.h"
 #include "fit/gpuspec.h"
+#include "report/report.h"
+
+#include <cjson/cJSON.h>
 
 /* inventory.c stores at most this many findings (MAX_FINDINGS); past it
  * a missing finding proves nothing. */
@@ -50,6 +55,20 @@ qa_fuzz_add(const char *name, const void *data, size_t size)
 	if (i >= sizeof(names) / sizeof(names[0]) ||
 	    snprintf(names[i], sizeof(names[i]), "%s/%s", QA_FUZZ_DIR, name) >=
 	    (int)sizeof(names[i]) || !qa_memfs_add(&mfs, names[i], data, size)) {
+		fprintf(stderr, "fuzz: cannot add %s\n", name);
+		abort();
+	}
+}
+
+void
+qa_fuzz_add_special(const char *name, const char *what, bool swapped)
+{
+	size_t i = mfs.n;
+
+	if (i >= sizeof(names) / sizeof(names[0]) ||
+	    snprintf(names[i], sizeof(names[i]), "%s/%s", QA_FUZZ_DIR, name) >=
+	    (int)sizeof(names[i]) ||
+	    !qa_memfs_add_special(&mfs, names[i], what, swapped)) {
 		fprintf(stderr, "fuzz: cannot add %s\n", name);
 		abort();
 	}
@@ -133,27 +152,48 @@ touch_value(const char *in, const char *key, const struct qa_value *v,
 		if (depth > 16)
 			fail(in, "key '%s': arrays nested %d deep", key,
 			     depth);
-		if (!v->v.arr.items) {
-			if (v->v.arr.kept != 0)
-				fail(in, "key '%s': %llu kept elements but no "
-				     "items", key,
-				     (unsigned long long)v->v.arr.kept);
-			return sum;
-		}
 		if (v->v.arr.kept > v->v.arr.count ||
 		    v->v.arr.kept > QA_KV_KEEP_ELEMENTS)
 			fail(in, "key '%s': %llu kept of %llu elements", key,
 			     (unsigned long long)v->v.arr.kept,
 			     (unsigned long long)v->v.arr.count);
+		if (v->v.arr.kept && !v->v.arr.packed && !v->v.arr.items)
+			fail(in, "key '%s': %llu kept elements but no "
+			     "storage", key,
+			     (unsigned long long)v->v.arr.kept);
+		/* The contract of arr.items beside arr.packed
+		 * (core/inventory.h): all of a short array, the first of
+		 * a long string array, or none. */
+		if (v->v.arr.packed && v->v.arr.items &&
+		    v->v.arr.count > QA_KV_EXPAND_ELEMENTS &&
+		    v->v.arr.elem != QA_V_STRING)
+			fail(in, "key '%s': a long array has items", key);
 		for (i = 0; i < v->v.arr.kept; i++) {
-			if (v->v.arr.items[i].type != v->v.arr.elem)
+			struct qa_value e;
+			uint64_t n_items = !v->v.arr.items ? 0 :
+					   !v->v.arr.packed ||
+					   v->v.arr.count <=
+					   QA_KV_EXPAND_ELEMENTS ?
+					   v->v.arr.kept : 1;
+
+			if (!qa_value_item(v, i, &e))
+				fail(in, "key '%s': element %llu of %llu "
+				     "kept cannot be read", key,
+				     (unsigned long long)i,
+				     (unsigned long long)v->v.arr.kept);
+			if (e.type != v->v.arr.elem)
 				fail(in, "key '%s': element %llu has type %d "
 				     "in an array of %d", key,
-				     (unsigned long long)i,
-				     (int)v->v.arr.items[i].type,
+				     (unsigned long long)i, (int)e.type,
 				     (int)v->v.arr.elem);
-			sum += touch_value(in, key, &v->v.arr.items[i],
-					   depth + 1);
+			if (i < n_items &&
+			    memcmp(&e.v, &v->v.arr.items[i].v,
+				   sizeof(e.v)) != 0 &&
+			    e.type != QA_V_ARRAY)
+				fail(in, "key '%s': element %llu differs "
+				     "between items and the packed form", key,
+				     (unsigned long long)i);
+			sum += touch_value(in, key, &e, depth + 1);
 		}
 	}
 	return sum;
@@ -185,19 +225,39 @@ check_past_eof(const char *in, const struct qa_inventory *inv)
 	uint64_t *sizes;
 	bool *has_past;
 	uint32_t i, j, k;
+	struct qa_archive *ar = NULL;
 
 	sizes = calloc(inv->n_files ? inv->n_files : 1, sizeof(*sizes));
 	has_past = calloc(inv->n_files ? inv->n_files : 1, sizeof(*has_past));
 	if (!sizes || !has_past)
 		abort();
+	/* A model read from an archive: its files are members, sized by
+	 * the archive's own listing (formats/archive.h). */
+	if (inv->archive.file) {
+		char err[256];
+
+		if (qa_archive_open(qa_memfs_fs(&mfs), inv->archive.file, &ar,
+				    err, sizeof(err)) != QA_OK)
+			fail(in, "the archive cannot be opened again: %s", err);
+	}
 	for (i = 0; i < inv->n_files; i++) {
 		enum qa_node_kind kind;
 		uint64_t size;
+		int e;
 
-		if (qa_inv_stat(inv, inv->files[i].path, &kind, &size) ==
-		    QA_OK && kind == QA_NODE_FILE)
+		if (ar) {
+			const struct qa_fs *afs = qa_archive_fs(ar);
+
+			if (afs->stat(afs, inv->files[i].path, &kind, &size,
+				      &e) == QA_OK && kind == QA_NODE_FILE)
+				sizes[i] = size;
+		} else if (qa_inv_stat(inv, inv->files[i].path, &kind,
+				       &size) == QA_OK &&
+			   kind == QA_NODE_FILE) {
 			sizes[i] = size;
+		}
 	}
+	qa_archive_release(ar);
 	for (i = 0; i < inv->n_tensors; i++)
 		if (past_eof(&inv->tensors[i], sizes))
 			has_past[inv->tensors[i].file] = true;
@@ -398,7 +458,129 @@ run_vllm(const char *path, struct qa_inventory *inv)
 }
 
 void
-qa_fuzz_inspect(const char *name, bool unrecognized_ok)
+qa_fuzz_check_inventory(const char *in, const struct qa_inventory *inv)
+{
+	check_inventory(in, inv);
+}
+
+/* ---- the reports ------------------------------------------------------ */
+
+/* Whether the code point at s[i] is one escape.h never lets through raw:
+ * C1 controls, bidi controls, line and paragraph separators. */
+static bool
+forbidden_cp(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c ||
+	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+	       cp == 0x2029;
+}
+
+/*
+ * A report holds no model text unescaped (src/core/escape.h): whatever
+ * the model holds, the bytes written are valid UTF-8 with no control
+ * but tab and newline, no C1 or bidi control, no line that starts (after
+ * blanks) with "::", and no "##[" or "##vso[".
+ */
+static void
+check_report(const char *in, const char *format, const char *buf,
+	     size_t len)
+{
+	size_t i = 0, line = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)buf[i];
+		uint32_t cp;
+		size_t n;
+
+		if (c == '\n') {
+			line = i + 1;
+			i++;
+			continue;
+		}
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			fail(in, "%s report: raw control byte 0x%02x at %zu",
+			     format, c, i);
+		n = qa_utf8_decode(buf + i, &cp);
+		if (n == 0 || i + n > len)
+			fail(in, "%s report: invalid UTF-8 at byte %zu",
+			     format, i);
+		if (forbidden_cp(cp))
+			fail(in, "%s report: raw U+%04X at byte %zu", format,
+			     (unsigned)cp, i);
+		if (c == ':' && i + 1 < len && buf[i + 1] == ':') {
+			size_t k = line;
+
+			while (k < i && (buf[k] == ' ' || buf[k] == '\t'))
+				k++;
+			if (k == i)
+				fail(in, "%s report: a line starts with '::' "
+				     "at byte %zu", format, i);
+		}
+		if (c == '#' && i + 2 < len && buf[i + 1] == '#' &&
+		    (buf[i + 2] == '[' ||
+		     (len - i >= 6 && memcmp(buf + i + 2, "vso[", 4) == 0)))
+			fail(in, "%s report: a CI log command at byte %zu",
+			     format, i);
+		i += n;
+	}
+}
+
+/* Every reporter in every view it draws, as the CLI calls it. */
+static void
+run_reporters(const char *in, const struct qa_audit *audit,
+	      struct qa_inventory *const *invs, size_t n)
+{
+	size_t r;
+	unsigned view;
+
+	for (r = 0; qa_reporters[r]; r++) {
+		const struct qa_reporter *rep = qa_reporters[r];
+
+		for (view = QA_VIEW_INSPECT; view <= QA_VIEW_FIT; view++) {
+			struct qa_report_options ropt;
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f;
+			int rc;
+
+			if (!(rep->views & (1u << view)))
+				continue;
+			memset(&ropt, 0, sizeof(ropt));
+			ropt.view = (enum qa_report_view)view;
+			ropt.fail_on = QA_SEV_ERROR;
+			ropt.layers = view == QA_VIEW_INSPECT;
+			ropt.summary = view == QA_VIEW_FIT;
+			ropt.advisories = audit->advisories;
+			ropt.n_advisories = audit->n_advisories;
+			f = open_memstream(&buf, &len);
+			if (!f)
+				abort();
+			rc = rep->write(f, invs, n, &ropt);
+			if (fclose(f) != 0 || !buf)
+				abort();
+			if (rc != 0)
+				fail(in, "%s reporter (view %u) failed",
+				     rep->name, view);
+			check_report(in, rep->name, buf, len);
+			if (strcmp(rep->name, "json") == 0 ||
+			    strcmp(rep->name, "sarif") == 0) {
+				cJSON *doc = cJSON_ParseWithLength(buf, len);
+
+				if (!doc)
+					fail(in, "%s report (view %u) is not "
+					     "JSON", rep->name, view);
+				cJSON_Delete(doc);
+			}
+			free(buf);
+		}
+	}
+}
+
+/* ---- the pipeline ----------------------------------------------------- */
+
+static void
+audit_input(const char *name, bool unrecognized_ok, bool reports)
 {
 	struct qa_audit_options opt;
 	struct qa_fit_options fopt;
@@ -422,6 +604,10 @@ qa_fuzz_inspect(const char *name, bool unrecognized_ok)
 	opt.fs = qa_memfs_fs(&mfs);
 	opt.fail_on = QA_SEV_ERROR;
 	opt.fit = &fopt;
+	if (reports) {
+		opt.checks.engine = "llama.cpp";
+		opt.checks.gpus = "2x16G";
+	}
 	if (qa_audit_run(&p, 1, &opt, &audit) != QA_OK || audit.n == 0)
 		fail(p, "the pipeline gave no input");
 	for (i = 0; i < audit.n; i++) {
@@ -457,6 +643,47 @@ qa_fuzz_inspect(const char *name, bool unrecognized_ok)
 			fail(p, "status %d without a message, or with an "
 			     "inventory", in->status);
 	}
+	/* QA_FUZZ_VERBOSE=1: what each input gave, to check that seeds
+	 * reach what they were written for. */
+	if (getenv("QA_FUZZ_VERBOSE"))
+		for (i = 0; i < audit.n; i++) {
+			const struct qa_audit_input *in = &audit.inputs[i];
+			uint32_t k;
+
+			fprintf(stderr, "  input %s: status %d%s%s\n",
+				in->path ? in->path : "?", in->status,
+				in->error[0] ? ": " : "", in->error);
+			for (k = 0; in->inv && k < in->inv->n_findings; k++)
+				fprintf(stderr, "    QA%04u\n",
+					(unsigned)in->inv->findings[k].rule->code);
+		}
+	if (reports) {
+		struct qa_inventory **invs = calloc(audit.n, sizeof(*invs));
+		size_t n = 0;
+
+		if (!invs)
+			abort();
+		for (i = 0; i < audit.n; i++)
+			if (audit.inputs[i].inv)
+				invs[n++] = audit.inputs[i].inv;
+		if (n)
+			sink += touch_str(qa_verdict_all(invs, n,
+							 QA_SEV_ERROR));
+		run_reporters(p, &audit, invs, n);
+		free(invs);
+	}
 	(void)sink;
 	qa_audit_free(&audit);
+}
+
+void
+qa_fuzz_inspect(const char *name, bool unrecognized_ok)
+{
+	audit_input(name, unrecognized_ok, false);
+}
+
+void
+qa_fuzz_pipeline(const char *name)
+{
+	audit_input(name, true, true);
 }

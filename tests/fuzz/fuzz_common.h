@@ -28,6 +28,11 @@ void qa_fuzz_reset(void);
  * returns) as QA_FUZZ_DIR/name. Aborts when the folder is full. */
 void qa_fuzz_add(const char *name, const void *data, size_t size);
 
+/* Places a path that is not a regular file (what: "a FIFO") as
+ * QA_FUZZ_DIR/name; with swapped, stat and listing still call it a regular
+ * file (replaced after the listing). Aborts when the folder is full. */
+void qa_fuzz_add_special(const char *name, const char *what, bool swapped);
+
 /* A small valid safetensors file with the given JSON header followed by
  * data_bytes zero bytes (malloc'd, kept by the caller). */
 const void *qa_fuzz_safetensors(const char *header, size_t data_bytes,
@@ -42,5 +47,22 @@ const void *qa_fuzz_safetensors(const char *header, size_t data_bytes,
  * (a file with the wrong magic).
  */
 void qa_fuzz_inspect(const char *name, bool unrecognized_ok);
+
+/*
+ * The whole pipeline as the CLI runs it: qa_fuzz_inspect's audit (with
+ * --engine llama.cpp --gpus 2x16G checks too, so the knowledge rules and
+ * setup advisories run), any input may be unrecognized, then every
+ * reporter in every view it draws, into a memory stream. Each report
+ * must be written without error and hold no model text unescaped: no C0
+ * control but tab and newline, no DEL, only valid UTF-8, no C1 or bidi
+ * control, no line starting with "::" and no "##[" (src/core/escape.h);
+ * the JSON and SARIF documents must parse.
+ */
+void qa_fuzz_pipeline(const char *name);
+
+struct qa_inventory;
+/* The invariants every inventory must satisfy (fuzz_common.c); in names
+ * the input in the message of a violation. */
+void qa_fuzz_check_inventory(const char *in, const struct qa_inventory *inv);
 
 #endif /* QA_TESTS_FUZZ_COMMON_H */
