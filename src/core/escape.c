@@ -90,19 +90,98 @@ qa_esc_next(const char *s, struct qa_esc_char *c)
 	c->kind = unicode_hidden(c->cp) ? QA_ESC_UNICODE : QA_ESC_KEEP;
 }
 
+/*
+ * What the run scanners need to know of one byte, so that the common
+ * case (printable ASCII) costs one table load: B_PLAIN is always kept as
+ * it is; B_PAIR (':' and '#') is kept unless the next byte is the same;
+ * B_QUOTE (" and \) is kept in text but escaped in JSON; B_HIGH starts
+ * a multi-byte sequence that qa_esc_next classifies; B_STOP (NUL, C0
+ * controls, DEL) always ends a run.
+ */
+enum { B_PLAIN, B_PAIR, B_QUOTE, B_HIGH, B_STOP };
+
+#define R16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+static const unsigned char byte_class[256] = {
+	R16(B_STOP), R16(B_STOP),				/* 00-1f */
+	B_PLAIN, B_PLAIN, B_QUOTE, B_PAIR, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_PLAIN,					/* 20-2f */
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PAIR, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_PLAIN,					/* 30-3f */
+	R16(B_PLAIN),						/* 40-4f */
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_QUOTE, B_PLAIN,
+	B_PLAIN, B_PLAIN,					/* 50-5f */
+	R16(B_PLAIN),						/* 60-6f */
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN, B_PLAIN,
+	B_PLAIN, B_STOP,					/* 70-7f */
+	R16(B_HIGH), R16(B_HIGH), R16(B_HIGH), R16(B_HIGH),	/* 80-bf */
+	R16(B_HIGH), R16(B_HIGH), R16(B_HIGH), R16(B_HIGH),	/* c0-ff */
+};
+#undef R16
+
+/* Length of the prefix of str made of characters qa_esc_next keeps
+ * (and, when json, that are not " or \): the bytes a writer can copy
+ * at once. It ends at the NUL or at the first character to escape. */
+static size_t
+keep_run(const char *str, bool json)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	struct qa_esc_char c;
+
+	for (;;) {
+		/* Four plain bytes a step (each read only when the one
+		 * before it was plain, so never past the NUL). */
+		while (byte_class[s[0]] == B_PLAIN &&
+		       byte_class[s[1]] == B_PLAIN &&
+		       byte_class[s[2]] == B_PLAIN &&
+		       byte_class[s[3]] == B_PLAIN)
+			s += 4;
+		switch (byte_class[*s]) {
+		case B_PLAIN:
+			s++;
+			continue;
+		case B_QUOTE:
+			if (json)
+				break;
+			s++;
+			continue;
+		case B_PAIR:
+			if (s[1] == s[0])
+				break;
+			s++;
+			continue;
+		case B_HIGH:
+			qa_esc_next((const char *)s, &c);
+			if (c.kind != QA_ESC_KEEP)
+				break;
+			s += c.len;
+			continue;
+		default:
+			break;
+		}
+		return (size_t)(s - (const unsigned char *)str);
+	}
+}
+
+size_t
+qa_esc_text_run(const char *s)
+{
+	return keep_run(s, false);
+}
+
+size_t
+qa_esc_json_run(const char *s)
+{
+	return keep_run(s, true);
+}
+
 bool
 qa_esc_clean(const char *s)
 {
-	struct qa_esc_char c;
-
-	if (!s)
-		return true;
-	for (; *s; s += c.len) {
-		qa_esc_next(s, &c);
-		if (c.kind != QA_ESC_KEEP)
-			return false;
-	}
-	return true;
+	return !s || s[keep_run(s, false)] == '\0';
 }
 
 /* The text spelling of one character qa_esc_next did not keep, in out
@@ -128,11 +207,20 @@ text_spelling(const struct qa_esc_char *c, char *out)
 	return 4;
 }
 
+size_t
+qa_esc_text_spell(const char *s, char out[QA_ESC_SPELL_MAX], size_t *len)
+{
+	struct qa_esc_char c;
+
+	qa_esc_next(s, &c);
+	*len = c.len;
+	return text_spelling(&c, out);
+}
+
 char *
 qa_esc_text_dup(const char *str)
 {
-	size_t n = strlen(str), o = 0;
-	struct qa_esc_char c;
+	size_t n = strlen(str), o = 0, run, len;
 	const char *s;
 	char *d;
 
@@ -143,14 +231,14 @@ qa_esc_text_dup(const char *str)
 	d = malloc(4 * n + 1);
 	if (!d)
 		return NULL;
-	for (s = str; *s; s += c.len) {
-		qa_esc_next(s, &c);
-		if (c.kind == QA_ESC_KEEP) {
-			memcpy(d + o, s, c.len);
-			o += c.len;
-		} else {
-			o += text_spelling(&c, d + o);
-		}
+	for (s = str;; s += len) {
+		run = keep_run(s, false);
+		memcpy(d + o, s, run);
+		o += run;
+		s += run;
+		if (!*s)
+			break;
+		o += qa_esc_text_spell(s, d + o, &len);
 	}
 	d[o] = '\0';
 	return d;
@@ -159,61 +247,74 @@ qa_esc_text_dup(const char *str)
 void
 qa_esc_text(FILE *f, const char *str)
 {
-	const char *s, *run;
-	struct qa_esc_char c;
-	char esc[8];
+	char esc[QA_ESC_SPELL_MAX];
+	size_t run, len;
+	const char *s;
 
 	if (!str)
 		return;
-	for (s = run = str; *s; s += c.len) {
-		qa_esc_next(s, &c);
-		if (c.kind == QA_ESC_KEEP)
-			continue;
-		fwrite(run, 1, (size_t)(s - run), f);
-		fwrite(esc, 1, text_spelling(&c, esc), f);
-		run = s + c.len;
+	for (s = str;; s += len) {
+		run = keep_run(s, false);
+		fwrite(s, 1, run, f);
+		s += run;
+		if (!*s)
+			break;
+		fwrite(esc, 1, qa_esc_text_spell(s, esc, &len), f);
 	}
-	fwrite(run, 1, (size_t)(s - run), f);
+}
+
+size_t
+qa_esc_json_spell(const char *s, char out[QA_ESC_SPELL_MAX], size_t *len)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct qa_esc_char c;
+
+	qa_esc_next(s, &c);
+	*len = c.len;
+	switch (c.kind) {
+	case QA_ESC_KEEP:		/* " and \ */
+		out[0] = '\\';
+		out[1] = *s;
+		return 2;
+	case QA_ESC_CONTROL:
+		out[0] = '\\';
+		if (*s == '\n' || *s == '\r' || *s == '\t') {
+			out[1] = *s == '\n' ? 'n' : *s == '\r' ? 'r' : 't';
+			return 2;
+		}
+		break;
+	case QA_ESC_INVALID:
+		memcpy(out, REPLACEMENT, 3);
+		return 3;
+	case QA_ESC_UNICODE:
+	case QA_ESC_MARKER:
+		break;
+	}
+	/* \uXXXX: every code point escaped here is below U+10000. */
+	out[0] = '\\';
+	out[1] = 'u';
+	out[2] = hex[(c.cp >> 12) & 0xf];
+	out[3] = hex[(c.cp >> 8) & 0xf];
+	out[4] = hex[(c.cp >> 4) & 0xf];
+	out[5] = hex[c.cp & 0xf];
+	return 6;
 }
 
 void
 qa_esc_json(FILE *f, const char *str)
 {
-	const char *s, *run;
-	struct qa_esc_char c;
+	char esc[QA_ESC_SPELL_MAX];
+	size_t run, len;
+	const char *s;
 
-	for (s = run = str; *s; s += c.len) {
-		qa_esc_next(s, &c);
-		if (c.kind == QA_ESC_KEEP && *s != '"' && *s != '\\')
-			continue;
-		/* Flush the clean run before s, then escape s. */
-		fwrite(run, 1, (size_t)(s - run), f);
-		run = s + c.len;
-		switch (c.kind) {
-		case QA_ESC_KEEP:
-			putc('\\', f);
-			putc(*s, f);
+	for (s = str;; s += len) {
+		run = keep_run(s, true);
+		fwrite(s, 1, run, f);
+		s += run;
+		if (!*s)
 			break;
-		case QA_ESC_CONTROL:
-			if (*s == '\n')
-				fputs("\\n", f);
-			else if (*s == '\r')
-				fputs("\\r", f);
-			else if (*s == '\t')
-				fputs("\\t", f);
-			else
-				fprintf(f, "\\u%04x", (unsigned)c.cp);
-			break;
-		case QA_ESC_INVALID:
-			fputs(REPLACEMENT, f);
-			break;
-		case QA_ESC_UNICODE:
-		case QA_ESC_MARKER:
-			fprintf(f, "\\u%04x", (unsigned)c.cp);
-			break;
-		}
+		fwrite(esc, 1, qa_esc_json_spell(s, esc, &len), f);
 	}
-	fwrite(run, 1, (size_t)(s - run), f);
 }
 
 void
@@ -225,6 +326,17 @@ qa_esc_xml(FILE *f, const char *str, bool attr)
 	if (!str)
 		return;
 	for (s = (const unsigned char *)str; *s; s += c.len) {
+		/* Printable ASCII that is neither markup nor half of a CI
+		 * marker is written as it is: copy such spans at once. */
+		const unsigned char *run = s;
+
+		while (byte_class[*s] == B_PLAIN && *s != '&' && *s != '<' &&
+		       *s != '>' && *s != '\'')
+			s++;
+		if (s != run)
+			fwrite(run, 1, (size_t)(s - run), f);
+		if (!*s)
+			break;
 		qa_esc_next((const char *)s, &c);
 		switch (c.kind) {
 		case QA_ESC_CONTROL:
@@ -284,14 +396,25 @@ qa_esc_markdown(FILE *f, const char *str)
 	t = qa_esc_text_dup(str);
 	if (!t)
 		return;
-	for (s = t; *s; s++) {
+	s = t;
+	if (*s == '#') {		/* a heading only at the start */
+		fputs("\\#", f);
+		s++;
+	}
+	while (*s) {
+		size_t n = strcspn(s, "&\\`*_[]<>|~");
+
+		fwrite(s, 1, n, f);
+		s += n;
+		if (!*s)
+			break;
 		if (*s == '&') {
 			fputs("&amp;", f);	/* no entity from the file */
-			continue;
-		}
-		if (strchr("\\`*_[]<>|~", *s) || (*s == '#' && s == t))
+		} else {
 			putc('\\', f);
-		putc(*s, f);
+			putc(*s, f);
+		}
+		s++;
 	}
 	free(t);
 }

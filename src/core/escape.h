@@ -70,6 +70,22 @@ void qa_esc_next(const char *s, struct qa_esc_char *c);
 bool qa_esc_clean(const char *s);
 
 /*
+ * The run scanners, for writers that copy text in spans: the length of
+ * the longest prefix of s that the text (or the JSON) spelling writes as
+ * it is. s[run] is then the NUL or a character to escape, which
+ * qa_esc_text_spell (qa_esc_json_spell) spells into out, with the input
+ * bytes it covers in *len. The spell functions take only such a
+ * character (after a run), never one the run would have kept.
+ */
+#define QA_ESC_SPELL_MAX 8
+size_t qa_esc_text_run(const char *s);
+size_t qa_esc_json_run(const char *s);
+size_t qa_esc_text_spell(const char *s, char out[QA_ESC_SPELL_MAX],
+			 size_t *len);
+size_t qa_esc_json_spell(const char *s, char out[QA_ESC_SPELL_MAX],
+			 size_t *len);
+
+/*
  * The text spelling (terminals, logs, Markdown before its own markup
  * escapes): a malloc'd copy of s with every character qa_esc_next does
  * not keep replaced as in the table above; NULL when out of memory.

@@ -3,8 +3,11 @@
  * A small streaming JSON writer shared by the reporters (the quantaudit/1
  * report in report_json.c, SARIF in report_ci.c).
  *
- * Output goes straight to stdio; nothing is buffered in a tree, so a
- * 100k-tensor list costs no memory. The writer pretty-prints with
+ * Nothing is built in a tree, so a 100k-tensor list costs no memory:
+ * the writer appends to a fixed buffer inside struct qa_jw and hands it
+ * to stdio with one fwrite when it is full and in qa_jw_finish(). (One
+ * stdio call per indentation level, key and number made the writer most
+ * of the cost of a large report.) The writer pretty-prints with
  * two-space indentation; a container opened "one line" (and everything
  * inside it) is written on a single line. Strings are always valid JSON:
  * control characters, C1 and bidi controls and the halves of "::" and
@@ -22,11 +25,19 @@
 /* Containers deeper than this are not expected; the writer stays sane. */
 #define QA_JW_MAX_DEPTH 32
 
+/* Bytes gathered before each fwrite. */
+#define QA_JW_BUF_SIZE 65536
+
+/* Set up with qa_jw_init(); nothing reaches f before qa_jw_finish() but
+ * whole buffers. Write nothing to f directly in between. */
 struct qa_jw {
 	FILE *f;
 	int depth;
 	bool has_items[QA_JW_MAX_DEPTH];	/* container has items */
 	bool inline_[QA_JW_MAX_DEPTH];		/* written on one line */
+	bool failed;				/* an fwrite fell short */
+	size_t len;				/* bytes in buf */
+	char buf[QA_JW_BUF_SIZE];
 };
 
 /* Number formats of qa_jw_double(). */
@@ -44,8 +55,17 @@ enum qa_jw_dbl {
  */
 size_t qa_utf8_seq_len(const char *s);
 
-/* Writes s as a JSON string literal (quotes included). */
+void qa_jw_init(struct qa_jw *w, FILE *f);
+/* Writes out what is buffered; 0, or -1 when a write to f failed (now or
+ * earlier). Does not flush f itself. */
+int qa_jw_finish(struct qa_jw *w);
+
+/* Writes s as a JSON string literal (quotes included) to f, unbuffered. */
 void qa_jw_string(FILE *f, const char *s);
+/* The same into w: the value after qa_jw_key(). */
+void qa_jw_literal(struct qa_jw *w, const char *s);
+/* Appends n raw bytes (already valid JSON, or the final newline). */
+void qa_jw_raw(struct qa_jw *w, const char *s, size_t n);
 
 /* Starts a new item of the open container: separator, indentation and,
  * inside an object, "key": (key NULL inside an array). */

@@ -822,11 +822,13 @@ int
 qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 		const struct qa_report_options *opt)
 {
-	struct qa_jw w = { .f = out };
+	struct qa_jw w;
 	struct artifacts arts = { 0 };
 	struct rule_list rl;
 	size_t i;
 	uint32_t k;
+
+	qa_jw_init(&w, out);
 
 	/* Out of memory here only drops stray rules or the artifact
 	 * table; the log stays valid. */
@@ -904,10 +906,12 @@ qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 	qa_jw_close(&w, '}');
 	qa_jw_close(&w, ']');
 	qa_jw_close(&w, '}');
-	putc('\n', out);
+	qa_jw_raw(&w, "\n", 1);
 
 	free(arts.items);
 	rl_free(&rl);
+	if (qa_jw_finish(&w) != 0)
+		return -1;
 	return finish(out);
 }
 
@@ -1075,8 +1079,12 @@ junit_case(FILE *out, const struct qa_inventory *inv,
 	char code[16];
 
 	code_text(code, sizeof(code), rule);
-	fprintf(out, "    <testcase classname=\"quantaudit.%s\" name=\"%s ",
-		qa_category_name(rule->category), code);
+	/* One case per rule and input: plain fputs, no format to parse. */
+	fputs("    <testcase classname=\"quantaudit.", out);
+	fputs(qa_category_name(rule->category), out);
+	fputs("\" name=\"", out);
+	fputs(code, out);
+	putc(' ', out);
 	xml_text(out, rule->id, true);
 	fputs("\" time=\"0\"", out);
 	uint64_t n_fail = ji->n_fail[r] + ji->drop_fail[r];
