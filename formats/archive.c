@@ -87,7 +87,7 @@ tar_label(struct archive *a, bool nemo)
 {
 	if (nemo)
 		return "nemo";
-	switch (archive_filter_code(a, 0)) {
+	switch (sym_archive_filter_code(a, 0)) {
 	case ARCHIVE_FILTER_NONE:
 		return "tar";
 	case ARCHIVE_FILTER_GZIP:
@@ -110,9 +110,9 @@ tar_label(struct archive *a, bool nemo)
 static enum ar_type
 tar_type(struct archive_entry *e)
 {
-	if (archive_entry_hardlink(e))
+	if (sym_archive_entry_hardlink(e))
 		return AR_HARDLINK;
-	switch (archive_entry_filetype(e)) {
+	switch (sym_archive_entry_filetype(e)) {
 	case AE_IFREG:
 		return AR_FILE;
 	case AE_IFDIR:
@@ -136,8 +136,8 @@ stop_offset(const struct qa_archive *ar, struct archive *a, int64_t at)
 	la_int64_t raw;
 
 	if (!ar->streamed)
-		return at >= 0 ? at : archive_read_header_position(a);
-	raw = archive_filter_bytes(a, -1);
+		return at >= 0 ? at : sym_archive_read_header_position(a);
+	raw = sym_archive_filter_bytes(a, -1);
 	return raw >= 0 ? raw : -1;
 }
 
@@ -159,7 +159,7 @@ tar_stream(struct qa_archive *ar, struct archive *a, struct ar_member *m,
 	if (m)
 		ar_keeper_start(&k, ar, m);
 	for (;;) {
-		r = archive_read_data_block(a, &buf, &len, &off);
+		r = sym_archive_read_data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF) {
 			complete = true;
 			break;
@@ -169,8 +169,8 @@ tar_stream(struct qa_archive *ar, struct archive *a, struct ar_member *m,
 				   stop_offset(ar, a, m ? m->header_offset : -1),
 				   "reading the archive stopped inside '%s': %s",
 				   m ? m->name : "a member",
-				   archive_error_string(a) ?
-				   archive_error_string(a) : "read error");
+				   sym_archive_error_string(a) ?
+				   sym_archive_error_string(a) : "read error");
 			ar->stopped = true;
 			ok = false;
 			break;
@@ -220,18 +220,18 @@ tar_list(struct qa_archive *ar, bool nemo, char *err, size_t errlen)
 	a = ar_la_open(ar, AR_LA_TAR, err, errlen);
 	if (!a)
 		return QA_E_UNRECOGNIZED;
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK ||
+	while ((r = sym_archive_read_next_header(a, &e)) == ARCHIVE_OK ||
 	       r == ARCHIVE_WARN) {
-		const char *name = archive_entry_pathname(e);
-		la_int64_t hoff = archive_read_header_position(a);
-		la_int64_t size = archive_entry_size_is_set(e) ?
-				  archive_entry_size(e) : 0;
+		const char *name = sym_archive_entry_pathname(e);
+		la_int64_t hoff = sym_archive_read_header_position(a);
+		la_int64_t size = sym_archive_entry_size_is_set(e) ?
+				  sym_archive_entry_size(e) : 0;
 		enum ar_type type = tar_type(e);
 		struct ar_member *m;
 
 		if (first) {
 			ar->format = tar_label(a, nemo);
-			ar->streamed = archive_filter_code(a, 0) !=
+			ar->streamed = sym_archive_filter_code(a, 0) !=
 				       ARCHIVE_FILTER_NONE;
 			first = false;
 		}
@@ -244,7 +244,7 @@ tar_list(struct qa_archive *ar, bool nemo, char *err, size_t errlen)
 			break;
 		}
 		if (!name)
-			name = archive_entry_pathname_utf8(e);
+			name = sym_archive_entry_pathname_utf8(e);
 		if (!name)
 			name = "";
 		if (size < 0)
@@ -263,8 +263,8 @@ tar_list(struct qa_archive *ar, bool nemo, char *err, size_t errlen)
 		if (!m->hidden) {
 			if (type == AR_SYMLINK || type == AR_HARDLINK) {
 				const char *t = type == AR_SYMLINK ?
-						archive_entry_symlink(e) :
-						archive_entry_hardlink(e);
+						sym_archive_entry_symlink(e) :
+						sym_archive_entry_hardlink(e);
 
 				ar_check_link(ar, m, t ? t : "",
 					      t ? strlen(t) : 0,
@@ -281,8 +281,8 @@ tar_list(struct qa_archive *ar, bool nemo, char *err, size_t errlen)
 				m->kept_set = true;
 			continue;
 		}
-		if (!ar->streamed && archive_entry_sparse_count(e) == 0) {
-			la_int64_t at = archive_filter_bytes(a, 0);
+		if (!ar->streamed && sym_archive_entry_sparse_count(e) == 0) {
+			la_int64_t at = sym_archive_filter_bytes(a, 0);
 			uint64_t end;
 
 			if (at < 0 || qa_ckd_add(&end, (uint64_t)at, m->size) ||
@@ -314,8 +314,8 @@ tar_list(struct qa_archive *ar, bool nemo, char *err, size_t errlen)
 	}
 	if (first && r != ARCHIVE_EOF) {
 		/* not even one header: not a tar */
-		snprintf(err, errlen, "%s", archive_error_string(a) ?
-			 archive_error_string(a) : "not a tar archive");
+		snprintf(err, errlen, "%s", sym_archive_error_string(a) ?
+			 sym_archive_error_string(a) : "not a tar archive");
 		ar_la_close(a);
 		return QA_E_UNRECOGNIZED;
 	}
@@ -325,8 +325,8 @@ tar_list(struct qa_archive *ar, bool nemo, char *err, size_t errlen)
 	    r != ARCHIVE_WARN) {
 		ar_finding(ar, QA1501, ar->path, stop_offset(ar, a, -1),
 			   "reading the archive stopped after %zu members: %s",
-			   ar->n, archive_error_string(a) ?
-			   archive_error_string(a) : "read error");
+			   ar->n, sym_archive_error_string(a) ?
+			   sym_archive_error_string(a) : "read error");
 		ar->stopped = true;
 	}
 	ar_la_close(a);

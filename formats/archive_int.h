@@ -167,6 +167,59 @@ bool ar_finalize(struct qa_archive *ar);
  */
 void ar_inner_archives(struct qa_archive *ar);
 
+/*
+ * libarchive is loaded when the first archive is opened, not linked: with
+ * it come libxml2, ICU, libstdc++, nettle and five compression libraries,
+ * whose relocations cost about 2 ms of every process (most of the time
+ * of inspecting a small GGUF). As systemd does for it
+ * (src/shared/libarchive-util.c), every function used is called through
+ * a pointer that ar_la_load() fills with dlsym; the pointers are set
+ * before the first struct archive exists (ar_la_open loads), and every
+ * other function takes one.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+
+#define AR_LA_SYMBOLS(X) \
+	X(archive_entry_filetype) \
+	X(archive_entry_hardlink) \
+	X(archive_entry_pathname) \
+	X(archive_entry_pathname_utf8) \
+	X(archive_entry_size) \
+	X(archive_entry_size_is_set) \
+	X(archive_entry_sparse_count) \
+	X(archive_entry_symlink) \
+	X(archive_error_string) \
+	X(archive_filter_bytes) \
+	X(archive_filter_code) \
+	X(archive_read_data) \
+	X(archive_read_data_block) \
+	X(archive_read_free) \
+	X(archive_read_header_position) \
+	X(archive_read_new) \
+	X(archive_read_next_header) \
+	X(archive_read_open1) \
+	X(archive_read_set_callback_data) \
+	X(archive_read_set_close_callback) \
+	X(archive_read_set_read_callback) \
+	X(archive_read_set_seek_callback) \
+	X(archive_read_set_skip_callback) \
+	X(archive_read_support_filter_bzip2) \
+	X(archive_read_support_filter_gzip) \
+	X(archive_read_support_filter_lz4) \
+	X(archive_read_support_filter_lzma) \
+	X(archive_read_support_filter_xz) \
+	X(archive_read_support_filter_zstd) \
+	X(archive_read_support_format_tar) \
+	X(archive_read_support_format_zip_seekable) \
+	X(archive_set_error)
+#define AR_LA_DECLARE(name) extern __typeof__(name) *sym_##name;
+AR_LA_SYMBOLS(AR_LA_DECLARE)
+#undef AR_LA_DECLARE
+/* Loads libarchive once per process; false with err set when it cannot
+ * (not installed, or without a function used here). */
+bool ar_la_load(char *err, size_t errlen);
+
 /* libarchive reading the archive's source (pread through qa_source, so
  * every byte counts in src.bytes_read). */
 struct archive;

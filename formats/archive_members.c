@@ -798,7 +798,7 @@ la_read(struct archive *a, void *ud, const void **out)
 		return 0;
 	n = (size_t)min64(src->size - c->pos, AR_BLOCK);
 	if (qa_source_read(src, c->pos, c->buf, n) != QA_OK) {
-		archive_set_error(a, src->err ? src->err : EIO,
+		sym_archive_set_error(a, src->err ? src->err : EIO,
 				  "read error at offset %" PRIu64, c->pos);
 		return -1;
 	}
@@ -848,16 +848,19 @@ struct archive *
 ar_la_open(struct qa_archive *ar, enum ar_la_kind kind, char *err,
 	   size_t errlen)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a;
 	struct ar_la_ctx *c;
 
+	if (!ar_la_load(err, errlen))
+		return NULL;
+	a = sym_archive_read_new();
 	if (!a) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		archive_read_free(a);
+		sym_archive_read_free(a);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -868,25 +871,25 @@ ar_la_open(struct qa_archive *ar, enum ar_la_kind kind, char *err,
 	 * filters that run external programs (lrzip, lzop, grzip) stay
 	 * off. */
 	if (kind == AR_LA_TAR) {
-		archive_read_support_filter_gzip(a);
-		archive_read_support_filter_bzip2(a);
-		archive_read_support_filter_xz(a);
-		archive_read_support_filter_lzma(a);
-		archive_read_support_filter_zstd(a);
-		archive_read_support_filter_lz4(a);
-		archive_read_support_format_tar(a);
+		sym_archive_read_support_filter_gzip(a);
+		sym_archive_read_support_filter_bzip2(a);
+		sym_archive_read_support_filter_xz(a);
+		sym_archive_read_support_filter_lzma(a);
+		sym_archive_read_support_filter_zstd(a);
+		sym_archive_read_support_filter_lz4(a);
+		sym_archive_read_support_format_tar(a);
 	} else {
-		archive_read_support_format_zip_seekable(a);
+		sym_archive_read_support_format_zip_seekable(a);
 	}
-	archive_read_set_callback_data(a, c);
-	archive_read_set_read_callback(a, la_read);
-	archive_read_set_skip_callback(a, la_skip);
-	archive_read_set_seek_callback(a, la_seek);
-	archive_read_set_close_callback(a, la_close);
-	if (archive_read_open1(a) != ARCHIVE_OK) {
-		snprintf(err, errlen, "%s", archive_error_string(a) ?
-			 archive_error_string(a) : "cannot be read");
-		archive_read_free(a);
+	sym_archive_read_set_callback_data(a, c);
+	sym_archive_read_set_read_callback(a, la_read);
+	sym_archive_read_set_skip_callback(a, la_skip);
+	sym_archive_read_set_seek_callback(a, la_seek);
+	sym_archive_read_set_close_callback(a, la_close);
+	if (sym_archive_read_open1(a) != ARCHIVE_OK) {
+		snprintf(err, errlen, "%s", sym_archive_error_string(a) ?
+			 sym_archive_error_string(a) : "cannot be read");
+		sym_archive_read_free(a);
 		return NULL;
 	}
 	return a;
@@ -896,14 +899,14 @@ void
 ar_la_close(struct archive *a)
 {
 	if (a)
-		archive_read_free(a);
+		sym_archive_read_free(a);
 }
 
 bool
 ar_la_bomb(struct qa_archive *ar, struct archive *a)
 {
-	la_int64_t out = archive_filter_bytes(a, 0);
-	la_int64_t raw = archive_filter_bytes(a, -1);
+	la_int64_t out = sym_archive_filter_bytes(a, 0);
+	la_int64_t raw = sym_archive_filter_bytes(a, -1);
 
 	if (ar->stopped)
 		return true;

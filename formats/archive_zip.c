@@ -577,9 +577,9 @@ stream(struct qa_archive *ar)
 			ar_not_inspected(ar, v[i], AR_UNDECODABLE, detail);
 		goto out;
 	}
-	while ((r = archive_read_next_header(a, &ent)) == ARCHIVE_OK ||
+	while ((r = sym_archive_read_next_header(a, &ent)) == ARCHIVE_OK ||
 	       r == ARCHIVE_WARN) {
-		la_int64_t at = archive_filter_bytes(a, 0);
+		la_int64_t at = sym_archive_filter_bytes(a, 0);
 		struct ar_member key, *kp = &key, **hit;
 		struct ar_keeper k;
 		bool complete = false;
@@ -591,12 +591,13 @@ stream(struct qa_archive *ar)
 			continue;
 		ar_keeper_start(&k, ar, *hit);
 		while (ar_keeper_wants(&k)) {
-			la_ssize_t got = archive_read_data(a, buf, 64 * 1024);
+			la_ssize_t got = sym_archive_read_data(a, buf,
+							       64 * 1024);
 
 			if (got < 0) {
 				snprintf(detail, sizeof(detail), "libarchive: "
-					 "%s", archive_error_string(a) ?
-					 archive_error_string(a) :
+					 "%s", sym_archive_error_string(a) ?
+					 sym_archive_error_string(a) :
 					 "read error");
 				free(k.buf);
 				ar_not_inspected(ar, *hit, AR_UNDECODABLE,
@@ -620,8 +621,8 @@ stream(struct qa_archive *ar)
 	}
 	if (r != ARCHIVE_EOF)
 		snprintf(detail, sizeof(detail), "libarchive stopped before "
-			 "it (%s)", archive_error_string(a) ?
-			 archive_error_string(a) : "read error");
+			 "it (%s)", sym_archive_error_string(a) ?
+			 sym_archive_error_string(a) : "read error");
 	else
 		snprintf(detail, sizeof(detail), "libarchive does not list it");
 	for (i = 0; i < n; i++)

@@ -750,7 +750,7 @@ read_kvs(struct gg *g, uint64_t n_kv)
 		if (!read_value(g, (enum qa_value_type)type, &kv->value, 0)) {
 			/* A half-read value (NULL string, partial array)
 			 * must not reach the reporters. */
-			g->inv->n_kvs--;
+			qa_inv_drop_last_kv(g->inv);
 			return false;
 		}
 		if (!g->align_seen && strcmp(key, "general.alignment") == 0) {

@@ -30,13 +30,18 @@ arch_val(const struct hp_ctx *c, const char *suffix)
 {
 	char key[256];
 	const struct qa_kv *kv;
-	int n;
+	size_t a, b;
 
 	if (!c->arch)
 		return NULL;
-	n = snprintf(key, sizeof(key), "%s.%s", c->arch, suffix);
-	if (n < 0 || (size_t)n >= sizeof(key))
+	/* "<arch>.<suffix>" (dozens per model: no printf) */
+	a = strlen(c->arch);
+	b = strlen(suffix);
+	if (a + 1 + b >= sizeof(key))
 		return NULL;
+	memcpy(key, c->arch, a);
+	key[a] = '.';
+	memcpy(key + a + 1, suffix, b + 1);
 	kv = qa_inv_kv(c->inv, key);
 	return kv ? &kv->value : NULL;
 }

@@ -948,7 +948,8 @@ run_rules(struct cli *cli)
  * while stdout carries JSON; then the findings counted past the caps.
  * File names, messages and tensor names come from the model: escaped. */
 static void
-print_diagnostics(const struct qa_inventory *inv, enum qa_severity fail_on)
+print_diagnostics(FILE *to, const struct qa_inventory *inv,
+		  enum qa_severity fail_on)
 {
 	uint64_t by[QA_SEV_NONE];
 	uint32_t i;
@@ -959,27 +960,32 @@ print_diagnostics(const struct qa_inventory *inv, enum qa_severity fail_on)
 
 		if (f->severity < fail_on)
 			continue;
-		fputs("quantaudit: ", stderr);
-		qa_esc_text(stderr, f->file ? f->file : inv->path);
+		fputs("quantaudit: ", to);
+		qa_esc_text(to, f->file ? f->file : inv->path);
 		if (f->offset >= 0)
-			fprintf(stderr, ":0x%llx", (unsigned long long)f->offset);
-		fprintf(stderr, ": %s: [QA%04u] ", qa_severity_name(f->severity),
+			fprintf(to, ":0x%llx", (unsigned long long)f->offset);
+		fprintf(to, ": %s: [QA%04u] ", qa_severity_name(f->severity),
 			(unsigned)f->rule->code);
-		qa_esc_text(stderr, f->message);
+		qa_esc_text(to, f->message);
 		if (f->tensor) {
-			fputs(" (tensor '", stderr);
-			qa_esc_text(stderr, f->tensor);
-			fputs("')", stderr);
+			fputs(" (tensor '", to);
+			qa_esc_text(to, f->tensor);
+			fputs("')", to);
 		}
-		fputc('\n', stderr);
+		fputc('\n', to);
 	}
 	qa_inventory_dropped(inv, by);
 	for (s = QA_SEV_NONE - 1; s >= (int)fail_on; s--)
 		if (by[s]) {
-			char text[1024];
+			char text[1024], line[2048];
 
-			say("%s: %s", inv->path, qa_inventory_dropped_text(
-				inv, text, sizeof(text)));
+			/* as say() writes it */
+			snprintf(line, sizeof(line), "%s: %s", inv->path,
+				 qa_inventory_dropped_text(inv, text,
+							   sizeof(text)));
+			fputs("quantaudit: ", to);
+			qa_esc_text(to, line);
+			fputc('\n', to);
 			break;
 		}
 }
@@ -1087,6 +1093,179 @@ ollama_roots(const char **roots, char bufs[2][4096], size_t *n)
 	roots[(*n)++] = "/usr/share/ollama/.ollama/models";
 }
 
+/*
+ * A run whose report is written one model at a time (text and JSON: see
+ * struct qa_reporter begin/input/end), so each inventory is released as
+ * soon as its part of the report is written and memory stays flat in the
+ * number of inputs. It prints and exits exactly as run() below: the
+ * reasons of failed inputs as they come, the stderr diagnostics of the
+ * models (JSON) gathered and printed after them, as run() prints them
+ * after every reason. One model is held back until the next one (or the
+ * end) shows whether the report has several.
+ */
+struct streamed {
+	struct cli *cli;
+	const struct qa_reporter *reporter;
+	struct qa_report_stream st;
+	regex_t re;			/* --match, when given */
+	FILE *diag;			/* the diagnostics, gathered */
+	char *diag_buf;
+	size_t diag_len;
+	struct qa_inventory *held;	/* audited, not yet written */
+	bool *held_mask;
+	size_t written;			/* models written */
+	const char *verdict;		/* worst of the models so far */
+	int worst_exit;
+	int rc;				/* -1 after a write error or when
+					 * out of memory */
+	bool out_of_memory;
+};
+
+/* Writes the held model; several: the report has more than one. */
+static void
+streamed_flush(struct streamed *s, bool several)
+{
+	if (!s->held)
+		return;
+	if (s->rc == 0 &&
+	    s->reporter->input(&s->st, s->held, s->held_mask, s->written,
+			       several) != 0)
+		s->rc = -1;
+	s->written++;
+	qa_inventory_destroy(s->held);
+	free(s->held_mask);
+	s->held = NULL;
+	s->held_mask = NULL;
+}
+
+static int
+streamed_input(void *ctx, struct qa_audit_input *in)
+{
+	struct streamed *s = ctx;
+	struct cli *cli = s->cli;
+	struct qa_inventory *inv = in->inv;
+	const char *v;
+	bool *mask = NULL;
+	uint32_t k;
+
+	if (!inv) {
+		if (!cli->quiet || in->status != QA_E_UNRECOGNIZED)
+			say("%s", in->error);
+		if (exit_of(in->status) > s->worst_exit)
+			s->worst_exit = exit_of(in->status);
+		return 0;
+	}
+	if (inv->fit_error && cli->command == CMD_FIT) {
+		if (!cli->quiet)
+			say("fit: %s: %s", in->path, inv->fit_error);
+		if (s->worst_exit < QA_EXIT_UNRECOGNIZED)
+			s->worst_exit = QA_EXIT_UNRECOGNIZED;
+	} else if (inv->fit_error && !cli->quiet) {
+		say("%s: no VRAM fit: %s", in->path, inv->fit_error);
+	}
+	if (cli->match) {
+		mask = calloc(inv->n_tensors + 1, sizeof(bool));
+		if (!mask) {
+			s->out_of_memory = true;
+			s->rc = -1;
+			return -1;
+		}
+		for (k = 0; k < inv->n_tensors; k++)
+			mask[k] = regexec(&s->re, inv->tensors[k].name, 0,
+					  NULL, 0) == 0;
+	}
+	if (s->diag)
+		print_diagnostics(s->diag, inv, cli->fail_on);
+	v = qa_verdict_all(&inv, 1, cli->fail_on);
+	if (strcmp(v, "fail") == 0 ||
+	    (strcmp(v, "warn") == 0 && strcmp(s->verdict, "pass") == 0))
+		s->verdict = v;
+	streamed_flush(s, true);
+	s->held = inv;
+	s->held_mask = mask;
+	in->inv = NULL;
+	return s->rc;
+}
+
+/* Returns the exit code, or -1 when this run cannot stream (the reporter
+ * needs every input, --calibrate, or an invalid --match or an -o that
+ * cannot be opened: run() then says so after the inputs' reasons, as
+ * always). */
+static int
+run_streamed(struct cli *cli, char **paths, int n_paths,
+	     const struct qa_audit_options *aopt)
+{
+	struct streamed s;
+	struct qa_report_options ropt;
+	struct qa_audit audit;
+	FILE *out = stdout;
+	int exit_code = QA_EXIT_PASS, rc;
+
+	if (!cli->reporter->input || cli->calibrate)
+		return -1;
+	memset(&s, 0, sizeof(s));
+	if (cli->match &&
+	    regcomp(&s.re, cli->match, REG_EXTENDED | REG_NOSUB) != 0)
+		return -1;
+	if (cli->output) {
+		out = fopen(cli->output, "w");
+		if (!out) {
+			if (cli->match)
+				regfree(&s.re);
+			return -1;
+		}
+	}
+	s.cli = cli;
+	s.reporter = cli->reporter;
+	s.verdict = "pass";
+	memset(&ropt, 0, sizeof(ropt));
+	ropt.view = commands[cli->command].view;
+	/* fit's JSON is about the fit: no tensor list unless asked */
+	ropt.summary = cli->summary || (cli->command == CMD_FIT &&
+					!cli->summary_given);
+	ropt.layers = cli->layers;
+	ropt.fail_on = cli->fail_on;
+	if (cli->policy)
+		ropt.extra_rules = qa_policy_rules(cli->policy,
+						   &ropt.n_extra_rules);
+	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
+		     isatty(fileno(stdout));
+	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
+		s.diag = open_memstream(&s.diag_buf, &s.diag_len);
+	s.st.out = out;
+	s.st.opt = &ropt;
+	s.rc = cli->reporter->begin(&s.st);
+	rc = qa_audit_run_each((const char *const *)paths, (size_t)n_paths,
+			       aopt, streamed_input, &s, &audit);
+	streamed_flush(&s, s.written > 0);
+	if (s.diag && fclose(s.diag) == 0 && s.diag_len)
+		fwrite(s.diag_buf, 1, s.diag_len, stderr);
+	free(s.diag_buf);
+	if (cli->match)
+		regfree(&s.re);
+	if (rc == QA_E_NOMEM || s.out_of_memory) {
+		fputs("quantaudit: out of memory\n", stderr);
+		exit_code = QA_EXIT_SYSTEM;
+	}
+	ropt.advisories = audit.advisories;
+	ropt.n_advisories = audit.n_advisories;
+	if (cli->reporter->end(&s.st, s.written, s.verdict) != 0)
+		s.rc = -1;
+	if (s.rc != 0 && exit_code == QA_EXIT_PASS) {
+		fputs("quantaudit: error writing the report\n", stderr);
+		exit_code = QA_EXIT_SYSTEM;
+	} else if (s.written > 0 && strcmp(s.verdict, "fail") == 0 &&
+		   exit_code == QA_EXIT_PASS) {
+		exit_code = QA_EXIT_FAIL;
+	}
+	if (out != stdout && fclose(out) != 0 && exit_code == QA_EXIT_PASS)
+		exit_code = QA_EXIT_SYSTEM;
+	if (s.worst_exit > exit_code)
+		exit_code = s.worst_exit;
+	qa_audit_free(&audit);
+	return exit_code;
+}
+
 static int
 run(struct cli *cli, char **paths, int n_paths)
 {
@@ -1124,6 +1303,9 @@ run(struct cli *cli, char **paths, int n_paths)
 			cli->fit.ctx = -1;
 		aopt.fit = &cli->fit;
 	}
+	rc = run_streamed(cli, paths, n_paths, &aopt);
+	if (rc >= 0)
+		return rc;
 	if (qa_audit_run((const char *const *)paths, (size_t)n_paths, &aopt,
 			 &audit) != QA_OK) {
 		fputs("quantaudit: out of memory\n", stderr);
@@ -1195,7 +1377,7 @@ run(struct cli *cli, char **paths, int n_paths)
 	ropt.n_advisories = audit.n_advisories;
 	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
 		for (i = 0; i < n_ok; i++)
-			print_diagnostics(invs[i], cli->fail_on);
+			print_diagnostics(stderr, invs[i], cli->fail_on);
 	rc = cli->reporter->write(out, invs, n_ok, &ropt);
 	if (fflush(out) != 0 || ferror(out))
 		rc = -1;

@@ -129,6 +129,7 @@ qa_inventory_destroy(struct qa_inventory *inv)
 	if (!inv)
 		return;
 	free(inv->tally);
+	free(inv->kv_index);
 	qa_arena_finish(&inv->arena);
 	free(inv);
 }
@@ -381,14 +382,87 @@ qa_inv_finding_rule(struct qa_inventory *inv, const struct qa_rule *rule,
 	va_end(ap);
 }
 
+void
+qa_inv_drop_last_kv(struct qa_inventory *inv)
+{
+	if (inv->n_kvs == 0)
+		return;
+	inv->n_kvs--;
+	inv->kv_index_of = NULL;	/* the slot will be reused */
+}
+
+struct qa_kv_ref {
+	const char *key;
+	uint32_t idx;
+};
+
+static int
+cmp_kv_ref(const void *a, const void *b)
+{
+	const struct qa_kv_ref *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sorts the keys once (O(n log n), whatever they are: no hash to flood);
+ * false when out of memory (lookups then scan). */
+static bool
+kv_index_build(struct qa_inventory *inv)
+{
+	struct qa_kv_ref *v;
+	uint32_t i;
+
+	if (inv->kv_index && inv->kv_index_of == inv->kvs &&
+	    inv->n_kv_index == inv->n_kvs)
+		return true;
+	v = realloc(inv->kv_index, (inv->n_kvs ? inv->n_kvs : 1) *
+		    sizeof(*v));
+	if (!v)
+		return false;
+	for (i = 0; i < inv->n_kvs; i++) {
+		v[i].key = inv->kvs[i].key ? inv->kvs[i].key : "";
+		v[i].idx = i;
+	}
+	qsort(v, inv->n_kvs, sizeof(*v), cmp_kv_ref);
+	inv->kv_index = v;
+	inv->n_kv_index = inv->n_kvs;
+	inv->kv_index_of = inv->kvs;
+	return true;
+}
+
+/*
+ * The first key/value named key, as a scan in file order finds it. The
+ * index is a cache of the inventory, rebuilt after kvs change; the
+ * inventory is not shared between threads.
+ */
 const struct qa_kv *
 qa_inv_kv(const struct qa_inventory *inv, const char *key)
 {
-	uint32_t i;
+	struct qa_inventory *cache = (struct qa_inventory *)inv;
+	uint32_t lo = 0, hi, i;
 
-	for (i = 0; i < inv->n_kvs; i++)
-		if (strcmp(inv->kvs[i].key, key) == 0)
-			return &inv->kvs[i];
+	/* A handful of keys: a scan is as fast as the index. */
+	if (inv->n_kvs <= 8 || !kv_index_build(cache)) {
+		for (i = 0; i < inv->n_kvs; i++)
+			if (inv->kvs[i].key && strcmp(inv->kvs[i].key, key) == 0)
+				return &inv->kvs[i];
+		return NULL;
+	}
+	/* The first entry not below key; equal keys sort by position. */
+	hi = inv->n_kv_index;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(inv->kv_index[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < inv->n_kv_index && strcmp(inv->kv_index[lo].key, key) == 0)
+		return &inv->kvs[inv->kv_index[lo].idx];
 	return NULL;
 }
 

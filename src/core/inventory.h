@@ -168,23 +168,25 @@ struct qa_kv {
 
 #define QA_MAX_DIMS 8
 
+/* Fields paired by size: 112 bytes, not 152 (one per tensor, and a
+ * model has up to 100k). */
 struct qa_tensor {
 	const char *name;
 	uint32_t file;		/* index into files[] */
+	int32_t ggml_type;	/* ggml type id, -1 for safetensors */
 	uint64_t offset;	/* absolute offset of the data in that file */
 	uint64_t bytes;		/* stored bytes */
 	const char *dtype;	/* ggml type name or safetensors dtype string */
-	int32_t ggml_type;	/* ggml type id, -1 for safetensors */
 	uint32_t n_dims;
+	enum qa_role role;
 	uint64_t shape[QA_MAX_DIMS];	/* as stored (GGUF ne order) */
 	uint64_t elements;	/* product of shape (stored elements) */
-	enum qa_role role;
 	int32_t layer;		/* block index, -1 when not in a block */
-	bool mtp;		/* part of an MTP / nextn head */
+	int32_t module;		/* index into modules[], -1 if none */
 	uint64_t params;	/* logical parameters it carries: a packed
 				 * payload its module's, scales and zeros 0,
 				 * a plain tensor its elements */
-	int32_t module;		/* index into modules[], -1 if none */
+	bool mtp;		/* part of an MTP / nextn head */
 };
 
 /* Normalized hyperparameters; -1 means unknown. */
@@ -283,6 +285,8 @@ struct qa_component {
 	uint32_t n_precisions;
 };
 
+struct qa_kv_ref;
+
 struct qa_inventory {
 	struct qa_arena arena;		/* owns everything below */
 	const char *path;		/* input path as given */
@@ -294,6 +298,12 @@ struct qa_inventory {
 
 	struct qa_kv *kvs;
 	uint32_t n_kvs, cap_kvs;
+	/* qa_inv_kv's index: the keys sorted (then by position), built by
+	 * the first lookup after kvs change (malloc'd, a cache: lookups
+	 * are O(log n), not a scan per key). */
+	struct qa_kv_ref *kv_index;
+	uint32_t n_kv_index;
+	const struct qa_kv *kv_index_of;	/* kvs it was built from */
 
 	struct qa_tensor *tensors;
 	uint32_t n_tensors, cap_tensors;
@@ -463,6 +473,8 @@ void qa_inventory_destroy(struct qa_inventory *inv);
 struct qa_file *qa_inv_add_file(struct qa_inventory *inv, const char *path);
 struct qa_tensor *qa_inv_add_tensor(struct qa_inventory *inv);
 struct qa_kv *qa_inv_add_kv(struct qa_inventory *inv);
+/* Drops the last key/value (one whose value could not be read). */
+void qa_inv_drop_last_kv(struct qa_inventory *inv);
 /*
  * Makes room for `tensors` more tensors and `kvs` more keys, for a format
  * that knows its counts before reading (a GGUF header, already bounded by

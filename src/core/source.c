@@ -529,6 +529,7 @@ qa_reader_init(struct qa_reader *r, struct qa_source *src, uint64_t pos)
 	r->err = QA_OK;
 	r->buf_off = 0;
 	r->buf_len = 0;
+	r->chunk = QA_READER_FIRST;
 }
 
 uint64_t
@@ -547,15 +548,21 @@ fill(struct qa_reader *r, size_t n)
 
 	if (r->err)
 		return false;
-	if (qa_reader_remaining(r) < n) {
-		r->err = QA_E_SHORT;
-		return false;
-	}
+	/* Buffered bytes were read from the source: they are inside it. */
 	if (r->pos >= r->buf_off && r->pos - r->buf_off <= r->buf_len &&
 	    r->buf_len - (r->pos - r->buf_off) >= n)
 		return true;
 	avail = qa_reader_remaining(r);
-	want = avail < QA_READER_BUF ? (size_t)avail : QA_READER_BUF;
+	if (avail < n) {
+		r->err = QA_E_SHORT;
+		return false;
+	}
+	/* Reads grow from QA_READER_FIRST to the whole buffer: a small
+	 * header costs one short read (and touches few pages), a large one
+	 * few syscalls. */
+	want = r->chunk < n ? n : r->chunk;
+	if (avail < want)
+		want = (size_t)avail;
 	rc = qa_source_read(r->src, r->pos, r->buf, want);
 	if (rc != QA_OK) {
 		r->err = rc;
@@ -563,6 +570,8 @@ fill(struct qa_reader *r, size_t n)
 	}
 	r->buf_off = r->pos;
 	r->buf_len = want;
+	if (r->chunk < QA_READER_BUF)
+		r->chunk *= 2;
 	return true;
 }
 
@@ -606,22 +615,31 @@ qa_reader_u8(struct qa_reader *r, uint8_t *v)
 	return true;
 }
 
+/* The n-byte (2, 4 or 8) integer at pos, in host order; advances. */
 static uint64_t
 load(struct qa_reader *r, size_t n)
 {
 	const unsigned char *p = r->buf + (r->pos - r->buf_off);
-	uint64_t v = 0;
-	size_t i;
+	uint64_t v;
+	uint32_t v32;
+	uint16_t v16;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const bool swap = r->big_endian;
+#else
+	const bool swap = !r->big_endian;
+#endif
 
-	if (r->big_endian) {
-		for (i = 0; i < n; i++)
-			v = (v << 8) | p[i];
-	} else {
-		for (i = n; i > 0; i--)
-			v = (v << 8) | p[i - 1];
-	}
 	r->pos += n;
-	return v;
+	if (n == 8) {
+		memcpy(&v, p, 8);
+		return swap ? __builtin_bswap64(v) : v;
+	}
+	if (n == 4) {
+		memcpy(&v32, p, 4);
+		return swap ? __builtin_bswap32(v32) : v32;
+	}
+	memcpy(&v16, p, 2);
+	return swap ? __builtin_bswap16(v16) : v16;
 }
 
 bool
@@ -655,35 +673,47 @@ int
 qa_reader_skip_strings(struct qa_reader *r, uint64_t count, uint64_t max_len,
 		       uint64_t *bad_len)
 {
-	while (count > 0) {
-		const unsigned char *p;
-		uint64_t len, left;
-		size_t avail = 0;
+	const uint64_t size = r->src->size;
+	uint64_t pos = r->pos;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const bool swap = r->big_endian;
+#else
+	const bool swap = !r->big_endian;
+#endif
 
-		if (r->pos >= r->buf_off && r->pos - r->buf_off <= r->buf_len)
-			avail = r->buf_len - (size_t)(r->pos - r->buf_off);
-		if (avail < 8) {
+	while (count > 0) {
+		uint64_t off, room, last, len;
+
+		/* The next length field must be in the buffer: refill from
+		 * it otherwise (a 64 KiB read holds hundreds of tokens). */
+		if (pos < r->buf_off || pos - r->buf_off > r->buf_len ||
+		    r->buf_len - (pos - r->buf_off) < 8) {
+			r->pos = pos;
 			if (!fill(r, 8))
 				return -1;
-			continue;
 		}
-		p = r->buf + (r->pos - r->buf_off);
-		memcpy(&len, p, 8);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		if (r->big_endian)
-			len = __builtin_bswap64(len);
-#else
-		if (!r->big_endian)
-			len = __builtin_bswap64(len);
-#endif
-		left = r->src->size - r->pos - 8;
-		if (len > max_len || len > left) {
-			*bad_len = len;
-			return len > max_len ? 1 : 2;
+		/* Offsets in the buffer: a length field at off (off <= last,
+		 * so all 8 bytes are buffered) may be followed by at most
+		 * room - off bytes of the source. */
+		off = pos - r->buf_off;
+		room = size - r->buf_off - 8;
+		last = r->buf_len - 8;
+		for (;;) {
+			memcpy(&len, r->buf + off, 8);
+			if (swap)
+				len = __builtin_bswap64(len);
+			if (len > max_len || len > room - off) {
+				r->pos = r->buf_off + off;
+				*bad_len = len;
+				return len > max_len ? 1 : 2;
+			}
+			off += 8 + len;
+			if (--count == 0 || off > last)
+				break;
 		}
-		r->pos += 8 + len;
-		count--;
+		pos = r->buf_off + off;
 	}
+	r->pos = pos;
 	return 0;
 }
 

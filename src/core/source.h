@@ -187,6 +187,8 @@ bool qa_memfs_add_special(struct qa_memfs *m, const char *path,
 const struct qa_fs *qa_memfs_fs(struct qa_memfs *m);
 
 #define QA_READER_BUF ((size_t)64 * 1024)
+/* The first read of a reader; each later one doubles up to the buffer. */
+#define QA_READER_FIRST ((size_t)16 * 1024)
 
 struct qa_reader {
 	struct qa_source *src;
@@ -195,6 +197,7 @@ struct qa_reader {
 	int err;		/* QA_E_SHORT or QA_E_IO once a read failed */
 	uint64_t buf_off;	/* absolute offset of buf[0] */
 	size_t buf_len;		/* valid bytes in buf */
+	size_t chunk;		/* bytes the next read asks for */
 	unsigned char buf[QA_READER_BUF];
 };
 

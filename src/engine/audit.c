@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "engine/audit.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,19 @@
 static struct qa_audit_input *
 add_input(struct qa_audit *a, const char *path)
 {
-	struct qa_audit_input *v = realloc(a->inputs,
-					   (a->n + 1) * sizeof(*a->inputs));
+	struct qa_audit_input *v = a->inputs;
 
-	if (!v)
-		return NULL;
-	a->inputs = v;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 8;
+
+		if (cap > SIZE_MAX / sizeof(*v))
+			return NULL;
+		v = realloc(a->inputs, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		a->inputs = v;
+		a->cap = cap;
+	}
 	memset(&v[a->n], 0, sizeof(v[a->n]));
 	v[a->n].path = strdup(path);
 	if (!v[a->n].path)
@@ -33,28 +41,60 @@ add_input(struct qa_audit *a, const char *path)
 }
 
 /*
- * Whether the last input is a model already audited: the parts of a
- * split set or the shards of a set named one by one (a shell glob) load
- * the same files, and are one model.
+ * Whether inv is a model already audited: the parts of a split set or
+ * the shards of a set named one by one (a shell glob) load the same
+ * files, and are one model. Otherwise it joins the models seen. Returns
+ * 1 for a repeat, 0, or -1 when out of memory.
  */
-static bool
-repeats_earlier(const struct qa_audit *a)
+static int
+seen_before(struct qa_audit *a, const struct qa_inventory *inv)
 {
-	const struct qa_inventory *last = a->inputs[a->n - 1].inv;
-	size_t i, n;
+	struct qa_audit_seen *m;
+	const char *first, *last;
+	size_t i;
 
-	if (!last || last->n_files == 0)
-		return false;
-	n = last->n_files;
-	for (i = 0; i + 1 < a->n; i++) {
-		const struct qa_inventory *o = a->inputs[i].inv;
-
-		if (o && o->n_files == n &&
-		    strcmp(o->files[0].path, last->files[0].path) == 0 &&
-		    strcmp(o->files[n - 1].path, last->files[n - 1].path) == 0)
-			return true;
+	if (!inv || inv->n_files == 0)
+		return 0;
+	first = inv->files[0].path;
+	last = inv->files[inv->n_files - 1].path;
+	for (i = 0; i < a->n_seen; i++) {
+		m = &a->seen[i];
+		if (m->n_files == inv->n_files &&
+		    strcmp(m->first_file, first) == 0 &&
+		    strcmp(m->last_file, last) == 0)
+			return 1;
 	}
-	return false;
+	if (a->n_seen == a->cap_seen) {
+		size_t cap = a->cap_seen ? 2 * a->cap_seen : 8;
+
+		if (cap > SIZE_MAX / sizeof(*m))
+			return -1;
+		m = realloc(a->seen, cap * sizeof(*m));
+		if (!m)
+			return -1;
+		a->seen = m;
+		a->cap_seen = cap;
+	}
+	m = &a->seen[a->n_seen];
+	m->first_file = strdup(first);
+	m->last_file = strdup(last);
+	m->n_files = inv->n_files;
+	if (!m->first_file || !m->last_file) {
+		free(m->first_file);
+		free(m->last_file);
+		return -1;
+	}
+	a->n_seen++;
+	return 0;
+}
+
+static void
+input_release(struct qa_audit_input *in)
+{
+	free(in->path);
+	qa_inventory_destroy(in->inv);
+	in->path = NULL;
+	in->inv = NULL;
 }
 
 /* The fit step: the engine per model unless given, the options that
@@ -135,10 +175,8 @@ advise(const struct qa_audit_options *opt, struct qa_audit *out)
 	const char *engine = opt->checks.engine;
 	size_t i, j, n;
 
-	for (i = 0; !engine && i < out->n; i++)
-		if (out->inputs[i].inv &&
-		    out->inputs[i].inv->kind == QA_KIND_GGUF)
-			engine = "llama.cpp";
+	if (!engine && out->any_gguf)
+		engine = "llama.cpp";
 	n = qa_knowledge_advisories(engine, &opt->checks, out->advisories,
 				    sizeof(out->advisories) /
 				    sizeof(out->advisories[0]));
@@ -161,20 +199,40 @@ advise(const struct qa_audit_options *opt, struct qa_audit *out)
 	}
 }
 
+/* Hands the input just added to the sink, then forgets it (its
+ * inventory too, unless the sink took it). */
+static int
+deliver(struct qa_audit *out, qa_audit_sink sink, void *ctx)
+{
+	struct qa_audit_input *in = &out->inputs[out->n - 1];
+	int rc;
+
+	if (in->inv && in->inv->kind == QA_KIND_GGUF)
+		out->any_gguf = true;
+	if (!sink)
+		return QA_OK;
+	rc = sink(ctx, in);
+	input_release(in);
+	out->n--;
+	return rc == 0 ? QA_OK : QA_E_IO;
+}
+
 int
-qa_audit_run(const char *const *paths, size_t n_paths,
-	     const struct qa_audit_options *opt, struct qa_audit *out)
+qa_audit_run_each(const char *const *paths, size_t n_paths,
+		  const struct qa_audit_options *opt, qa_audit_sink sink,
+		  void *ctx, struct qa_audit *out)
 {
 	const struct qa_fs *fs = opt->fs ? opt->fs : qa_fs_default();
 	size_t i, k;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n_paths; i++) {
 		struct qa_model_refs refs;
 		char err[1024];
-		int rc = qa_input_resolve(fs, paths[i], opt->resolve, &refs, err,
-					  sizeof(err));
 
+		rc = qa_input_resolve(fs, paths[i], opt->resolve, &refs, err,
+				      sizeof(err));
 		if (rc != QA_OK) {
 			struct qa_audit_input *in = add_input(out, paths[i]);
 
@@ -182,27 +240,49 @@ qa_audit_run(const char *const *paths, size_t n_paths,
 				return QA_E_NOMEM;
 			in->status = rc;
 			snprintf(in->error, sizeof(in->error), "%s", err);
+			rc = deliver(out, sink, ctx);
+			if (rc != QA_OK)
+				return rc;
 			continue;
 		}
 		for (k = 0; k < refs.n; k++) {
 			struct qa_audit_input *in = add_input(out,
 							      refs.v[k].display);
+			int seen;
 
+			rc = QA_OK;
 			if (!in) {
-				qa_model_refs_free(&refs);
-				return QA_E_NOMEM;
+				rc = QA_E_NOMEM;
+				break;
 			}
 			audit_one(in, &refs.v[k], opt);
-			if (repeats_earlier(out)) {
-				qa_inventory_destroy(in->inv);
-				free(in->path);
+			seen = seen_before(out, in->inv);
+			if (seen != 0) {
+				input_release(in);
 				out->n--;
+				if (seen < 0) {
+					rc = QA_E_NOMEM;
+					break;
+				}
+				continue;
 			}
+			rc = deliver(out, sink, ctx);
+			if (rc != QA_OK)
+				break;
 		}
 		qa_model_refs_free(&refs);
+		if (rc != QA_OK)
+			return rc;
 	}
 	advise(opt, out);
 	return QA_OK;
+}
+
+int
+qa_audit_run(const char *const *paths, size_t n_paths,
+	     const struct qa_audit_options *opt, struct qa_audit *out)
+{
+	return qa_audit_run_each(paths, n_paths, opt, NULL, NULL, out);
 }
 
 void
@@ -210,15 +290,19 @@ qa_audit_free(struct qa_audit *a)
 {
 	size_t i;
 
-	for (i = 0; a && i < a->n; i++) {
-		free(a->inputs[i].path);
-		qa_inventory_destroy(a->inputs[i].inv);
+	if (!a)
+		return;
+	for (i = 0; i < a->n; i++)
+		input_release(&a->inputs[i]);
+	for (i = 0; i < a->n_seen; i++) {
+		free(a->seen[i].first_file);
+		free(a->seen[i].last_file);
 	}
-	if (a) {
-		free(a->inputs);
-		a->inputs = NULL;
-		a->n = 0;
-	}
+	free(a->inputs);
+	free(a->seen);
+	a->inputs = NULL;
+	a->seen = NULL;
+	a->n = a->cap = a->n_seen = a->cap_seen = 0;
 }
 
 int

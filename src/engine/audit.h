@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/diag.h"
 #include "core/inventory.h"
@@ -45,14 +46,35 @@ struct qa_audit_input {
 	char error[1024];		/* why, when status != QA_OK */
 };
 
+/* A model audited in the run, by the files it was read from: the same
+ * model named twice (split parts, shards given one by one) is audited
+ * once, even after its inventory is released. */
+struct qa_audit_seen {
+	char *first_file, *last_file;	/* malloc'd */
+	uint32_t n_files;
+};
+
 struct qa_audit {
-	struct qa_audit_input *inputs;
-	size_t n;
+	struct qa_audit_input *inputs;	/* without a sink: every input */
+	size_t n, cap;
+	struct qa_audit_seen *seen;
+	size_t n_seen, cap_seen;
 	/* Setup advisories (engine build on these GPUs), once per run:
 	 * for --engine, or llama.cpp when an input is GGUF. */
 	struct qa_advisory advisories[16];
 	size_t n_advisories;
+	bool any_gguf;		/* an input was a GGUF model */
 };
+
+/*
+ * Receives each audited input as soon as it is done, in order: a model
+ * (in->inv set) or an input that failed (in->inv NULL, in->status and
+ * in->error say why). The sink may take the inventory (set in->inv to
+ * NULL and destroy it later); otherwise it is destroyed when the sink
+ * returns, so a run over many models holds one at a time. Returns 0, or
+ * -1 to stop the run (a write error).
+ */
+typedef int (*qa_audit_sink)(void *ctx, struct qa_audit_input *in);
 
 /*
  * Audits every path (a path may hold several models: every one is an
@@ -61,6 +83,16 @@ struct qa_audit {
  */
 int qa_audit_run(const char *const *paths, size_t n_paths,
 		 const struct qa_audit_options *opt, struct qa_audit *out);
+/*
+ * The same, handing each input to sink, then forgetting it: out keeps
+ * no inputs (out->n is 0), only the setup advisories, and memory stays
+ * flat in the number of inputs. With sink NULL, the same as
+ * qa_audit_run. Returns QA_OK, QA_E_NOMEM, or QA_E_IO when the sink
+ * stopped the run.
+ */
+int qa_audit_run_each(const char *const *paths, size_t n_paths,
+		      const struct qa_audit_options *opt, qa_audit_sink sink,
+		      void *ctx, struct qa_audit *out);
 void qa_audit_free(struct qa_audit *a);
 
 /*

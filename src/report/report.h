@@ -40,6 +40,18 @@ struct qa_report_options {
 };
 
 /*
+ * A report written one input at a time, so a run over many models holds
+ * one at a time (engine/audit.h qa_audit_run_each): the caller fills
+ * out and opt (advisories may be set any time before the end) and zeroes
+ * the rest; state is the reporter's.
+ */
+struct qa_report_stream {
+	FILE *out;
+	const struct qa_report_options *opt;
+	void *state;
+};
+
+/*
  * A reporter: one output format. write renders n audited inputs in the
  * view opt->view; returns 0 or -1 on a write error. views is the set of
  * views it renders (bit 1 << view).
@@ -49,6 +61,21 @@ struct qa_reporter {
 	unsigned views;
 	int (*write)(FILE *out, struct qa_inventory *const *invs, size_t n,
 		     const struct qa_report_options *opt);
+	/*
+	 * The same report in pieces, or NULL when it needs every input
+	 * before writing (counts in a head, SARIF's rule list): begin, then
+	 * input for each model in order (index counts the models written
+	 * before it; several says whether the report has more than one, as
+	 * write's n > 1), then end with the number of models and the worst
+	 * verdict of all, which also frees the state. Each returns 0 or -1
+	 * on a write error; end is called after a failure too.
+	 */
+	int (*begin)(struct qa_report_stream *st);
+	int (*input)(struct qa_report_stream *st,
+		     const struct qa_inventory *inv, const bool *mask,
+		     size_t index, bool several);
+	int (*end)(struct qa_report_stream *st, size_t n,
+		   const char *verdict);
 };
 
 /* Every reporter, NULL-terminated (src/report/reporters.c). */
@@ -82,6 +109,20 @@ int qa_report_calibration(FILE *out, const struct qa_inventory *inv,
  * write error. */
 int qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
 		   const struct qa_report_options *opt);
+/* The same in pieces (struct qa_reporter begin, input, end). */
+int qa_report_json_begin(struct qa_report_stream *st);
+int qa_report_json_input(struct qa_report_stream *st,
+			 const struct qa_inventory *inv, const bool *mask,
+			 size_t index, bool several);
+int qa_report_json_end(struct qa_report_stream *st, size_t n,
+		       const char *verdict);
+/* Text in pieces, every view (struct qa_reporter begin, input, end). */
+int qa_report_text_begin(struct qa_report_stream *st);
+int qa_report_text_input(struct qa_report_stream *st,
+			 const struct qa_inventory *inv, const bool *mask,
+			 size_t index, bool several);
+int qa_report_text_end(struct qa_report_stream *st, size_t n,
+		       const char *verdict);
 
 /* Text report of `inspect`: per input the model in a few lines, the
  * component table, then findings. */

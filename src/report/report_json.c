@@ -666,13 +666,13 @@ write_findings(struct qa_jw *w, const struct qa_inventory *inv)
 			if (m) {
 				snprintf(m, n, "%s: %s", f->rule->summary,
 					 detail);
-				qa_jw_string(w->f, m);
+				qa_jw_literal(w, m);
 				free(m);
 			} else {
-				qa_jw_string(w->f, detail);
+				qa_jw_literal(w, detail);
 			}
 		} else {
-			qa_jw_string(w->f, f->rule->summary);
+			qa_jw_literal(w, f->rule->summary);
 		}
 		qa_jw_str(w, "detail", detail);
 		if (f->tensor)
@@ -770,47 +770,103 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	qa_jw_close(w, '}');
 }
 
+/*
+ * The document in pieces: the head and the opening of "inputs", one
+ * element per input as soon as it is audited, then the advisories and
+ * the verdict of the run. The writer (and its buffer) lives in
+ * st->state from begin to end.
+ */
 int
-qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
-	       const struct qa_report_options *opt)
+qa_report_json_begin(struct qa_report_stream *st)
 {
-	struct qa_jw w = { .f = out };
-	size_t i;
+	struct qa_jw *w = malloc(sizeof(*w));
 
-	qa_jw_obj(&w, NULL);
-	qa_jw_str(&w, "schema", "quantaudit/1");
-	qa_jw_obj(&w, "tool");
-	qa_jw_str(&w, "name", "quantaudit");
-	qa_jw_str(&w, "version", QA_VERSION);
-	qa_jw_close(&w, '}');
-	qa_jw_arr(&w, "inputs", false);
-	for (i = 0; i < n; i++)
-		write_input(&w, invs[i], opt->tensor_mask ?
-			    opt->tensor_mask[i] : NULL, opt);
-	qa_jw_close(&w, ']');
+	st->state = w;
+	if (!w)
+		return -1;
+	qa_jw_init(w, st->out);
+	qa_jw_obj(w, NULL);
+	qa_jw_str(w, "schema", "quantaudit/1");
+	qa_jw_obj(w, "tool");
+	qa_jw_str(w, "name", "quantaudit");
+	qa_jw_str(w, "version", QA_VERSION);
+	qa_jw_close(w, '}');
+	qa_jw_arr(w, "inputs", false);
+	return 0;
+}
+
+int
+qa_report_json_input(struct qa_report_stream *st,
+		     const struct qa_inventory *inv, const bool *mask,
+		     size_t index, bool several)
+{
+	struct qa_jw *w = st->state;
+
+	(void)index;
+	(void)several;
+	if (!w)
+		return -1;
+	write_input(w, inv, mask, st->opt);
+	return w->failed ? -1 : 0;
+}
+
+int
+qa_report_json_end(struct qa_report_stream *st, size_t n,
+		   const char *verdict)
+{
+	const struct qa_report_options *opt = st->opt;
+	struct qa_jw *w = st->state;
+	size_t i;
+	int rc;
+
+	(void)n;
+	if (!w)
+		return -1;
+	qa_jw_close(w, ']');
 	if (opt->n_advisories) {
-		qa_jw_arr(&w, "advisories", false);
+		qa_jw_arr(w, "advisories", false);
 		for (i = 0; i < opt->n_advisories; i++) {
 			const struct qa_advisory *a = &opt->advisories[i];
 			char code[16];
 
 			snprintf(code, sizeof(code), "QA%04u",
 				 (unsigned)a->rule->code);
-			qa_jw_obj(&w, NULL);
-			qa_jw_str(&w, "code", code);
-			qa_jw_str(&w, "id", a->rule->id);
-			qa_jw_str(&w, "category",
+			qa_jw_obj(w, NULL);
+			qa_jw_str(w, "code", code);
+			qa_jw_str(w, "id", a->rule->id);
+			qa_jw_str(w, "category",
 				  qa_category_name(a->rule->category));
-			qa_jw_str(&w, "severity", qa_severity_name(a->severity));
-			qa_jw_str(&w, "message", a->message);
-			qa_jw_close(&w, '}');
+			qa_jw_str(w, "severity", qa_severity_name(a->severity));
+			qa_jw_str(w, "message", a->message);
+			qa_jw_close(w, '}');
 		}
-		qa_jw_close(&w, ']');
+		qa_jw_close(w, ']');
 	}
-	qa_jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
-	qa_jw_close(&w, '}');
-	putc('\n', out);
-	if (fflush(out) != 0 || ferror(out))
+	qa_jw_str(w, "verdict", verdict);
+	qa_jw_close(w, '}');
+	qa_jw_raw(w, "\n", 1);
+	rc = qa_jw_finish(w);
+	free(w);
+	st->state = NULL;
+	if (rc != 0 || fflush(st->out) != 0 || ferror(st->out))
 		return -1;
 	return 0;
+}
+
+int
+qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
+	       const struct qa_report_options *opt)
+{
+	struct qa_report_stream st = { .out = out, .opt = opt };
+	size_t i;
+	int rc = qa_report_json_begin(&st);
+
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = qa_report_json_input(&st, invs[i], opt->tensor_mask ?
+					  opt->tensor_mask[i] : NULL, i,
+					  n > 1);
+	if (qa_report_json_end(&st, n, qa_verdict_all(invs, n,
+						      opt->fail_on)) != 0)
+		rc = -1;
+	return rc;
 }

@@ -65,6 +65,22 @@ lb_reset(struct lb *b)
 static void lb_add(struct lb *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Appends n bytes of s, as lb_add(b, "%.*s", n, s) would. */
+static void
+lb_put(struct lb *b, const char *s, size_t n)
+{
+	size_t room;
+
+	if (b->len + 1 >= sizeof(b->s))
+		return;
+	room = sizeof(b->s) - 1 - b->len;
+	if (n > room)
+		n = room;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
 static void
 lb_add(struct lb *b, const char *fmt, ...)
 {
@@ -73,6 +89,11 @@ lb_add(struct lb *b, const char *fmt, ...)
 
 	if (b->len + 1 >= sizeof(b->s))
 		return;
+	/* Most pieces are plain text: no need to parse a format. */
+	if (!strchr(fmt, '%')) {
+		lb_put(b, fmt, strlen(fmt));
+		return;
+	}
 	va_start(ap, fmt);
 	r = vsnprintf(b->s + b->len, sizeof(b->s) - b->len, fmt, ap);
 	va_end(ap);
@@ -112,14 +133,25 @@ width_of(const char *str)
 	return w;
 }
 
-/* Display columns of raw once cleaned. */
+/* Display columns of raw once cleaned: what width_of(clean_dup(raw))
+ * gives, counted in place (kept spans one column per code point, an
+ * escape one per character of its ASCII spelling), with no copy. */
 static size_t
 clean_width(const char *raw)
 {
-	char *s = clean_dup(raw);
-	size_t w = s ? width_of(s) : 1;
+	char esc[QA_ESC_SPELL_MAX];
+	size_t w = 0, run, len, i;
+	const char *s;
 
-	free(s);
+	for (s = raw;; s += len) {
+		run = qa_esc_text_run(s);
+		for (i = 0; i < run; i++)
+			w += ((unsigned char)s[i] & 0xc0) != 0x80;
+		s += run;
+		if (!*s)
+			break;
+		w += qa_esc_text_spell(s, esc, &len);
+	}
 	return w;
 }
 
@@ -200,11 +232,15 @@ fit_copy(char *dst, size_t size, const char *s, size_t cols)
 static void
 lb_field(struct lb *b, const char *s, size_t cols)
 {
-	size_t w = width_of(s);
+	static const char spaces[] = "                                ";
+	size_t w = width_of(s), k;
 
-	lb_add(b, "%s", s);
-	for (; w < cols; w++)
-		lb_add(b, " ");
+	lb_put(b, s, strlen(s));
+	for (; w < cols; w += k) {
+		k = cols - w < sizeof(spaces) - 1 ? cols - w :
+			sizeof(spaces) - 1;
+		lb_put(b, spaces, k);
+	}
 }
 
 /* ---- names ------------------------------------------------------------ */
@@ -1210,10 +1246,8 @@ map_widths(struct map_view *v)
 	for (c = 0; c < m->n_cols; c++) {
 		v->cols[c] = width_of(qa_role_heading(m->roles[c]));
 		for (row = 0; row < m->n_rows; row++) {
-			char *s = clean_dup(map_cell(v, row, c));
-			size_t w = s ? width_of(s) : 1;
+			size_t w = clean_width(map_cell(v, row, c));
 
-			free(s);
 			if (w > v->cols[c])
 				v->cols[c] = w;
 		}
@@ -1607,48 +1641,218 @@ title_line(FILE *out, const struct qa_inventory *inv, bool color)
 	fprintf(out, " (%s)\n", kind);
 }
 
+/* One input of the inspect view; index counts the inputs before it. */
+static void
+inspect_one(FILE *out, const struct qa_inventory *inv, size_t index,
+	    const struct qa_report_options *opt)
+{
+	if (index)
+		fputs("\n\n", out);
+	title_line(out, inv, opt->color);
+	model_line(out, inv);
+	shape_line(out, &inv->hp);
+	experts_line(out, &inv->hp);
+	attention_line(out, inv);
+	mla_ssm_lines(out, &inv->hp);
+	size_lines(out, inv);
+	quant_line(out, inv);
+	precision_line(out, inv);
+	files_line(out, inv);
+	mtp_line(out, inv);
+	putc('\n', out);
+	component_table(out, inv);
+	layer_map_text(out, inv, opt->layers);
+	findings_block(out, inv, opt->color);
+	qa_report_fit_text(out, inv, opt->color);
+	verdict_line(out, inv, opt);
+}
+
+/* After the last input of the inspect view. */
+static void
+inspect_end(FILE *out, size_t n, const char *verdict,
+	    const struct qa_report_options *opt)
+{
+	qa_report_text_advisories(out, opt);
+	if (n > 1) {
+		fputs("\noverall verdict: ", out);
+		put_verdict_word(out, verdict, opt->color);
+		putc('\n', out);
+	}
+}
+
 int
 qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 	       const struct qa_report_options *opt)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct qa_inventory *inv = invs[i];
-
-		if (i)
-			fputs("\n\n", out);
-		title_line(out, inv, opt->color);
-		model_line(out, inv);
-		shape_line(out, &inv->hp);
-		experts_line(out, &inv->hp);
-		attention_line(out, inv);
-		mla_ssm_lines(out, &inv->hp);
-		size_lines(out, inv);
-		quant_line(out, inv);
-		precision_line(out, inv);
-		files_line(out, inv);
-		mtp_line(out, inv);
-		putc('\n', out);
-		component_table(out, inv);
-		layer_map_text(out, inv, opt->layers);
-		findings_block(out, inv, opt->color);
-		qa_report_fit_text(out, inv, opt->color);
-		verdict_line(out, inv, opt);
-	}
-	qa_report_text_advisories(out, opt);
-	if (n > 1) {
-		fputs("\noverall verdict: ", out);
-		put_verdict_word(out, qa_verdict_all(invs, n, opt->fail_on),
-				 opt->color);
-		putc('\n', out);
-	}
+	for (i = 0; i < n; i++)
+		inspect_one(out, invs[i], i, opt);
+	inspect_end(out, n, qa_verdict_all(invs, n, opt->fail_on), opt);
 	if (fflush(out) != 0 || ferror(out))
 		return -1;
 	return 0;
 }
 
 /* ---- tensors ---------------------------------------------------------- */
+
+/*
+ * The tensors view writes one row per tensor, 18,867 rows for a sharded
+ * 30B MoE: each cell went through a copy, an allocation and a stdio call
+ * per padding space. Rows now go through a write buffer, cells are
+ * escaped in spans straight into it and their numbers formatted by hand.
+ */
+struct tbuf {
+	FILE *out;
+	size_t len;
+	char buf[16384];
+};
+
+static void
+tb_flush(struct tbuf *b)
+{
+	/* A short write sets the error indicator of out, which the
+	 * reporter checks at the end. */
+	if (b->len)
+		(void)fwrite(b->buf, 1, b->len, b->out);
+	b->len = 0;
+}
+
+static void
+tb_put(struct tbuf *b, const char *s, size_t n)
+{
+	if (n > sizeof(b->buf) - b->len) {
+		tb_flush(b);
+		if (n > sizeof(b->buf)) {
+			(void)fwrite(s, 1, n, b->out);
+			return;
+		}
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+}
+
+static void
+tb_pad(struct tbuf *b, size_t n)
+{
+	static const char spaces[] = "                                ";
+	size_t k;
+
+	for (; n; n -= k) {
+		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		tb_put(b, spaces, k);
+	}
+}
+
+/* s in the text spelling (clean_dup's), without the copy; its display
+ * columns (clean_width's). */
+static size_t
+tb_clean(struct tbuf *b, const char *s)
+{
+	char esc[QA_ESC_SPELL_MAX];
+	size_t run, len, w = 0, i, n;
+
+	for (;; s += len) {
+		run = qa_esc_text_run(s);
+		tb_put(b, s, run);
+		for (i = 0; i < run; i++)
+			w += ((unsigned char)s[i] & 0xc0) != 0x80;
+		s += run;
+		if (!*s)
+			break;
+		n = qa_esc_text_spell(s, esc, &len);
+		tb_put(b, esc, n);
+		w += n;
+	}
+	return w;
+}
+
+/* dst = the n bytes at s, then a, then b, cut to size (snprintf's
+ * "%.*s%s%s" without the format parsing). */
+static void
+cat_cell(char *dst, size_t size, const char *s, size_t n, const char *a,
+	 const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), o = 0;
+
+	if (size == 0)
+		return;
+	size--;
+	n = n < size ? n : size;
+	memcpy(dst, s, n);
+	o = n;
+	la = la < size - o ? la : size - o;
+	memcpy(dst + o, a, la);
+	o += la;
+	lb = lb < size - o ? lb : size - o;
+	memcpy(dst + o, b, lb);
+	o += lb;
+	dst[o] = '\0';
+}
+
+/* Writes v in decimal (or hexadecimal) ending at end; the start. */
+static char *
+fmt_digits(char *end, uint64_t v, unsigned base)
+{
+	static const char digit[] = "0123456789abcdef";
+
+	do {
+		*--end = digit[v % base];
+		v /= base;
+	} while (v);
+	return end;
+}
+
+/*
+ * n / 2^shift with `decimals` (1 or 2) decimals then unit, exactly as
+ * qa_fmt_bytes's "%.1f"/"%.2f" write it: the quotient is exact in a
+ * double (n < 2^53 here), and printf rounds its exact value to nearest,
+ * ties to even. n * 100 fits in 64 bits.
+ */
+static void
+fmt_scaled(char *dst, size_t size, uint64_t n, unsigned shift,
+	   unsigned decimals, const char *unit)
+{
+	uint64_t scale = decimals == 1 ? 10 : 100;
+	uint64_t x = n * scale, q = x >> shift;
+	uint64_t r = x & (((uint64_t)1 << shift) - 1), half = (uint64_t)1 << (shift - 1);
+	char tmp[32], *p = tmp + sizeof(tmp);
+	unsigned i;
+
+	if (r > half || (r == half && (q & 1)))
+		q++;
+	for (i = 0; i < decimals; i++) {
+		*--p = (char)('0' + q % 10);
+		q /= 10;
+	}
+	*--p = '.';
+	p = fmt_digits(p, q, 10);
+	cat_cell(dst, size, p, (size_t)(tmp + sizeof(tmp) - p), " ", unit);
+}
+
+/* qa_fmt_bytes (core/units.c), without printf for sizes below 2^53
+ * (exact as a double). */
+static void
+fmt_size(char *dst, size_t size, uint64_t n)
+{
+	char tmp[24], *p;
+
+	if (n < 1024) {
+		p = fmt_digits(tmp + sizeof(tmp), n, 10);
+		cat_cell(dst, size, p, (size_t)(tmp + sizeof(tmp) - p), " B",
+			 "");
+	} else if (n < (uint64_t)1 << 20) {
+		fmt_scaled(dst, size, n, 10, 1, "KiB");
+	} else if (n < (uint64_t)1 << 30) {
+		fmt_scaled(dst, size, n, 20, 1, "MiB");
+	} else if (n < (uint64_t)1 << 40) {
+		fmt_scaled(dst, size, n, 30, 2, "GiB");
+	} else if (n < (uint64_t)1 << 53) {
+		fmt_scaled(dst, size, n, 40, 2, "TiB");
+	} else {
+		qa_fmt_bytes(dst, size, n);
+	}
+}
 
 struct tensor_cells {
 	char shape[QA_MAX_DIMS * 21 + 8];
@@ -1662,142 +1866,176 @@ static void
 tensor_cells(struct tensor_cells *c, const struct qa_tensor *t)
 {
 	const char *role = qa_role_name(t->role);
-	size_t len = 0;
+	char tmp[24], *end = tmp + sizeof(tmp), *p;
+	size_t len = 0, n;
 	uint32_t d;
 
-	c->shape[0] = '\0';
-	for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
-		len += (size_t)snprintf(c->shape + len, sizeof(c->shape) - len,
-					"%s%" PRIu64, d ? "x" : "",
-					t->shape[d]);
+	for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++) {
+		if (d)
+			c->shape[len++] = 'x';
+		p = fmt_digits(end, t->shape[d], 10);
+		n = (size_t)(end - p);
+		memcpy(c->shape + len, p, n);
+		len += n;
+	}
 	if (t->n_dims == 0)
-		snprintf(c->shape, sizeof(c->shape), "-");
-	qa_fmt_bytes(c->size, sizeof(c->size), t->bytes);
-	snprintf(c->offset, sizeof(c->offset), "0x%" PRIx64, t->offset);
+		c->shape[len++] = '-';
+	c->shape[len] = '\0';
+	fmt_size(c->size, sizeof(c->size), t->bytes);
+	p = fmt_digits(end, t->offset, 16);
+	c->offset[0] = '0';
+	c->offset[1] = 'x';
+	memcpy(c->offset + 2, p, (size_t)(end - p));
+	c->offset[2 + (end - p)] = '\0';
 	/* MTP blocks reuse trunk roles (attn_q...); say so. */
 	if (t->mtp && strncmp(role, "mtp", 3) != 0)
-		snprintf(c->role, sizeof(c->role), "mtp:%s", role);
+		cat_cell(c->role, sizeof(c->role), "mtp:", 4, role, "");
 	else
-		snprintf(c->role, sizeof(c->role), "%s", role);
-	if (t->layer >= 0)
-		snprintf(c->layer, sizeof(c->layer), "%" PRId32, t->layer);
-	else
-		snprintf(c->layer, sizeof(c->layer), "-");
+		cat_cell(c->role, sizeof(c->role), role, strlen(role), "", "");
+	if (t->layer >= 0) {
+		p = fmt_digits(end, (uint64_t)t->layer, 10);
+		memcpy(c->layer, p, (size_t)(end - p));
+		c->layer[end - p] = '\0';
+	} else {
+		c->layer[0] = '-';
+		c->layer[1] = '\0';
+	}
 }
 
 enum { COL_NAME, COL_DTYPE, COL_SHAPE, COL_SIZE, COL_OFFSET, COL_ROLE,
        COL_LAYER, N_COLS };
 
-static void
-put_cell(FILE *out, const char *s, size_t cols, bool right, bool last)
-{
-	char *c = clean_dup(s);
-	size_t w = width_of(c ? c : "?");
+/* Numbers right-aligned, words left-aligned. The numbers (and the
+ * headings) are written by tensor_cells in plain ASCII: one column a
+ * byte, nothing to escape. Words come from the model and are cleaned. */
+static const bool right_aligned[N_COLS] = {
+	false, false, true, true, true, false, true,
+};
 
-	if (right)
-		for (; w < cols; w++)
-			putc(' ', out);
-	fputs(c ? c : "?", out);
-	if (!right && !last)
-		for (; w < cols; w++)
-			putc(' ', out);
-	free(c);
+/* Display columns of cell k. */
+static size_t
+cell_width(const char *s, int k)
+{
+	return right_aligned[k] ? strlen(s) : clean_width(s);
 }
 
 static void
-put_row(FILE *out, const char *const cells[N_COLS],
+put_cell(struct tbuf *b, const char *s, size_t cols, int k, bool last)
+{
+	size_t w;
+
+	if (right_aligned[k]) {
+		w = strlen(s);
+		if (w < cols)
+			tb_pad(b, cols - w);
+		tb_put(b, s, w);
+		return;
+	}
+	w = tb_clean(b, s);
+	if (!last && w < cols)
+		tb_pad(b, cols - w);
+}
+
+static void
+put_row(struct tbuf *b, const char *const cells[N_COLS],
 	const size_t cols[N_COLS], const char *gap)
 {
-	/* Numbers right-aligned, words left-aligned. */
-	static const bool right[N_COLS] = {
-		false, false, true, true, true, false, true,
-	};
+	size_t gap_len = strlen(gap);
 	int k;
 
 	for (k = 0; k < N_COLS; k++) {
 		if (k)
-			fputs(gap, out);
-		put_cell(out, cells[k], cols[k], right[k], k == N_COLS - 1);
+			tb_put(b, gap, gap_len);
+		put_cell(b, cells[k], cols[k], k, k == N_COLS - 1);
 	}
-	putc('\n', out);
+	tb_put(b, "\n", 1);
+}
+
+/* One input of the tensors view: a table sized to its own cells. */
+static void
+tensors_one(FILE *out, const struct qa_inventory *inv, const bool *mask,
+	    size_t index, bool several, const struct qa_report_options *opt)
+{
+	static const char *const heads[N_COLS] = {
+		"name", "dtype", "shape", "size", "offset", "role", "layer",
+	};
+	size_t cols[N_COLS], total = 0, w;
+	uint32_t k, shown = 0;
+	const char *gap = "  ";
+	struct tbuf b;
+	int c;
+
+	if (index)
+		putc('\n', out);
+	if (several)
+		title_line(out, inv, opt->color);
+	for (c = 0; c < N_COLS; c++)
+		cols[c] = strlen(heads[c]);
+	for (k = 0; k < inv->n_tensors; k++) {
+		const struct qa_tensor *t = &inv->tensors[k];
+		struct tensor_cells tc;
+		const char *cells[N_COLS];
+
+		if (mask && !mask[k])
+			continue;
+		tensor_cells(&tc, t);
+		cells[COL_NAME] = t->name;
+		cells[COL_DTYPE] = t->dtype ? t->dtype : "?";
+		cells[COL_SHAPE] = tc.shape;
+		cells[COL_SIZE] = tc.size;
+		cells[COL_OFFSET] = tc.offset;
+		cells[COL_ROLE] = tc.role;
+		cells[COL_LAYER] = tc.layer;
+		for (c = 0; c < N_COLS; c++)
+			if ((w = cell_width(cells[c], c)) > cols[c])
+				cols[c] = w;
+		shown++;
+	}
+	for (c = 0; c < N_COLS; c++)
+		total += cols[c];
+	/* Two-space gaps read better; fall back to one space when
+	 * that keeps the table within 80 columns. */
+	if (total + 2 * (N_COLS - 1) > WIDTH)
+		gap = " ";
+	b.out = out;
+	b.len = 0;
+	if (shown)
+		put_row(&b, heads, cols, gap);
+	for (k = 0; k < inv->n_tensors; k++) {
+		const struct qa_tensor *t = &inv->tensors[k];
+		struct tensor_cells tc;
+		const char *cells[N_COLS];
+
+		if (mask && !mask[k])
+			continue;
+		tensor_cells(&tc, t);
+		cells[COL_NAME] = t->name;
+		cells[COL_DTYPE] = t->dtype ? t->dtype : "?";
+		cells[COL_SHAPE] = tc.shape;
+		cells[COL_SIZE] = tc.size;
+		cells[COL_OFFSET] = tc.offset;
+		cells[COL_ROLE] = tc.role;
+		cells[COL_LAYER] = tc.layer;
+		put_row(&b, cells, cols, gap);
+	}
+	tb_flush(&b);
+	if (shown == inv->n_tensors)
+		fprintf(out, "%" PRIu32 " tensor%s\n", shown,
+			shown == 1 ? "" : "s");
+	else
+		fprintf(out, "%" PRIu32 " of %" PRIu32 " tensors\n",
+			shown, inv->n_tensors);
 }
 
 int
 qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
 		       size_t n, const struct qa_report_options *opt)
 {
-	static const char *const heads[N_COLS] = {
-		"name", "dtype", "shape", "size", "offset", "role", "layer",
-	};
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct qa_inventory *inv = invs[i];
-		const bool *mask = opt->tensor_mask ? opt->tensor_mask[i] :
-			NULL;
-		size_t cols[N_COLS], total = 0;
-		uint32_t k, shown = 0;
-		const char *gap = "  ";
-		int c;
-
-		if (i)
-			putc('\n', out);
-		if (n > 1)
-			title_line(out, inv, opt->color);
-		for (c = 0; c < N_COLS; c++)
-			cols[c] = strlen(heads[c]);
-		for (k = 0; k < inv->n_tensors; k++) {
-			const struct qa_tensor *t = &inv->tensors[k];
-			struct tensor_cells tc;
-			const char *cells[N_COLS];
-
-			if (mask && !mask[k])
-				continue;
-			tensor_cells(&tc, t);
-			cells[COL_NAME] = t->name;
-			cells[COL_DTYPE] = t->dtype ? t->dtype : "?";
-			cells[COL_SHAPE] = tc.shape;
-			cells[COL_SIZE] = tc.size;
-			cells[COL_OFFSET] = tc.offset;
-			cells[COL_ROLE] = tc.role;
-			cells[COL_LAYER] = tc.layer;
-			for (c = 0; c < N_COLS; c++)
-				if (clean_width(cells[c]) > cols[c])
-					cols[c] = clean_width(cells[c]);
-			shown++;
-		}
-		for (c = 0; c < N_COLS; c++)
-			total += cols[c];
-		/* Two-space gaps read better; fall back to one space when
-		 * that keeps the table within 80 columns. */
-		if (total + 2 * (N_COLS - 1) > WIDTH)
-			gap = " ";
-		if (shown)
-			put_row(out, heads, cols, gap);
-		for (k = 0; k < inv->n_tensors; k++) {
-			const struct qa_tensor *t = &inv->tensors[k];
-			struct tensor_cells tc;
-			const char *cells[N_COLS];
-
-			if (mask && !mask[k])
-				continue;
-			tensor_cells(&tc, t);
-			cells[COL_NAME] = t->name;
-			cells[COL_DTYPE] = t->dtype ? t->dtype : "?";
-			cells[COL_SHAPE] = tc.shape;
-			cells[COL_SIZE] = tc.size;
-			cells[COL_OFFSET] = tc.offset;
-			cells[COL_ROLE] = tc.role;
-			cells[COL_LAYER] = tc.layer;
-			put_row(out, cells, cols, gap);
-		}
-		if (shown == inv->n_tensors)
-			fprintf(out, "%" PRIu32 " tensor%s\n", shown,
-				shown == 1 ? "" : "s");
-		else
-			fprintf(out, "%" PRIu32 " of %" PRIu32 " tensors\n",
-				shown, inv->n_tensors);
-	}
+	for (i = 0; i < n; i++)
+		tensors_one(out, invs[i], opt->tensor_mask ?
+			    opt->tensor_mask[i] : NULL, i, n > 1, opt);
 	if (fflush(out) != 0 || ferror(out))
 		return -1;
 	return 0;
@@ -1874,6 +2112,52 @@ qa_report_text_fit(FILE *out, struct qa_inventory *const *invs, size_t n,
 	}
 	qa_report_text_advisories(out, opt);
 	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+/* ---- one input at a time (struct qa_reporter begin, input, end) ------- */
+
+int
+qa_report_text_begin(struct qa_report_stream *st)
+{
+	(void)st;
+	return 0;
+}
+
+int
+qa_report_text_input(struct qa_report_stream *st,
+		     const struct qa_inventory *inv, const bool *mask,
+		     size_t index, bool several)
+{
+	const struct qa_report_options *opt = st->opt;
+
+	switch (opt->view) {
+	case QA_VIEW_TENSORS:
+		tensors_one(st->out, inv, mask, index, several, opt);
+		break;
+	case QA_VIEW_FIT:
+		if (index)
+			fputs("\n\n", st->out);
+		fit_view_one(st->out, inv, opt->color);
+		break;
+	case QA_VIEW_INSPECT:
+		inspect_one(st->out, inv, index, opt);
+		break;
+	}
+	return ferror(st->out) ? -1 : 0;
+}
+
+int
+qa_report_text_end(struct qa_report_stream *st, size_t n, const char *verdict)
+{
+	const struct qa_report_options *opt = st->opt;
+
+	if (opt->view == QA_VIEW_INSPECT)
+		inspect_end(st->out, n, verdict, opt);
+	else if (opt->view == QA_VIEW_FIT)
+		qa_report_text_advisories(st->out, opt);
+	if (fflush(st->out) != 0 || ferror(st->out))
 		return -1;
 	return 0;
 }

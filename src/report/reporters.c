@@ -5,6 +5,7 @@
  */
 #include "report/report.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "report/report_fit.h"
@@ -38,20 +39,23 @@ write_markdown(FILE *out, struct qa_inventory *const *invs, size_t n,
 
 static const struct qa_reporter text = {
 	"text", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
-	VIEW(QA_VIEW_FIT), write_text,
+	VIEW(QA_VIEW_FIT), write_text, qa_report_text_begin,
+	qa_report_text_input, qa_report_text_end,
 };
 static const struct qa_reporter json = {
 	"json", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
-	VIEW(QA_VIEW_FIT), qa_report_json,
+	VIEW(QA_VIEW_FIT), qa_report_json, qa_report_json_begin,
+	qa_report_json_input, qa_report_json_end,
 };
 static const struct qa_reporter markdown = {
 	"markdown", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_FIT), write_markdown,
+	NULL, NULL, NULL,
 };
 static const struct qa_reporter sarif = {
-	"sarif", VIEW(QA_VIEW_INSPECT), qa_report_sarif,
+	"sarif", VIEW(QA_VIEW_INSPECT), qa_report_sarif, NULL, NULL, NULL,
 };
 static const struct qa_reporter junit = {
-	"junit", VIEW(QA_VIEW_INSPECT), qa_report_junit,
+	"junit", VIEW(QA_VIEW_INSPECT), qa_report_junit, NULL, NULL, NULL,
 };
 
 const struct qa_reporter *const qa_reporters[] = {
