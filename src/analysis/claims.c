@@ -1851,15 +1851,60 @@ cmp_name(const void *pa, const void *pb)
 }
 
 /*
+ * The distinct names all_names collects: an open-addressing set of
+ * indices into its array, so a name met again (every tensor of a module
+ * repeats its parents) costs a hash, not a place in a sort of them all.
+ */
+struct name_set {
+	uint32_t *slot;		/* index + 1, 0 when empty */
+	size_t mask;
+	struct name *v;
+	size_t n;
+};
+
+static size_t
+name_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a 64 */
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return (size_t)(h ^ h >> 32);
+}
+
+/* Adds s[0..n) with role; a name already there keeps the first role
+ * that is not QA_ROLE_OTHER (a module's own over its parent form). */
+static void
+name_set_add(struct name_set *ns, const char *s, size_t n, enum qa_role role)
+{
+	size_t h = name_hash(s, n) & ns->mask;
+
+	while (ns->slot[h]) {
+		struct name *o = &ns->v[ns->slot[h] - 1];
+
+		if (o->n == n && memcmp(o->s, s, n) == 0) {
+			if (o->role == QA_ROLE_OTHER)
+				o->role = role;
+			return;
+		}
+		h = (h + 1) & ns->mask;
+	}
+	ns->v[ns->n] = (struct name){ s, n, role };
+	ns->slot[h] = (uint32_t)++ns->n;
+}
+
+/*
  * Every module name (the modules and the tensor names minus their last
  * part) and every parent of one, sorted and distinct; a module keeps its
- * role. NULL when out of memory or nothing to list.
+ * role. NULL when out of memory or nothing to list. Only a config with
+ * per-module rules needs it (qa_claims_resolve).
  */
 static struct name *
 all_names(struct qa_inventory *inv, size_t *out_n)
 {
-	size_t cap = inv->n_modules, n = 0, i, k = 0;
-	struct name *v;
+	size_t cap = inv->n_modules, slots = 16;
+	struct name_set ns = { 0 };
 	uint32_t j;
 
 	*out_n = 0;
@@ -1878,45 +1923,48 @@ all_names(struct qa_inventory *inv, size_t *out_n)
 	}
 	if (cap == 0)
 		return NULL;
-	v = malloc(cap * sizeof(*v));
-	if (!v) {
+	while (slots < cap * 2 && slots <= SIZE_MAX / 4 / sizeof(*ns.slot))
+		slots *= 2;
+	if (cap >= UINT32_MAX || slots < cap * 2) {
 		inv->out_of_memory = true;
 		return NULL;
 	}
-	/* modules first, so after sorting a module's own entry (with its
-	 * role) comes before the same name seen as a parent */
-	for (j = 0; j < inv->n_modules && n < cap; j++) {
+	ns.v = malloc(cap * sizeof(*ns.v));
+	ns.slot = calloc(slots, sizeof(*ns.slot));
+	ns.mask = slots - 1;
+	if (!ns.v || !ns.slot) {
+		free(ns.v);
+		free(ns.slot);
+		inv->out_of_memory = true;
+		return NULL;
+	}
+	/* modules first, so a module's own entry (with its role) is met
+	 * before the same name seen as a parent */
+	for (j = 0; j < inv->n_modules && ns.n < cap; j++) {
 		const char *s = inv->modules[j].name, *p;
 
 		if (!s)
 			continue;
-		v[n++] = (struct name){ s, strlen(s), inv->modules[j].role };
-		for (p = s; *p && n < cap; p++)
+		name_set_add(&ns, s, strlen(s), inv->modules[j].role);
+		for (p = s; *p && ns.n < cap; p++)
 			if (*p == '.')
-				v[n++] = (struct name){ s, (size_t)(p - s),
-							QA_ROLE_OTHER };
+				name_set_add(&ns, s, (size_t)(p - s),
+					     QA_ROLE_OTHER);
 	}
 	for (j = 0; j < inv->n_tensors; j++) {
 		const char *s = inv->tensors[j].name, *p;
 
-		for (p = s; *p && n < cap; p++)
+		for (p = s; *p && ns.n < cap; p++)
 			if (*p == '.')
-				v[n++] = (struct name){ s, (size_t)(p - s),
-							QA_ROLE_OTHER };
+				name_set_add(&ns, s, (size_t)(p - s),
+					     QA_ROLE_OTHER);
 	}
-	/* stable for equal names: module entries first (qsort is not
-	 * stable, so order by role too: OTHER, the parent form, last) */
-	qsort(v, n, sizeof(*v), cmp_name);
-	for (i = 0; i < n; i++) {
-		if (k > 0 && cmp_name(&v[k - 1], &v[i]) == 0) {
-			if (v[k - 1].role == QA_ROLE_OTHER)
-				v[k - 1].role = v[i].role;
-			continue;
-		}
-		v[k++] = v[i];
-	}
-	*out_n = k;
-	return v;
+	free(ns.slot);
+	/* the distinct names only, in the order count_all has always
+	 * queried them (its work bound makes the order matter) */
+	qsort(ns.v, ns.n, sizeof(*ns.v), cmp_name);
+	*out_n = ns.n;
+	return ns.v;
 }
 
 /* How many names each pattern matches (-1 when none does and one could

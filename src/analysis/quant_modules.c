@@ -20,6 +20,7 @@
  */
 #include "analysis/analysis.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/ckd.h"
@@ -1099,6 +1100,15 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 				   inv->tensors[t].elements : 0);
 }
 
+static void
+map_free(struct map *m)
+{
+	free(m->cells);
+	free(m->groups);
+	free(m->next);
+	free(m->sfx);
+}
+
 void
 qa_quant_modules_build(struct qa_inventory *inv)
 {
@@ -1117,16 +1127,19 @@ qa_quant_modules_build(struct qa_inventory *inv)
 	while (cap < (uint64_t)inv->n_tensors * 2)
 		cap *= 2;
 	memset(&m, 0, sizeof(m));
-	m.cells = qa_arena_array(&inv->arena, cap, sizeof(*m.cells));
-	m.groups = qa_arena_array(&inv->arena, inv->n_tensors,
-				  sizeof(*m.groups));
-	m.next = qa_arena_array(&inv->arena, inv->n_tensors, sizeof(*m.next));
-	m.sfx = qa_arena_array(&inv->arena, inv->n_tensors, sizeof(*m.sfx));
+	/* The map lives only while modules are built: malloc'd and freed
+	 * here, not left in the inventory's arena for the whole run. */
+	if (cap <= SIZE_MAX / sizeof(*m.cells))
+		m.cells = calloc((size_t)cap, sizeof(*m.cells));
+	m.groups = calloc(inv->n_tensors, sizeof(*m.groups));
+	m.next = calloc(inv->n_tensors, sizeof(*m.next));
+	m.sfx = calloc(inv->n_tensors, sizeof(*m.sfx));
 	inv->modules = qa_arena_array(&inv->arena, inv->n_tensors,
 				      sizeof(*inv->modules));
 	if (!m.cells || !m.groups || !m.next || !m.sfx || !inv->modules) {
 		inv->out_of_memory = true;
 		inv->modules = NULL;
+		map_free(&m);
 		return;
 	}
 	m.mask = cap - 1;
@@ -1164,4 +1177,5 @@ qa_quant_modules_build(struct qa_inventory *inv)
 	for (i = 0; i < m.n_groups; i++)
 		build_group(inv, &m, &m.groups[i]);
 	qa_claims_close(m.claims);
+	map_free(&m);
 }

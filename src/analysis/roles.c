@@ -25,18 +25,30 @@ struct part {
 	size_t n;
 };
 
-static bool
-part_is(struct part p, const char *lit)
-{
-	size_t n = strlen(lit);
+/* A table string with its length, counted by the compiler: matching a
+ * name against a table compares lengths before any byte. */
+struct lit {
+	const char *s;
+	size_t n;
+};
 
-	return p.n == n && memcmp(p.s, lit, n) == 0;
+#define LIT(str) { str, sizeof(str) - 1 }
+
+static bool
+part_is_lit(struct part p, const struct lit *l)
+{
+	/* first bytes before memcmp: most table rows fail there */
+	return p.n == l->n && (l->n == 0 || p.s[0] == l->s[0]) &&
+	       memcmp(p.s, l->s, l->n) == 0;
 }
 
+/* For string literals only: their length is a constant. */
+#define PART_IS(p, str) \
+	((p).n == sizeof(str) - 1 && memcmp((p).s, str, sizeof(str) - 1) == 0)
+
 static bool
-part_has(struct part p, const char *lit)
+part_has(struct part p, const char *lit, size_t n)
 {
-	size_t n = strlen(lit);
 	size_t i;
 
 	if (n > p.n)
@@ -47,77 +59,83 @@ part_has(struct part p, const char *lit)
 	return false;
 }
 
+/* s (a tail of a name ending at end) starts with l. */
 static bool
-starts_with(const char *s, const char *lit)
+starts_lit(const char *s, const char *end, const struct lit *l)
 {
-	return strncmp(s, lit, strlen(lit)) == 0;
+	return (size_t)(end - s) >= l->n && (l->n == 0 || s[0] == l->s[0]) &&
+	       memcmp(s, l->s, l->n) == 0;
 }
+
+#define STARTS(s, end, str) \
+	((size_t)((end) - (s)) >= sizeof(str) - 1 && \
+	 memcmp(s, str, sizeof(str) - 1) == 0)
 
 /*
  * Wrapper prefixes that carry no meaning for the role; stripped repeatedly
  * so "model.language_model.", "language_model.model." and PEFT's
  * "base_model.model.model." all reduce to the inner name.
  */
-static const char *const wrapper_prefixes[] = {
+static const struct lit wrapper_prefixes[] = {
 	/* transformers LLaMA-style CausalLM and VL wrappers (Qwen2.5-VL,
 	 * Qwen3.5, Gemma 3, LLaVA, Mistral3) */
-	"model.",
-	"language_model.",
+	LIT("model."),
+	LIT("language_model."),
 	/* GPT-2, Falcon, Bloom, MPT (transformers modeling_gpt2 / falcon) */
-	"transformer.",
+	LIT("transformer."),
 	/* GPT-NeoX / Pythia (modeling_gpt_neox) */
-	"gpt_neox.",
+	LIT("gpt_neox."),
 	/* Mamba, Mamba2, Nemotron-H (transformers modeling_nemotron_h) */
-	"backbone.",
+	LIT("backbone."),
 	/* PEFT merged checkpoints */
-	"base_model.",
+	LIT("base_model."),
 	/* OPT (modeling_opt: model.decoder.layers) */
-	"decoder.",
+	LIT("decoder."),
 	/* Qwen2.5-Omni / Qwen3-Omni thinker (modeling_qwen2_5_omni) */
-	"thinker.",
+	LIT("thinker."),
 };
 
 /* Multimodal towers, matched on the first part after the wrappers. */
 struct tower {
-	const char *first;
+	struct lit first;
 	uint8_t role;
 };
 
 static const struct tower towers[] = {
 	/* llama.cpp gguf-py constants.py MODEL_TENSOR V_* / A_* (mmproj) */
-	{ "v", QA_ROLE_VISION },
-	{ "mm", QA_ROLE_PROJECTOR },
-	{ "a", QA_ROLE_AUDIO },
+	{ LIT("v"), QA_ROLE_VISION },
+	{ LIT("mm"), QA_ROLE_PROJECTOR },
+	{ LIT("a"), QA_ROLE_AUDIO },
 	/* transformers modeling_llava / modeling_gemma3 / modeling_mistral3 */
-	{ "vision_tower", QA_ROLE_VISION },
-	{ "multi_modal_projector", QA_ROLE_PROJECTOR },
+	{ LIT("vision_tower"), QA_ROLE_VISION },
+	{ LIT("multi_modal_projector"), QA_ROLE_PROJECTOR },
 	/* transformers modeling_qwen2_5_vl / qwen3_vl / qwen3_5 */
-	{ "visual", QA_ROLE_VISION },
+	{ LIT("visual"), QA_ROLE_VISION },
 	/* transformers modeling_mllama / modeling_llama4 / idefics3 */
-	{ "vision_model", QA_ROLE_VISION },
-	{ "vision_encoder", QA_ROLE_VISION },
-	{ "connector", QA_ROLE_PROJECTOR },
+	{ LIT("vision_model"), QA_ROLE_VISION },
+	{ LIT("vision_encoder"), QA_ROLE_VISION },
+	{ LIT("connector"), QA_ROLE_PROJECTOR },
 	/* LLaVA original repo (llava/model/llava_arch.py) */
-	{ "mm_projector", QA_ROLE_PROJECTOR },
+	{ LIT("mm_projector"), QA_ROLE_PROJECTOR },
 	/* MiniCPM-V resampler, InternVL mlp1 projector */
-	{ "resampler", QA_ROLE_PROJECTOR },
-	{ "mlp1", QA_ROLE_PROJECTOR },
+	{ LIT("resampler"), QA_ROLE_PROJECTOR },
+	{ LIT("mlp1"), QA_ROLE_PROJECTOR },
 	/* transformers modeling_qwen2_audio / qwen2_5_omni / gemma3n */
-	{ "audio_tower", QA_ROLE_AUDIO },
-	{ "audio_model", QA_ROLE_AUDIO },
-	{ "audio_encoder", QA_ROLE_AUDIO },
-	{ "embed_vision", QA_ROLE_PROJECTOR },
-	{ "embed_audio", QA_ROLE_PROJECTOR },
+	{ LIT("audio_tower"), QA_ROLE_AUDIO },
+	{ LIT("audio_model"), QA_ROLE_AUDIO },
+	{ LIT("audio_encoder"), QA_ROLE_AUDIO },
+	{ LIT("embed_vision"), QA_ROLE_PROJECTOR },
+	{ LIT("embed_audio"), QA_ROLE_PROJECTOR },
 };
 
 /* Block prefixes: the part before the block number. */
-static const char *const block_prefixes[] = {
-	"blk",		/* llama.cpp GGUF */
-	"layers",	/* transformers LLaMA-style, Mamba, Nemotron-H */
-	"h",		/* GPT-2, Falcon, Bloom */
-	"blocks",	/* RWKV, vision blocks */
-	"block",	/* T5-style */
-	"layer",	/* BERT-style encoder.layer.N */
+static const struct lit block_prefixes[] = {
+	LIT("blk"),		/* llama.cpp GGUF */
+	LIT("layers"),	/* transformers LLaMA-style, Mamba, Nemotron-H */
+	LIT("h"),		/* GPT-2, Falcon, Bloom */
+	LIT("blocks"),	/* RWKV, vision blocks */
+	LIT("block"),	/* T5-style */
+	LIT("layer"),	/* BERT-style encoder.layer.N */
 };
 
 /*
@@ -125,20 +143,20 @@ static const char *const block_prefixes[] = {
  * §1.3): dropping them leaves the module name, so a GPTQ qweight and its
  * scales get the role of the Linear they pack.
  */
-static const char *const quant_suffixes[] = {
-	"weight", "bias",
+static const struct lit quant_suffixes[] = {
+	LIT("weight"), LIT("bias"),
 	/* GPTQ / AWQ / AutoRound (AutoGPTQ qlinear) */
-	"qweight", "qzeros", "scales", "g_idx", "zeros",
+	LIT("qweight"), LIT("qzeros"), LIT("scales"), LIT("g_idx"), LIT("zeros"),
 	/* compressed-tensors pack-quantized / nvfp4 / float-quantized */
-	"weight_packed", "weight_scale", "weight_shape", "weight_zero_point",
-	"weight_global_scale", "input_global_scale", "weight_g_idx",
-	"input_scale", "input_zero_point", "output_scale",
+	LIT("weight_packed"), LIT("weight_scale"), LIT("weight_shape"), LIT("weight_zero_point"),
+	LIT("weight_global_scale"), LIT("input_global_scale"), LIT("weight_g_idx"),
+	LIT("input_scale"), LIT("input_zero_point"), LIT("output_scale"),
 	/* DeepSeek block FP8 and ModelOpt NVFP4 */
-	"weight_scale_inv", "weight_scale_2",
+	LIT("weight_scale_inv"), LIT("weight_scale_2"),
 	/* bitsandbytes int8 */
-	"SCB", "weight_format",
+	LIT("SCB"), LIT("weight_format"),
 	/* GGUF NVFP4 companions (llama.cpp src/llama-model.cpp) */
-	"scale",
+	LIT("scale"),
 };
 
 /*
@@ -146,8 +164,8 @@ static const char *const quant_suffixes[] = {
  * experts (gate_up_proj_blocks / _scales, §A6) and their biases
  * (transformers modeling_gpt_oss GptOssExperts.gate_up_proj_bias).
  */
-static const char *const glued_suffixes[] = {
-	"_blocks", "_scales", "_bias",
+static const struct lit glued_suffixes[] = {
+	LIT("_blocks"), LIT("_scales"), LIT("_bias"),
 };
 
 /* Containers: parts before the module name that modify its role. */
@@ -166,7 +184,7 @@ enum container {
 };
 
 struct container_pattern {
-	const char *part;
+	struct lit part;
 	unsigned bits;
 };
 
@@ -174,38 +192,38 @@ static const struct container_pattern containers[] = {
 	/* transformers modeling_qwen3_moe / deepseek_v3 / mixtral / gpt_oss:
 	 * mlp.experts.N, block_sparse_moe.experts.N, fused mlp.experts;
 	 * modeling_granitemoe: block_sparse_moe.input_linear (fused) */
-	{ "experts", C_EXPERTS },
-	{ "block_sparse_moe", C_EXPERTS },
+	{ LIT("experts"), C_EXPERTS },
+	{ LIT("block_sparse_moe"), C_EXPERTS },
 	/* modeling_qwen2_moe shared_expert, modeling_deepseek_v3
 	 * shared_experts, modeling_nemotron_h mixer.shared_experts */
-	{ "shared_expert", C_SHARED },
-	{ "shared_experts", C_SHARED },
+	{ LIT("shared_expert"), C_SHARED },
+	{ LIT("shared_experts"), C_SHARED },
 	/* modeling_qwen3_next / qwen3_5 GatedDeltaNet */
-	{ "linear_attn", C_LINEAR },
+	{ LIT("linear_attn"), C_LINEAR },
 	/* modeling_mamba / mamba2 / nemotron_h (mixer), falcon_h1 and
 	 * granitemoehybrid (mamba) */
-	{ "mixer", C_SSM },
-	{ "mamba", C_SSM },
+	{ LIT("mixer"), C_SSM },
+	{ LIT("mamba"), C_SSM },
 	/* modeling_lfm2 (conv.*), llama.cpp LFM2 GGUF shortconv.* */
-	{ "conv", C_CONV },
-	{ "shortconv", C_CONV },
+	{ LIT("conv"), C_CONV },
+	{ LIT("shortconv"), C_CONV },
 	/* attention module names across families */
-	{ "self_attn", C_ATTN },
-	{ "attn", C_ATTN },
-	{ "attention", C_ATTN },
-	{ "self_attention", C_ATTN },
+	{ LIT("self_attn"), C_ATTN },
+	{ LIT("attn"), C_ATTN },
+	{ LIT("attention"), C_ATTN },
+	{ LIT("self_attention"), C_ATTN },
 	/* DeepSeek-V3.2 self_attn.indexer.*, GGUF blk.N.indexer.* */
-	{ "indexer", C_INDEXER },
+	{ LIT("indexer"), C_INDEXER },
 	/* gpt-oss mlp.router, granite router.layer, DeepSeek mlp.gate.
 	 * e_score_correction_bias (as a container "gate" owns params) */
-	{ "router", C_ROUTER },
-	{ "gate", C_ROUTER },
+	{ LIT("router"), C_ROUTER },
+	{ LIT("gate"), C_ROUTER },
 	/* DeepSeek-V3 MTP (README_WEIGHTS.md) */
-	{ "shared_head", C_SHARED_HEAD },
+	{ LIT("shared_head"), C_SHARED_HEAD },
 	/* llama.cpp constants.py NEXTN_* */
-	{ "nextn", C_NEXTN },
+	{ LIT("nextn"), C_NEXTN },
 	/* BERT-style intermediate.dense */
-	{ "intermediate", C_INTERMEDIATE },
+	{ LIT("intermediate"), C_INTERMEDIATE },
 };
 
 enum pattern_flags {
@@ -219,7 +237,7 @@ enum pattern_flags {
 };
 
 struct role_pattern {
-	const char *module;
+	struct lit module;
 	uint8_t role;
 	uint8_t flags;
 };
@@ -227,176 +245,176 @@ struct role_pattern {
 /* Module name (last part, suffix removed) to role. First match wins. */
 static const struct role_pattern modules[] = {
 	/* llama.cpp gguf-py constants.py TENSOR_NAMES: global tensors */
-	{ "token_embd", QA_ROLE_EMBED, 0 },
-	{ "position_embd", QA_ROLE_POS_EMBED, 0 },
-	{ "output", QA_ROLE_LM_HEAD, P_TOP },
-	{ "rope_freqs", QA_ROLE_OTHER, 0 },
+	{ LIT("token_embd"), QA_ROLE_EMBED, 0 },
+	{ LIT("position_embd"), QA_ROLE_POS_EMBED, 0 },
+	{ LIT("output"), QA_ROLE_LM_HEAD, P_TOP },
+	{ LIT("rope_freqs"), QA_ROLE_OTHER, 0 },
 	/* TENSOR_NAMES attention (llama, qwen, gemma, gpt-oss sinks) */
-	{ "attn_q", QA_ROLE_ATTN_Q, 0 },
-	{ "attn_k", QA_ROLE_ATTN_K, 0 },
-	{ "attn_v", QA_ROLE_ATTN_V, 0 },
-	{ "attn_output", QA_ROLE_ATTN_O, 0 },
-	{ "attn_qkv", QA_ROLE_ATTN_QKV, P_GDN },
-	{ "attn_gate", QA_ROLE_ATTN_GATE, P_GDN },
-	{ "attn_sinks", QA_ROLE_ATTN_SINKS, 0 },
+	{ LIT("attn_q"), QA_ROLE_ATTN_Q, 0 },
+	{ LIT("attn_k"), QA_ROLE_ATTN_K, 0 },
+	{ LIT("attn_v"), QA_ROLE_ATTN_V, 0 },
+	{ LIT("attn_output"), QA_ROLE_ATTN_O, 0 },
+	{ LIT("attn_qkv"), QA_ROLE_ATTN_QKV, P_GDN },
+	{ LIT("attn_gate"), QA_ROLE_ATTN_GATE, P_GDN },
+	{ LIT("attn_sinks"), QA_ROLE_ATTN_SINKS, 0 },
 	/* TENSOR_NAMES MLA (DeepSeek2, GLM-4.7-Flash, Kimi-K2) */
-	{ "attn_q_a", QA_ROLE_MLA_Q_A, 0 },
-	{ "attn_q_b", QA_ROLE_MLA_Q_B, 0 },
-	{ "attn_kv_a_mqa", QA_ROLE_MLA_KV_A, 0 },
-	{ "attn_kv_b", QA_ROLE_MLA_KV_B, 0 },
-	{ "attn_k_b", QA_ROLE_MLA_K_B, 0 },
-	{ "attn_v_b", QA_ROLE_MLA_V_B, 0 },
+	{ LIT("attn_q_a"), QA_ROLE_MLA_Q_A, 0 },
+	{ LIT("attn_q_b"), QA_ROLE_MLA_Q_B, 0 },
+	{ LIT("attn_kv_a_mqa"), QA_ROLE_MLA_KV_A, 0 },
+	{ LIT("attn_kv_b"), QA_ROLE_MLA_KV_B, 0 },
+	{ LIT("attn_k_b"), QA_ROLE_MLA_K_B, 0 },
+	{ LIT("attn_v_b"), QA_ROLE_MLA_V_B, 0 },
 	/* TENSOR_NAMES FFN, MoE experts, shared experts, routers */
-	{ "ffn_gate", QA_ROLE_FFN_GATE, 0 },
-	{ "ffn_up", QA_ROLE_FFN_UP, 0 },
-	{ "ffn_down", QA_ROLE_FFN_DOWN, 0 },
-	{ "ffn_gate_up", QA_ROLE_FFN_GATE_UP, 0 },
-	{ "ffn_gate_exps", QA_ROLE_EXPERT_GATE, 0 },
-	{ "ffn_up_exps", QA_ROLE_EXPERT_UP, 0 },
-	{ "ffn_down_exps", QA_ROLE_EXPERT_DOWN, 0 },
-	{ "ffn_gate_up_exps", QA_ROLE_EXPERT_GATE_UP, 0 },
-	{ "ffn_gate_shexp", QA_ROLE_SHARED_EXPERT_GATE, 0 },
-	{ "ffn_up_shexp", QA_ROLE_SHARED_EXPERT_UP, 0 },
-	{ "ffn_down_shexp", QA_ROLE_SHARED_EXPERT_DOWN, 0 },
-	{ "ffn_gate_inp", QA_ROLE_ROUTER, 0 },
-	{ "ffn_gate_inp_shexp", QA_ROLE_ROUTER, 0 },
-	{ "exp_probs_b", QA_ROLE_ROUTER, 0 },
+	{ LIT("ffn_gate"), QA_ROLE_FFN_GATE, 0 },
+	{ LIT("ffn_up"), QA_ROLE_FFN_UP, 0 },
+	{ LIT("ffn_down"), QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("ffn_gate_up"), QA_ROLE_FFN_GATE_UP, 0 },
+	{ LIT("ffn_gate_exps"), QA_ROLE_EXPERT_GATE, 0 },
+	{ LIT("ffn_up_exps"), QA_ROLE_EXPERT_UP, 0 },
+	{ LIT("ffn_down_exps"), QA_ROLE_EXPERT_DOWN, 0 },
+	{ LIT("ffn_gate_up_exps"), QA_ROLE_EXPERT_GATE_UP, 0 },
+	{ LIT("ffn_gate_shexp"), QA_ROLE_SHARED_EXPERT_GATE, 0 },
+	{ LIT("ffn_up_shexp"), QA_ROLE_SHARED_EXPERT_UP, 0 },
+	{ LIT("ffn_down_shexp"), QA_ROLE_SHARED_EXPERT_DOWN, 0 },
+	{ LIT("ffn_gate_inp"), QA_ROLE_ROUTER, 0 },
+	{ LIT("ffn_gate_inp_shexp"), QA_ROLE_ROUTER, 0 },
+	{ LIT("exp_probs_b"), QA_ROLE_ROUTER, 0 },
 	/* Nemotron-3-Super latent MoE projections (constants.py
 	 * FFN_LATENT_DOWN/UP; HF mixer.fc1/fc2_latent_proj) */
-	{ "ffn_latent_down", QA_ROLE_FFN_DOWN, 0 },
-	{ "ffn_latent_up", QA_ROLE_FFN_UP, 0 },
-	{ "fc1_latent_proj", QA_ROLE_FFN_DOWN, 0 },
-	{ "fc2_latent_proj", QA_ROLE_FFN_UP, 0 },
+	{ LIT("ffn_latent_down"), QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("ffn_latent_up"), QA_ROLE_FFN_UP, 0 },
+	{ LIT("fc1_latent_proj"), QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("fc2_latent_proj"), QA_ROLE_FFN_UP, 0 },
 	/* TENSOR_NAMES SSM (Mamba, Mamba2, Nemotron-H, Falcon-H1, Granite
 	 * hybrid) and Qwen3-Next / Qwen3.5 GDN (§C1, §C2) */
-	{ "ssm_in", QA_ROLE_SSM_IN, 0 },
-	{ "ssm_conv1d", QA_ROLE_SSM_CONV, 0 },
-	{ "ssm_out", QA_ROLE_SSM_OUT, 0 },
-	{ "ssm_x", QA_ROLE_SSM_PARAM, 0 },
-	{ "ssm_dt", QA_ROLE_SSM_PARAM, 0 },
-	{ "ssm_a", QA_ROLE_SSM_PARAM, 0 },
-	{ "ssm_d", QA_ROLE_SSM_PARAM, 0 },
-	{ "ssm_ba", QA_ROLE_GDN_BA, 0 },
-	{ "ssm_alpha", QA_ROLE_GDN_BA, 0 },
-	{ "ssm_beta", QA_ROLE_GDN_BA, 0 },
+	{ LIT("ssm_in"), QA_ROLE_SSM_IN, 0 },
+	{ LIT("ssm_conv1d"), QA_ROLE_SSM_CONV, 0 },
+	{ LIT("ssm_out"), QA_ROLE_SSM_OUT, 0 },
+	{ LIT("ssm_x"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("ssm_dt"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("ssm_a"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("ssm_d"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("ssm_ba"), QA_ROLE_GDN_BA, 0 },
+	{ LIT("ssm_alpha"), QA_ROLE_GDN_BA, 0 },
+	{ LIT("ssm_beta"), QA_ROLE_GDN_BA, 0 },
 	/* TENSOR_NAMES NEXTN_* (blk.N.nextn.*) and transformers
 	 * modeling_deepseek_v3 MTP layer (README_WEIGHTS.md) */
-	{ "eh_proj", QA_ROLE_MTP_EH_PROJ, P_MAKES_MTP },
-	{ "enorm", QA_ROLE_MTP_ENORM, P_MAKES_MTP },
-	{ "hnorm", QA_ROLE_MTP_HNORM, P_MAKES_MTP },
-	{ "shared_head_head", QA_ROLE_MTP_SHARED_HEAD, P_MAKES_MTP },
-	{ "shared_head_norm", QA_ROLE_MTP_NORM, P_MAKES_MTP },
+	{ LIT("eh_proj"), QA_ROLE_MTP_EH_PROJ, P_MAKES_MTP },
+	{ LIT("enorm"), QA_ROLE_MTP_ENORM, P_MAKES_MTP },
+	{ LIT("hnorm"), QA_ROLE_MTP_HNORM, P_MAKES_MTP },
+	{ LIT("shared_head_head"), QA_ROLE_MTP_SHARED_HEAD, P_MAKES_MTP },
+	{ LIT("shared_head_norm"), QA_ROLE_MTP_NORM, P_MAKES_MTP },
 	/* vllm models/qwen3_next_mtp.py: mtp.fc, mtp.pre_fc_norm_*, mtp.norm */
-	{ "fc", QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY | P_MTP_HEAD },
-	{ "pre_fc_norm_embedding", QA_ROLE_MTP_ENORM, P_MAKES_MTP },
-	{ "pre_fc_norm_hidden", QA_ROLE_MTP_HNORM, P_MAKES_MTP },
-	{ "norm", QA_ROLE_MTP_NORM, P_MTP_ONLY | P_MTP_HEAD },
+	{ LIT("fc"), QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY | P_MTP_HEAD },
+	{ LIT("pre_fc_norm_embedding"), QA_ROLE_MTP_ENORM, P_MAKES_MTP },
+	{ LIT("pre_fc_norm_hidden"), QA_ROLE_MTP_HNORM, P_MAKES_MTP },
+	{ LIT("norm"), QA_ROLE_MTP_NORM, P_MTP_ONLY | P_MTP_HEAD },
 	/* vllm models/mimo_mtp.py (model.mtp_layers.K) */
-	{ "input_proj", QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY },
-	{ "token_layernorm", QA_ROLE_MTP_ENORM, P_MTP_ONLY },
-	{ "hidden_layernorm", QA_ROLE_MTP_HNORM, P_MTP_ONLY },
+	{ LIT("input_proj"), QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY },
+	{ LIT("token_layernorm"), QA_ROLE_MTP_ENORM, P_MTP_ONLY },
+	{ LIT("hidden_layernorm"), QA_ROLE_MTP_HNORM, P_MTP_ONLY },
 	/* mimo_mtp.py and vllm models/nemotron_h_mtp.py */
-	{ "final_layernorm", QA_ROLE_MTP_NORM, P_MTP_ONLY },
+	{ LIT("final_layernorm"), QA_ROLE_MTP_NORM, P_MTP_ONLY },
 	/* llama.cpp conversion/deepseek.py DeepseekV4Model: mtp.K.e_proj /
 	 * h_proj, concatenated into eh_proj in GGUF */
-	{ "e_proj", QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY },
-	{ "h_proj", QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY },
+	{ LIT("e_proj"), QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY },
+	{ LIT("h_proj"), QA_ROLE_MTP_EH_PROJ, P_MTP_ONLY },
 	/* transformers modeling_llama / mistral / qwen2 / qwen3 / gemma /
 	 * smollm3 / deepseek_v3 / nemotron_h (mixer.*_proj) */
 	/* a trunk block never holds embed_tokens: the DeepSeek-style MTP
 	 * block keeps its own copy (model.layers.61.embed_tokens) */
-	{ "embed_tokens", QA_ROLE_EMBED, P_BLOCK_MTP },
-	{ "lm_head", QA_ROLE_LM_HEAD, 0 },
-	{ "q_proj", QA_ROLE_ATTN_Q, 0 },
-	{ "k_proj", QA_ROLE_ATTN_K, 0 },
-	{ "v_proj", QA_ROLE_ATTN_V, 0 },
-	{ "o_proj", QA_ROLE_ATTN_O, 0 },
-	{ "sinks", QA_ROLE_ATTN_SINKS, 0 },	/* modeling_gpt_oss */
-	{ "gate_proj", QA_ROLE_FFN_GATE, 0 },
-	{ "up_proj", QA_ROLE_FFN_UP, 0 },
-	{ "down_proj", QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("embed_tokens"), QA_ROLE_EMBED, P_BLOCK_MTP },
+	{ LIT("lm_head"), QA_ROLE_LM_HEAD, 0 },
+	{ LIT("q_proj"), QA_ROLE_ATTN_Q, 0 },
+	{ LIT("k_proj"), QA_ROLE_ATTN_K, 0 },
+	{ LIT("v_proj"), QA_ROLE_ATTN_V, 0 },
+	{ LIT("o_proj"), QA_ROLE_ATTN_O, 0 },
+	{ LIT("sinks"), QA_ROLE_ATTN_SINKS, 0 },	/* modeling_gpt_oss */
+	{ LIT("gate_proj"), QA_ROLE_FFN_GATE, 0 },
+	{ LIT("up_proj"), QA_ROLE_FFN_UP, 0 },
+	{ LIT("down_proj"), QA_ROLE_FFN_DOWN, 0 },
 	/* modeling_phi3 fused projections; fused 3-D experts (§C5) */
-	{ "qkv_proj", QA_ROLE_ATTN_QKV, 0 },
-	{ "gate_up_proj", QA_ROLE_FFN_GATE_UP, 0 },
+	{ LIT("qkv_proj"), QA_ROLE_ATTN_QKV, 0 },
+	{ LIT("gate_up_proj"), QA_ROLE_FFN_GATE_UP, 0 },
 	/* MoE routers: modeling_deepseek_v3 / qwen3_moe mlp.gate,
 	 * modeling_mixtral block_sparse_moe.gate, modeling_gpt_oss
 	 * mlp.router, modeling_qwen2_moe shared_expert_gate */
-	{ "gate", QA_ROLE_ROUTER, 0 },
-	{ "router", QA_ROLE_ROUTER, 0 },
-	{ "e_score_correction_bias", QA_ROLE_ROUTER, 0 },
-	{ "shared_expert_gate", QA_ROLE_ROUTER, 0 },
+	{ LIT("gate"), QA_ROLE_ROUTER, 0 },
+	{ LIT("router"), QA_ROLE_ROUTER, 0 },
+	{ LIT("e_score_correction_bias"), QA_ROLE_ROUTER, 0 },
+	{ LIT("shared_expert_gate"), QA_ROLE_ROUTER, 0 },
 	/* modeling_deepseek_v3 MLA (§C4) */
-	{ "q_a_proj", QA_ROLE_MLA_Q_A, 0 },
-	{ "q_b_proj", QA_ROLE_MLA_Q_B, 0 },
-	{ "kv_a_proj_with_mqa", QA_ROLE_MLA_KV_A, 0 },
-	{ "kv_b_proj", QA_ROLE_MLA_KV_B, 0 },
+	{ LIT("q_a_proj"), QA_ROLE_MLA_Q_A, 0 },
+	{ LIT("q_b_proj"), QA_ROLE_MLA_Q_B, 0 },
+	{ LIT("kv_a_proj_with_mqa"), QA_ROLE_MLA_KV_A, 0 },
+	{ LIT("kv_b_proj"), QA_ROLE_MLA_KV_B, 0 },
 	/* modeling_qwen3_next / qwen3_5 GatedDeltaNet (§C1) */
-	{ "in_proj_qkvz", QA_ROLE_GDN_QKV, 0 },
-	{ "in_proj_qkv", QA_ROLE_GDN_QKV, 0 },
-	{ "in_proj_z", QA_ROLE_GDN_GATE, 0 },
-	{ "in_proj_ba", QA_ROLE_GDN_BA, 0 },
-	{ "in_proj_a", QA_ROLE_GDN_BA, 0 },
-	{ "in_proj_b", QA_ROLE_GDN_BA, 0 },
+	{ LIT("in_proj_qkvz"), QA_ROLE_GDN_QKV, 0 },
+	{ LIT("in_proj_qkv"), QA_ROLE_GDN_QKV, 0 },
+	{ LIT("in_proj_z"), QA_ROLE_GDN_GATE, 0 },
+	{ LIT("in_proj_ba"), QA_ROLE_GDN_BA, 0 },
+	{ LIT("in_proj_a"), QA_ROLE_GDN_BA, 0 },
+	{ LIT("in_proj_b"), QA_ROLE_GDN_BA, 0 },
 	/* modeling_mamba / mamba2 / nemotron_h / falcon_h1 / qwen3_next
 	 * (conv1d, A_log, dt_bias shared with GDN), modeling_lfm2 conv */
-	{ "in_proj", QA_ROLE_SSM_IN, 0 },
-	{ "conv1d", QA_ROLE_SSM_CONV, 0 },
-	{ "conv", QA_ROLE_SSM_CONV, 0 },
-	{ "out_proj", QA_ROLE_ATTN_O, P_BY_CONTAINER },
-	{ "A_log", QA_ROLE_SSM_PARAM, 0 },
-	{ "D", QA_ROLE_SSM_PARAM, 0 },
-	{ "dt_bias", QA_ROLE_SSM_PARAM, 0 },
-	{ "dt_proj", QA_ROLE_SSM_PARAM, 0 },
-	{ "x_proj", QA_ROLE_SSM_PARAM, 0 },
-	{ "embeddings", QA_ROLE_EMBED, 0 },
-	{ "embedding", QA_ROLE_EMBED, 0 },
+	{ LIT("in_proj"), QA_ROLE_SSM_IN, 0 },
+	{ LIT("conv1d"), QA_ROLE_SSM_CONV, 0 },
+	{ LIT("conv"), QA_ROLE_SSM_CONV, 0 },
+	{ LIT("out_proj"), QA_ROLE_ATTN_O, P_BY_CONTAINER },
+	{ LIT("A_log"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("D"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("dt_bias"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("dt_proj"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("x_proj"), QA_ROLE_SSM_PARAM, 0 },
+	{ LIT("embeddings"), QA_ROLE_EMBED, 0 },
+	{ LIT("embedding"), QA_ROLE_EMBED, 0 },
 	/* modeling_gpt2 (wte, wpe, c_attn, c_fc, c_proj) */
-	{ "wte", QA_ROLE_EMBED, 0 },
-	{ "wpe", QA_ROLE_POS_EMBED, 0 },
-	{ "c_attn", QA_ROLE_ATTN_QKV, 0 },
-	{ "c_fc", QA_ROLE_FFN_UP, 0 },
-	{ "c_proj", QA_ROLE_FFN_DOWN, P_BY_CONTAINER },
+	{ LIT("wte"), QA_ROLE_EMBED, 0 },
+	{ LIT("wpe"), QA_ROLE_POS_EMBED, 0 },
+	{ LIT("c_attn"), QA_ROLE_ATTN_QKV, 0 },
+	{ LIT("c_fc"), QA_ROLE_FFN_UP, 0 },
+	{ LIT("c_proj"), QA_ROLE_FFN_DOWN, P_BY_CONTAINER },
 	/* modeling_falcon / bloom / gpt_neox (query_key_value, dense,
 	 * dense_h_to_4h, dense_4h_to_h, word_embeddings, embed_in/out),
 	 * MPT / Phi-MSFT Wqkv */
-	{ "query_key_value", QA_ROLE_ATTN_QKV, 0 },
-	{ "Wqkv", QA_ROLE_ATTN_QKV, 0 },
-	{ "qkv", QA_ROLE_ATTN_QKV, 0 },
-	{ "dense", QA_ROLE_ATTN_O, P_BY_CONTAINER },
-	{ "dense_h_to_4h", QA_ROLE_FFN_UP, 0 },
-	{ "dense_4h_to_h", QA_ROLE_FFN_DOWN, 0 },
-	{ "word_embeddings", QA_ROLE_EMBED, 0 },
-	{ "embed_in", QA_ROLE_EMBED, 0 },
-	{ "embed_out", QA_ROLE_LM_HEAD, 0 },
-	{ "position_embeddings", QA_ROLE_POS_EMBED, 0 },
-	{ "embed_positions", QA_ROLE_POS_EMBED, 0 },
+	{ LIT("query_key_value"), QA_ROLE_ATTN_QKV, 0 },
+	{ LIT("Wqkv"), QA_ROLE_ATTN_QKV, 0 },
+	{ LIT("qkv"), QA_ROLE_ATTN_QKV, 0 },
+	{ LIT("dense"), QA_ROLE_ATTN_O, P_BY_CONTAINER },
+	{ LIT("dense_h_to_4h"), QA_ROLE_FFN_UP, 0 },
+	{ LIT("dense_4h_to_h"), QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("word_embeddings"), QA_ROLE_EMBED, 0 },
+	{ LIT("embed_in"), QA_ROLE_EMBED, 0 },
+	{ LIT("embed_out"), QA_ROLE_LM_HEAD, 0 },
+	{ LIT("position_embeddings"), QA_ROLE_POS_EMBED, 0 },
+	{ LIT("embed_positions"), QA_ROLE_POS_EMBED, 0 },
 	/* BERT-style attention.self.{query,key,value} */
-	{ "query", QA_ROLE_ATTN_Q, 0 },
-	{ "key", QA_ROLE_ATTN_K, 0 },
-	{ "value", QA_ROLE_ATTN_V, 0 },
+	{ LIT("query"), QA_ROLE_ATTN_Q, 0 },
+	{ LIT("key"), QA_ROLE_ATTN_K, 0 },
+	{ LIT("value"), QA_ROLE_ATTN_V, 0 },
 	/* modeling_phi (fc1/fc2), modeling_lfm2 / Meta and Mistral original
 	 * checkpoints (tok_embeddings, attention.wq..wo, feed_forward.w1..w3),
 	 * modeling_mixtral experts (w1 gate, w3 up, w2 down) */
-	{ "fc1", QA_ROLE_FFN_UP, 0 },
-	{ "fc2", QA_ROLE_FFN_DOWN, 0 },
-	{ "tok_embeddings", QA_ROLE_EMBED, 0 },
-	{ "wq", QA_ROLE_ATTN_Q, 0 },
-	{ "wk", QA_ROLE_ATTN_K, 0 },
-	{ "wv", QA_ROLE_ATTN_V, 0 },
-	{ "wo", QA_ROLE_ATTN_O, 0 },
-	{ "w1", QA_ROLE_FFN_GATE, 0 },
-	{ "w2", QA_ROLE_FFN_DOWN, 0 },
-	{ "w3", QA_ROLE_FFN_UP, 0 },
+	{ LIT("fc1"), QA_ROLE_FFN_UP, 0 },
+	{ LIT("fc2"), QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("tok_embeddings"), QA_ROLE_EMBED, 0 },
+	{ LIT("wq"), QA_ROLE_ATTN_Q, 0 },
+	{ LIT("wk"), QA_ROLE_ATTN_K, 0 },
+	{ LIT("wv"), QA_ROLE_ATTN_V, 0 },
+	{ LIT("wo"), QA_ROLE_ATTN_O, 0 },
+	{ LIT("w1"), QA_ROLE_FFN_GATE, 0 },
+	{ LIT("w2"), QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("w3"), QA_ROLE_FFN_UP, 0 },
 	/* modeling_granitemoe / granitemoehybrid: fused input_linear
 	 * (gate+up), output_linear (down); shared_mlp is the dense MLP */
-	{ "input_linear", QA_ROLE_FFN_GATE_UP, 0 },
-	{ "output_linear", QA_ROLE_FFN_DOWN, 0 },
+	{ LIT("input_linear"), QA_ROLE_FFN_GATE_UP, 0 },
+	{ LIT("output_linear"), QA_ROLE_FFN_DOWN, 0 },
 	/* GPT-2 / Falcon layer norms without "norm" in the name */
-	{ "ln_1", QA_ROLE_NORM, 0 },
-	{ "ln_2", QA_ROLE_NORM, 0 },
-	{ "ln_f", QA_ROLE_NORM, 0 },
-	{ "ln_attn", QA_ROLE_NORM, 0 },
-	{ "ln_mlp", QA_ROLE_NORM, 0 },
+	{ LIT("ln_1"), QA_ROLE_NORM, 0 },
+	{ LIT("ln_2"), QA_ROLE_NORM, 0 },
+	{ LIT("ln_f"), QA_ROLE_NORM, 0 },
+	{ LIT("ln_attn"), QA_ROLE_NORM, 0 },
+	{ LIT("ln_mlp"), QA_ROLE_NORM, 0 },
 };
 
 /* Where the tensor sits, found before the module is looked up. */
@@ -430,16 +448,16 @@ parse_index(const char *s, int32_t *out, const char **rest)
 
 /* "layers.N." and friends at the start of s. */
 static bool
-parse_block(const char *s, int32_t *layer, const char **rest)
+parse_block(const char *s, const char *end, int32_t *layer, const char **rest)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(block_prefixes) / sizeof(block_prefixes[0]);
 	     i++) {
-		size_t n = strlen(block_prefixes[i]);
+		const struct lit *b = &block_prefixes[i];
 
-		if (strncmp(s, block_prefixes[i], n) == 0 && s[n] == '.' &&
-		    parse_index(s + n + 1, layer, rest))
+		if (starts_lit(s, end, b) && s[b->n] == '.' &&
+		    parse_index(s + b->n + 1, layer, rest))
 			return true;
 	}
 	return false;
@@ -478,7 +496,8 @@ layer_kind(const struct qa_role_context *ctx, int32_t layer)
  * prefix (or after "mtp." for head tensors).
  */
 static const char *
-find_scope(const char *p, const struct qa_role_context *ctx, struct scope *sc)
+find_scope(const char *p, const char *end, const struct qa_role_context *ctx,
+	   struct scope *sc)
 {
 	const char *rest;
 	int32_t k;
@@ -488,8 +507,8 @@ find_scope(const char *p, const struct qa_role_context *ctx, struct scope *sc)
 	sc->mtp = false;
 	sc->mtp_head = false;
 	/* MiMo: model.mtp_layers.K (vllm models/mimo_mtp.py) */
-	if (starts_with(p, "mtp_layers.") &&
-	    parse_index(p + strlen("mtp_layers."), &k, &rest)) {
+	if (STARTS(p, end, "mtp_layers.") &&
+	    parse_index(p + sizeof("mtp_layers.") - 1, &k, &rest)) {
 		sc->mtp = true;
 		sc->in_block = true;
 		sc->layer = mtp_layer(ctx, k);
@@ -497,11 +516,11 @@ find_scope(const char *p, const struct qa_role_context *ctx, struct scope *sc)
 	}
 	/* Qwen3-Next/3.5, EXAONE-MoE, Nemotron-H: mtp.layers.K; MiMo-V2:
 	 * model.mtp.layers.K; DeepSeek-V4: mtp.K (§B1) */
-	if (starts_with(p, "mtp.")) {
-		p += strlen("mtp.");
+	if (STARTS(p, end, "mtp.")) {
+		p += sizeof("mtp.") - 1;
 		sc->mtp = true;
-		if ((starts_with(p, "layers.") &&
-		     parse_index(p + strlen("layers."), &k, &rest)) ||
+		if ((STARTS(p, end, "layers.") &&
+		     parse_index(p + sizeof("layers.") - 1, &k, &rest)) ||
 		    parse_index(p, &k, &rest)) {
 			sc->in_block = true;
 			sc->layer = mtp_layer(ctx, k);
@@ -512,7 +531,7 @@ find_scope(const char *p, const struct qa_role_context *ctx, struct scope *sc)
 			sc->layer = (int32_t)ctx->n_layer;
 		return p;
 	}
-	if (parse_block(p, &k, &rest)) {
+	if (parse_block(p, end, &k, &rest)) {
 		int64_t n = ctx_n_layer(ctx);
 
 		sc->in_block = true;
@@ -528,18 +547,18 @@ find_scope(const char *p, const struct qa_role_context *ctx, struct scope *sc)
 }
 
 static enum qa_role
-tower_role(const char *p)
+tower_role(const char *p, const char *end)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(towers) / sizeof(towers[0]); i++) {
-		size_t n = strlen(towers[i].first);
+		const struct lit *f = &towers[i].first;
 
-		if (strncmp(p, towers[i].first, n) == 0 && p[n] == '.') {
+		if (starts_lit(p, end, f) && p[f->n] == '.') {
 			/* Qwen2.5-VL / Qwen3-VL visual.merger and
 			 * deepstack_merger_list project into the LM */
 			if (towers[i].role == QA_ROLE_VISION &&
-			    strstr(p + n, "merger") != NULL)
+			    strstr(p + f->n, "merger") != NULL)
 				return QA_ROLE_PROJECTOR;
 			return (enum qa_role)towers[i].role;
 		}
@@ -548,7 +567,7 @@ tower_role(const char *p)
 }
 
 static const char *
-strip_wrappers(const char *p)
+strip_wrappers(const char *p, const char *end)
 {
 	bool again = true;
 
@@ -559,8 +578,8 @@ strip_wrappers(const char *p)
 		for (i = 0;
 		     i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]);
 		     i++) {
-			if (starts_with(p, wrapper_prefixes[i])) {
-				p += strlen(wrapper_prefixes[i]);
+			if (starts_lit(p, end, &wrapper_prefixes[i])) {
+				p += wrapper_prefixes[i].n;
 				again = true;
 			}
 		}
@@ -570,24 +589,25 @@ strip_wrappers(const char *p)
 
 #define MAX_PARTS 32
 
-/* Splits s at dots; returns the part count or 0 if there are too many. */
+/* Splits [s, end) at dots; returns the part count or 0 if there are too
+ * many. */
 static size_t
-split(const char *s, struct part *parts)
+split(const char *s, const char *end, struct part *parts)
 {
 	size_t n = 0;
+	const char *p;
 
 	for (;;) {
-		const char *dot = strchr(s, '.');
-		size_t len = dot ? (size_t)(dot - s) : strlen(s);
-
+		for (p = s; p < end && *p != '.'; p++)
+			;
 		if (n == MAX_PARTS)
 			return 0;
 		parts[n].s = s;
-		parts[n].n = len;
+		parts[n].n = (size_t)(p - s);
 		n++;
-		if (!dot)
+		if (p == end)
 			return n;
-		s = dot + 1;
+		s = p + 1;
 	}
 }
 
@@ -598,7 +618,7 @@ is_quant_suffix(struct part p)
 
 	for (i = 0; i < sizeof(quant_suffixes) / sizeof(quant_suffixes[0]);
 	     i++)
-		if (part_is(p, quant_suffixes[i]))
+		if (part_is_lit(p, &quant_suffixes[i]))
 			return true;
 	return false;
 }
@@ -614,7 +634,7 @@ strip_suffix(const struct part *parts, size_t n)
 	/* bitsandbytes 4-bit: <module>.weight.absmax, .weight.quant_map,
 	 * .weight.quant_state.bitsandbytes__nf4 (§1.3) */
 	for (i = 1; i + 1 < n; i++)
-		if (part_is(parts[i], "weight"))
+		if (PART_IS(parts[i], "weight"))
 			return i;
 	return is_quant_suffix(parts[n - 1]) ? n - 1 : n;
 }
@@ -628,7 +648,7 @@ container_bits(const struct part *parts, size_t n)
 	for (i = 0; i < n; i++)
 		for (j = 0; j < sizeof(containers) / sizeof(containers[0]);
 		     j++)
-			if (part_is(parts[i], containers[j].part))
+			if (part_is_lit(parts[i], &containers[j].part))
 				bits |= containers[j].bits;
 	return bits;
 }
@@ -641,7 +661,7 @@ lookup(struct part mod, const struct scope *sc, unsigned bits)
 	for (i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
 		const struct role_pattern *e = &modules[i];
 
-		if (!part_is(mod, e->module))
+		if (!part_is_lit(mod, &e->module))
 			continue;
 		if ((e->flags & P_MTP_ONLY) && !sc->mtp &&
 		    !(bits & C_NEXTN))
@@ -663,11 +683,11 @@ lookup_glued(struct part mod, const struct scope *sc, unsigned bits)
 
 	for (i = 0; i < sizeof(glued_suffixes) / sizeof(glued_suffixes[0]);
 	     i++) {
-		size_t n = strlen(glued_suffixes[i]);
+		size_t n = glued_suffixes[i].n;
 		struct part base;
 
 		if (mod.n <= n ||
-		    memcmp(mod.s + mod.n - n, glued_suffixes[i], n) != 0)
+		    memcmp(mod.s + mod.n - n, glued_suffixes[i].s, n) != 0)
 			continue;
 		base.s = mod.s;
 		base.n = mod.n - n;
@@ -680,10 +700,10 @@ lookup_glued(struct part mod, const struct scope *sc, unsigned bits)
 static enum qa_role
 by_container(struct part mod, unsigned bits)
 {
-	if (part_is(mod, "out_proj"))
+	if (PART_IS(mod, "out_proj"))
 		return bits & (C_SSM | C_LINEAR | C_CONV) ? QA_ROLE_SSM_OUT
 							  : QA_ROLE_ATTN_O;
-	if (part_is(mod, "c_proj"))
+	if (PART_IS(mod, "c_proj"))
 		return bits & C_ATTN ? QA_ROLE_ATTN_O : QA_ROLE_FFN_DOWN;
 	/* dense: Falcon/Phi attention output, BERT intermediate/output */
 	if (bits & C_ATTN)
@@ -734,22 +754,23 @@ qa_role_classify(const char *name, const struct qa_role_context *ctx)
 	const struct role_pattern *e;
 	struct scope sc;
 	enum qa_role role = QA_ROLE_OTHER;
-	const char *p;
+	const char *p, *end;
 	unsigned bits;
 	size_t n;
 	struct part mod;
 
 	if (!name || !*name)
 		return res;
-	p = strip_wrappers(name);
+	end = name + strlen(name);
+	p = strip_wrappers(name, end);
 	/* Towers keep layer -1 so their blocks never mix into the per-layer
 	 * map of the language model. */
-	res.role = tower_role(p);
+	res.role = tower_role(p, end);
 	if (res.role != QA_ROLE_OTHER)
 		return res;
 
-	p = find_scope(p, ctx, &sc);
-	n = split(p, parts);
+	p = find_scope(p, end, ctx, &sc);
+	n = split(p, end, parts);
 	if (n == 0)
 		return res;
 	n = strip_suffix(parts, n);
@@ -773,7 +794,7 @@ qa_role_classify(const char *name, const struct qa_role_context *ctx)
 		    layer_kind(ctx, sc.layer) == QA_LAYER_LINEAR_ATTENTION)
 			role = role == QA_ROLE_ATTN_QKV ? QA_ROLE_GDN_QKV
 							: QA_ROLE_GDN_GATE;
-	} else if (part_has(mod, "norm") || part_has(mod, "Norm")) {
+	} else if (part_has(mod, "norm", 4) || part_has(mod, "Norm", 4)) {
 		/* every *norm* / *layernorm* / LayerNorm (attn_norm,
 		 * q_norm, input_layernorm, output_norm, norm_f, ...) */
 		role = QA_ROLE_NORM;
@@ -784,7 +805,7 @@ qa_role_classify(const char *name, const struct qa_role_context *ctx)
 	} else if (bits & C_SHARED_HEAD) {
 		/* DeepSeek MTP shared_head.{head,norm} */
 		sc.mtp = true;
-		role = part_is(mod, "norm") ? QA_ROLE_MTP_NORM
+		role = PART_IS(mod, "norm") ? QA_ROLE_MTP_NORM
 					    : QA_ROLE_MTP_SHARED_HEAD;
 	} else if (bits & C_ROUTER) {
 		role = QA_ROLE_ROUTER;

@@ -225,6 +225,118 @@ test_header_text(void)
 	case_codes("leading-ws.safetensors", " \t\n{}", 0, QA1215);
 }
 
+/*
+ * The one-pass header scanner (formats/safetensors.c): escapes decoded
+ * as JSON (RFC 8259 section 7) before names are compared, surrogates in
+ * pairs only (serde_json refuses a lone one), grammar errors anywhere,
+ * the nesting bound, exact integers up to 2^53.
+ */
+static void
+test_scanner(void)
+{
+	struct qa_inventory *inv;
+	const struct qa_tensor *t;
+	char *hdr;
+	size_t i, k;
+
+	/* \u002e is '.', \u0033 '3', \u0032 '2': tensor "a.b", dtype F32 */
+	write_st("esc-name.safetensors",
+		 "{\"a\\u002eb\":{\"dtype\":\"F\\u0033\\u0032\","
+		 "\"shape\":[2],\"data_offsets\":[0,8]}}", 8);
+	inv = load("esc-name.safetensors");
+	CHECK_CODE_LIST(inv, "esc-name", 0u);
+	t = tensor(inv, "a.b");
+	CHECK(t != NULL);
+	if (t) {
+		CHECK_STR(t->dtype, "F32");
+		CHECK_EQ(t->bytes, 8);
+	}
+	qa_inventory_destroy(inv);
+
+	/* U+1F600 as a surrogate pair is F0 9F 98 80 in UTF-8 */
+	write_st("pair.safetensors",
+		 "{\"\\ud83d\\ude00\":{\"dtype\":\"U8\",\"shape\":[1],"
+		 "\"data_offsets\":[0,1]}}", 1);
+	inv = load("pair.safetensors");
+	CHECK_CODE_LIST(inv, "pair", 0u);
+	CHECK(tensor(inv, "\xF0\x9F\x98\x80") != NULL);
+	qa_inventory_destroy(inv);
+
+	/* "a" and "\u0061" are one key: the second copy is QA1208 */
+	case_codes("esc-dup.safetensors",
+		   "{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+		   "\"\\u0061\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
+		   1, QA1208);
+	/* the same inside __metadata__, spelled with an escape: the first
+	 * value is kept */
+	write_st("esc-meta.safetensors",
+		 "{\"__meta\\u0064ata__\":{\"k\":\"1\",\"\\u006b\":\"2\"}}", 0);
+	inv = load("esc-meta.safetensors");
+	CHECK_CODE_LIST(inv, "esc-meta", QA1208);
+	CHECK_EQ(inv->n_kvs, 1);
+	if (inv->n_kvs == 1) {
+		CHECK_STR(inv->kvs[0].key, "k");
+		CHECK_STR(inv->kvs[0].value.v.str.s, "1");
+	}
+	qa_inventory_destroy(inv);
+
+	/* Refused as JSON: a lone low surrogate, a high one without its
+	 * pair, a missing ':', a trailing ',', a literal that is not one,
+	 * a number strtod cannot read whole. */
+	case_codes("lone-low.safetensors", "{\"\\udc00\":{}}", 0, QA1205);
+	case_codes("high-alone.safetensors", "{\"\\ud800\\u0041\":{}}", 0,
+		   QA1205);
+	case_codes("no-colon.safetensors", "{\"t\" {}}", 0, QA1205);
+	case_codes("trailing-comma.safetensors", "{\"t\":{\"x\":1,}}", 0, QA1205);
+	case_codes("bad-literal.safetensors", "{\"t\":{\"x\":nul}}", 0, QA1205);
+	case_codes("long-literal.safetensors", "{\"t\":{\"x\":truex}}", 0,
+		   QA1205);
+	case_codes("half-exponent.safetensors", "{\"t\":{\"x\":1e}}", 0,
+		   QA1205);
+	write_st("no-colon2.safetensors", "{\"t\" {}}", 0);
+	inv = load("no-colon2.safetensors");
+	CHECK_EQ(inv->n_findings, 1);
+	if (inv->n_findings == 1)
+		CHECK_EQ(inv->findings[0].offset, 8);
+	qa_inventory_destroy(inv);
+
+	/* 2^53 + 1 is refused (a double would round it to 2^53); 2^53 is
+	 * read exactly and, with no data behind it, ends past the file */
+	case_codes("p53-plus-1.safetensors",
+		   "{\"t\":{\"dtype\":\"U8\",\"shape\":[9007199254740993],"
+		   "\"data_offsets\":[0,1]}}", 0, QA1206);
+	write_st("p53.safetensors",
+		 "{\"t\":{\"dtype\":\"U8\",\"shape\":[9007199254740992],"
+		 "\"data_offsets\":[0,9007199254740992]}}", 0);
+	inv = load("p53.safetensors");
+	CHECK_CODE_LIST(inv, "p53", QA1212);
+	t = tensor(inv, "t");
+	CHECK(t != NULL);
+	if (t)
+		CHECK(t->shape[0] == 9007199254740992u);
+	qa_inventory_destroy(inv);
+
+	/* Depth: the root object is 1 and the entry 2, so 998 arrays
+	 * inside the entry reach 1000, the bound; 999 pass it. */
+	for (k = 998; k <= 999; k++) {
+		size_t len = 0;
+
+		hdr = malloc(64 + 2 * k + 8);
+		if (!hdr)
+			exit(2);
+		len += (size_t)sprintf(hdr + len, "{\"t\":{\"x\":");
+		for (i = 0; i < k; i++)
+			hdr[len++] = '[';
+		for (i = 0; i < k; i++)
+			hdr[len++] = ']';
+		len += (size_t)sprintf(hdr + len, "}}");
+		case_codes(k == 998 ? "depth-1000.safetensors" :
+				      "depth-1001.safetensors",
+			   hdr, 0, k == 998 ? QA1206 : QA1205);
+		free(hdr);
+	}
+}
+
 static void
 test_entries(void)
 {
@@ -1005,6 +1117,7 @@ main(void)
 	test_valid();
 	test_lengths();
 	test_header_text();
+	test_scanner();
 	test_entries();
 	test_offsets();
 	test_probe();
