@@ -4,7 +4,9 @@
 // Peer benchmark: parse one local GGUF header with @huggingface/gguf and print
 // a JSON summary comparable to `quantaudit --format json --summary FILE`.
 //
-//   node hf-gguf.mjs FILE                   parse once, print the summary
+//   node hf-gguf.mjs FILE...                parse each once, print one
+//                                           summary line per file (the
+//                                           many-files-in-one-process form)
 //   node hf-gguf.mjs --iterations N FILE    parse N times in-process (after 3
 //                                           warm-up parses) and add the mean
 //                                           in-process time per parse
@@ -27,22 +29,22 @@ import { gguf } from "@huggingface/gguf";
 const PSEUDO_KEYS = ["version", "tensor_count", "kv_count"];
 
 function usage() {
-	console.error("usage: node hf-gguf.mjs [--iterations N] [--check QA.json] FILE");
+	console.error("usage: node hf-gguf.mjs [--iterations N] [--check QA.json] FILE | FILE...");
 	process.exit(2);
 }
 
 let iterations = 0;
 let check = null;
-let file = null;
+const files = [];
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
 	if (argv[i] === "--iterations") iterations = Number(argv[++i]);
 	else if (argv[i] === "--check") check = argv[++i];
 	else if (argv[i] === "--import-only") process.exit(0); // start-up baseline
-	else if (file === null) file = argv[i];
-	else usage();
+	else files.push(argv[i]);
 }
-if (!file || !(iterations >= 0)) usage();
+if (!files.length || !(iterations >= 0) || (files.length > 1 && (iterations || check))) usage();
+const file = files[0];
 
 async function summarize(path) {
 	const r = await gguf(path, { allowLocalFile: true, computeParametersCount: true });
@@ -66,6 +68,19 @@ async function summarize(path) {
 function print(s) {
 	const { _all, ...out } = s;
 	return JSON.stringify(out);
+}
+
+if (files.length > 1) {
+	let bad = 0;
+	for (const f of files) {
+		try {
+			console.log(print(await summarize(f)));
+		} catch (e) {
+			console.error(`${f}: ${e.message}`);
+			bad = 1;
+		}
+	}
+	process.exit(bad);
 }
 
 const first = await summarize(file);

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# quantaudit benchmarks against @huggingface/gguf and @huggingface/hub.
+# quantaudit benchmarks against @huggingface/gguf and @huggingface/hub, with
+# a tensor-by-tensor cross-check of their output. For the side-by-side
+# comparison with gguf-tools, llama.cpp's reader and a Python safetensors
+# reader on every workload, run bench/compare.sh instead.
 # See docs/performance.md for what is measured and the latest results.
 #
 #   bench/run.sh [QUANTAUDIT [CORPUS]]
