@@ -41,4 +41,22 @@ qa_ckd_align_up(uint64_t *r, uint64_t v, uint64_t align)
 	return false;
 }
 
+/* Saturating forms, for sums of sizes that only feed a comparison with
+ * a memory budget: an overflow reads as "more than any device has". */
+static inline uint64_t
+qa_sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return qa_ckd_add(&r, a, b) ? UINT64_MAX : r;
+}
+
+static inline uint64_t
+qa_sat_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
+}
+
 #endif /* QA_SRC_CKD_H */

@@ -18,22 +18,6 @@ cdiv(uint64_t a, uint64_t b)
 	return b ? a / b + (a % b != 0) : 0;
 }
 
-static uint64_t
-mul_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
-}
-
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return qa_ckd_add(&r, a, b) ? UINT64_MAX : r;
-}
-
 void
 qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
 		 uint64_t tp)
@@ -45,7 +29,7 @@ qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
 	w->hq = hp->n_head > 0 ? (uint64_t)hp->n_head : 0;
 	w->hkv = hp->n_head_kv > 0 ? (uint64_t)hp->n_head_kv : w->hq;
 	w->vocab = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	vpad = mul_sat(cdiv(w->vocab, QA_SERVE_VOCAB_PAD), QA_SERVE_VOCAB_PAD);
+	vpad = qa_sat_mul(cdiv(w->vocab, QA_SERVE_VOCAB_PAD), QA_SERVE_VOCAB_PAD);
 	w->vocab_rank = cdiv(vpad, w->tp);
 }
 
@@ -65,7 +49,7 @@ qa_serve_rank_bytes(const struct qa_serve_tp *w, const struct qa_tensor *t)
 		 * multiple of 64, then split by tp. */
 		if (vec || !w->vocab)
 			return vec ? b : cdiv(b, w->tp);
-		return cdiv(mul_sat(b, w->vocab_rank), w->vocab);
+		return cdiv(qa_sat_mul(b, w->vocab_rank), w->vocab);
 	case QA_ROLE_ATTN_K:
 	case QA_ROLE_ATTN_V:
 		/* QKVParallelLinear: KV heads replicated when tp > H_kv
@@ -75,9 +59,9 @@ qa_serve_rank_bytes(const struct qa_serve_tp *w, const struct qa_tensor *t)
 	case QA_ROLE_ATTN_QKV:
 		if (w->hq && w->hkv) {
 			uint64_t tot = w->hq + 2 * w->hkv;
-			uint64_t q = mul_sat(b, w->hq) / tot;
+			uint64_t q = qa_sat_mul(b, w->hq) / tot;
 
-			return add_sat(cdiv(q, w->tp), cdiv(b - q, kvdiv));
+			return qa_sat_add(cdiv(q, w->tp), cdiv(b - q, kvdiv));
 		}
 		return cdiv(b, w->tp);
 	case QA_ROLE_ATTN_O:

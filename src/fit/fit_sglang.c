@@ -70,23 +70,6 @@ note(struct notes *nb, const char *s)
 	o->notes[o->n_notes++] = s;
 }
 
-/* Saturating helpers (core/ckd.h): sizes come from a header. */
-static uint64_t
-mul_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
-}
-
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return qa_ckd_add(&r, a, b) ? UINT64_MAX : r;
-}
-
 static uint64_t
 sub_floor(uint64_t a, uint64_t b)
 {
@@ -201,25 +184,25 @@ cell_size(const struct qa_hparams *hp, const struct geom *g, uint64_t layers,
 	if (g->mla) {
 		uint64_t d = (uint64_t)hp->kv_lora_rank +
 			     (hp->qk_rope_dim > 0 ? (uint64_t)hp->qk_rope_dim : 0);
-		uint64_t c = mul_sat(mul_sat(d, layers), kv_size);
+		uint64_t c = qa_sat_mul(qa_sat_mul(d, layers), kv_size);
 
 		if (k == KV_FP4)
-			c = add_sat(c / 2, mul_sat(mul_sat(d / 16, layers),
+			c = qa_sat_add(c / 2, qa_sat_mul(qa_sat_mul(d / 16, layers),
 						   kv_size));
 		return c;
 	}
 	{
-		uint64_t c = mul_sat(mul_sat(mul_sat(g->heads, g->dk + g->dv),
+		uint64_t c = qa_sat_mul(qa_sat_mul(qa_sat_mul(g->heads, g->dk + g->dv),
 					     layers), kv_size);
 
 		if (k == KV_FP4) {
-			uint64_t nk = mul_sat(g->heads, g->dk);
+			uint64_t nk = qa_sat_mul(g->heads, g->dk);
 
-			c = add_sat(c / 2, mul_sat(mul_sat(nk, layers),
+			c = qa_sat_add(c / 2, qa_sat_mul(qa_sat_mul(nk, layers),
 						   2 * kv_size) / 16);
-			c = add_sat(c, mul_sat(nk, 2 * kv_size));
+			c = qa_sat_add(c, qa_sat_mul(nk, 2 * kv_size));
 		} else if (k == KV_MXFP8) {
-			c = add_sat(c, mul_sat(mul_sat(g->heads, g->dk + g->dv),
+			c = qa_sat_add(c, qa_sat_mul(qa_sat_mul(g->heads, g->dk + g->dv),
 					       layers) / 32);
 		}
 		return c;
@@ -249,22 +232,22 @@ state_bytes(const struct qa_hparams *hp, uint8_t kind, uint64_t tp)
 		uint64_t lc = hp->ssm_d_conv > 1 ?
 			      (uint64_t)hp->ssm_d_conv - 1 : 2;
 
-		return mul_sat(mul_sat(lc, dim / tp), 2);
+		return qa_sat_mul(qa_sat_mul(lc, dim / tp), 2);
 	}
 	if (ng && heads) {
 		/* extra_groups_for_head_shards (mamba_utils.py l.29-39) adds
 		 * tp - n_g groups when tp does not divide n_g */
 		uint64_t ngp = ng % tp == 0 ? ng : tp;
 
-		conv = mul_sat(dconv, add_sat(inner, mul_sat(2 * ngp,
+		conv = qa_sat_mul(dconv, qa_sat_add(inner, qa_sat_mul(2 * ngp,
 							      nstate)) / tp);
-		ssm = mul_sat(mul_sat(heads / tp, inner / heads), nstate);
+		ssm = qa_sat_mul(qa_sat_mul(heads / tp, inner / heads), nstate);
 	} else {
 		/* Mamba-1 shapes: conv (d_conv-1) x I/tp, SSM I/tp x N */
-		conv = mul_sat(dconv, inner / tp);
-		ssm = mul_sat(inner / tp, nstate);
+		conv = qa_sat_mul(dconv, inner / tp);
+		ssm = qa_sat_mul(inner / tp, nstate);
 	}
-	return add_sat(mul_sat(conv, 2), mul_sat(ssm, 4));
+	return qa_sat_add(qa_sat_mul(conv, 2), qa_sat_mul(ssm, 4));
 }
 
 /* Capture sizes of the prefill CUDA graph up to max_bs
@@ -503,7 +486,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		if (k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION ||
 		    k == QA_LAYER_SHORT_CONV ||
 		    k == QA_LAYER_PARALLEL_HYBRID) {
-			per_req = add_sat(per_req, state_bytes(hp, k, tp));
+			per_req = qa_sat_add(per_req, state_bytes(hp, k, tp));
 			n_state++;
 			if (k != QA_LAYER_PARALLEL_HYBRID)
 				continue;
@@ -568,14 +551,14 @@ qa_fit_sglang(const struct qa_inventory *inv,
 			       t->role == QA_ROLE_MTP_SHARED_HEAD))
 			continue;
 		b = qa_serve_rank_bytes(&wc, t);
-		W = add_sat(W, b);
+		W = qa_sat_add(W, b);
 		if (t->mtp || (t->role == QA_ROLE_EMBED && !tied))
 			continue;
 		if (is_expert(t->role) && hp->n_expert > 0 &&
 		    hp->n_expert_used > 0)
-			b = cdiv(mul_sat(b, (uint64_t)hp->n_expert_used),
+			b = cdiv(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
 				 (uint64_t)hp->n_expert);
-		W_act = add_sat(W_act, b);
+		W_act = qa_sat_add(W_act, b);
 	}
 	if (inv->kind == QA_KIND_GGUF)
 		note(&nb, "GGUF in SGLang: weights counted as stored; SGLang "
@@ -649,7 +632,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 				(1.0 + SGL_MAMBA_RATIO);
 
 		mamba_slots = (uint64_t)(budget / (double)per_req);
-		rest -= (int64_t)mul_sat(mamba_slots, per_req);
+		rest -= (int64_t)qa_sat_mul(mamba_slots, per_req);
 		if (mamba_slots == 0) {
 			refused = true;
 			note(&nb, "SGLang refuses: not enough GPU memory for "
@@ -711,7 +694,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 			if (req_rows > mamba_slots / ratio)
 				req_rows = mamba_slots / ratio;
 		}
-		req_pool = mul_sat(mul_sat(req_rows + 1, ctx_len +
+		req_pool = qa_sat_mul(qa_sat_mul(req_rows + 1, ctx_len +
 					   SGL_REQ_EXTRA), 4);
 	}
 
@@ -726,12 +709,12 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		uint64_t F = cell_size(hp, &geo, 1, kk);
 		uint64_t w = (uint64_t)hp->sliding_window;
 
-		kv_ctx = add_sat(mul_sat(mul_sat(ctx, F),
+		kv_ctx = qa_sat_add(qa_sat_mul(qa_sat_mul(ctx, F),
 					 geo.n_full + geo.n_draft),
-				 mul_sat(mul_sat(ctx < w ? ctx : w, F),
+				 qa_sat_mul(qa_sat_mul(ctx < w ? ctx : w, F),
 					 geo.n_swa));
 	} else {
-		kv_ctx = mul_sat(ctx, cell);
+		kv_ctx = qa_sat_mul(ctx, cell);
 	}
 	slack = (uint64_t)((double)F_pre * (1.0 - f));
 
@@ -767,16 +750,16 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		d->first_layer = 0;
 		d->last_layer = (int32_t)(hp->n_layer - 1);
 		d->has_output = true;
-		inside = add_sat(add_sat(W, kv_ctx), add_sat(d->recurrent_bytes,
-			 add_sat(d->compute_bytes, d->overhead_bytes)));
+		inside = qa_sat_add(qa_sat_add(W, kv_ctx), qa_sat_add(d->recurrent_bytes,
+			 qa_sat_add(d->compute_bytes, d->overhead_bytes)));
 		d->free_bytes = fr >= inside ? (int64_t)(fr - inside) :
 			-(int64_t)(inside - fr > INT64_MAX ? INT64_MAX :
 				   inside - fr);
-		out->totals_weights = add_sat(out->totals_weights, W);
-		out->totals_kv = add_sat(out->totals_kv, kv_ctx);
-		out->totals_recurrent = add_sat(out->totals_recurrent,
+		out->totals_weights = qa_sat_add(out->totals_weights, W);
+		out->totals_kv = qa_sat_add(out->totals_kv, kv_ctx);
+		out->totals_recurrent = qa_sat_add(out->totals_recurrent,
 						d->recurrent_bytes);
-		out->totals_compute = add_sat(out->totals_compute,
+		out->totals_compute = qa_sat_add(out->totals_compute,
 					      d->compute_bytes);
 	}
 
@@ -846,7 +829,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 	{
 		double best = 0, ar = tp > 1 && hp->n_layer > 0 ?
 			2.0 * (double)hp->n_layer * 15e-6 : 0;
-		uint64_t touched = add_sat(W_act, add_sat(kv_ctx,
+		uint64_t touched = qa_sat_add(W_act, qa_sat_add(kv_ctx,
 				   n_state ? per_req : 0));
 
 		for (i = 0; i < ndev; i++) {

@@ -140,24 +140,9 @@ note(struct notes *nb, const char *s)
 	o->notes[o->n_notes++] = s;
 }
 
-/* Saturating helpers: sizes here come from hyperparameters and are small,
- * but a hostile header must not wrap them around (core/ckd.h). */
-static uint64_t
-mul_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
-}
-
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return qa_ckd_add(&r, a, b) ? UINT64_MAX : r;
-}
-
+/* Sizes here come from hyperparameters and are small, but a hostile
+ * header must not wrap them around: sums and products saturate
+ * (qa_sat_add, qa_sat_mul in core/ckd.h). */
 static uint64_t
 cdiv(uint64_t a, uint64_t b)
 {
@@ -258,11 +243,11 @@ attn_tok(uint64_t h, uint64_t dk, uint64_t dv, const struct kvfmt *f)
 	uint64_t t;
 
 	if (f->nvfp4)
-		t = mul_sat(h, dk / 2 + dk / 16 + dv / 2 + dv / 16);
+		t = qa_sat_mul(h, dk / 2 + dk / 16 + dv / 2 + dv / 16);
 	else
-		t = mul_sat(mul_sat(h, dk + dv), f->s);
+		t = qa_sat_mul(qa_sat_mul(h, dk + dv), f->s);
 	if (f->per_token_head)
-		t = add_sat(t, mul_sat(2 * 4, h));
+		t = qa_sat_add(t, qa_sat_mul(2 * 4, h));
 	return t;
 }
 
@@ -275,9 +260,9 @@ mla_tok(const struct qa_hparams *hp, const struct kvfmt *f)
 {
 	uint64_t d = (uint64_t)hp->kv_lora_rank +
 		     (hp->qk_rope_dim > 0 ? (uint64_t)hp->qk_rope_dim : 0);
-	uint64_t t = mul_sat(d, f->nvfp4 ? 1 : f->s);
+	uint64_t t = qa_sat_mul(d, f->nvfp4 ? 1 : f->s);
 
-	return f->per_token_head ? add_sat(t, 2 * 4) : t;
+	return f->per_token_head ? qa_sat_add(t, 2 * 4) : t;
 }
 
 static int64_t
@@ -330,9 +315,9 @@ mamba_state_bytes(const struct qa_hparams *hp, bool gdn, uint64_t tp,
 		/* GDN: n_v = heads, n_k = ng, d_k = nstate, n_v*d_v = inner */
 		uint64_t dv = heads ? inner / heads : 0;
 
-		conv = mul_sat(dconv + n_spec, add_sat(mul_sat(2 * ng, nstate),
+		conv = qa_sat_mul(dconv + n_spec, qa_sat_add(qa_sat_mul(2 * ng, nstate),
 						       inner) / tp);
-		ssm = mul_sat(mul_sat(heads / tp, dv), nstate);
+		ssm = qa_sat_mul(qa_sat_mul(heads / tp, dv), nstate);
 	} else if (ng > 0 && heads > 0) {
 		/* Mamba-2: extra_groups_for_head_shards (mamba_utils.py
 		 * l.200-211) adds tp - n_g groups when tp does not divide
@@ -340,15 +325,15 @@ mamba_state_bytes(const struct qa_hparams *hp, bool gdn, uint64_t tp,
 		uint64_t ngp = ng % tp == 0 ? ng : tp;
 		uint64_t dh = inner / heads;
 
-		conv = mul_sat(dconv + n_spec, add_sat(inner,
-				mul_sat(2 * ngp, nstate)) / tp);
-		ssm = mul_sat(mul_sat(heads / tp, dh), nstate);
+		conv = qa_sat_mul(dconv + n_spec, qa_sat_add(inner,
+				qa_sat_mul(2 * ngp, nstate)) / tp);
+		ssm = qa_sat_mul(qa_sat_mul(heads / tp, dh), nstate);
 	} else {
 		/* Mamba-1 */
-		conv = mul_sat(dconv, inner / tp);
-		ssm = mul_sat(inner / tp, nstate);
+		conv = qa_sat_mul(dconv, inner / tp);
+		ssm = qa_sat_mul(inner / tp, nstate);
 	}
-	return add_sat(mul_sat(conv, s_model), mul_sat(ssm, s_ssm));
+	return qa_sat_add(qa_sat_mul(conv, s_model), qa_sat_mul(ssm, s_ssm));
 }
 
 /*
@@ -364,7 +349,7 @@ short_conv_state_bytes(const struct qa_hparams *hp, uint64_t tp,
 	uint64_t lc = hp->ssm_d_conv > 1 ? (uint64_t)hp->ssm_d_conv - 1 : 2;
 	uint64_t dim = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
 
-	return mul_sat(mul_sat(lc, dim / tp), s_model);
+	return qa_sat_mul(qa_sat_mul(lc, dim / tp), s_model);
 }
 
 /*
@@ -537,14 +522,14 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 			attn_tok_max = lay->tok_max[t];
 		lay->block[t] = VLLM_BLOCK;
 		lay->page[t] = t == SPEC_MAMBA ? lay->mamba_state :
-			       mul_sat(VLLM_BLOCK, lay->tok_max[t]);
+			       qa_sat_mul(VLLM_BLOCK, lay->tok_max[t]);
 	}
 	for (i = 0; i < lay->n_e; i++) {
 		const struct lentry *e = &lay->e[i];
 
 		lay->st_n[e->stage][e->type]++;
 		lay->st_tok[e->stage][e->type] =
-			add_sat(lay->st_tok[e->stage][e->type], e->tok);
+			qa_sat_add(lay->st_tok[e->stage][e->type], e->tok);
 	}
 	lay->hybrid = lay->n_types > 1;
 	if (!lay->hybrid) {
@@ -568,16 +553,16 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 	 */
 	if (lay->n[SPEC_MAMBA] && attn_tok_max) {
 		uint64_t ba = VLLM_BLOCK * cdiv(lay->mamba_state,
-						mul_sat(VLLM_BLOCK,
+						qa_sat_mul(VLLM_BLOCK,
 							attn_tok_max));
 
 		for (t = 0; t < SPEC_MAMBA; t++) {
 			if (!lay->n[t])
 				continue;
 			lay->block[t] = ba;
-			lay->page[t] = mul_sat(ba, lay->tok_max[t]);
+			lay->page[t] = qa_sat_mul(ba, lay->tok_max[t]);
 		}
-		lay->page[SPEC_MAMBA] = mul_sat(ba, attn_tok_max);
+		lay->page[SPEC_MAMBA] = qa_sat_mul(ba, attn_tok_max);
 		lay->block[SPEC_MAMBA] = ba;
 	}
 	/*
@@ -655,7 +640,7 @@ spec_blocks(const struct layout *lay, int t, uint64_t L)
 		 * (l.463-494): min(W - 1 + max_num_batched_tokens, L) tokens
 		 * plus one block for the window's misalignment */
 		uint64_t w = lay->window > 0 ? (uint64_t)lay->window : 0;
-		uint64_t n = add_sat(w ? w - 1 : 0, lay->n_mbt);
+		uint64_t n = qa_sat_add(w ? w - 1 : 0, lay->n_mbt);
 
 		if (n > L)
 			n = L;
@@ -692,29 +677,29 @@ m_req(const struct layout *lay, uint64_t st, uint64_t L, uint64_t *kv,
 			continue;
 		if (!lay->hybrid) {
 			if (t == SPEC_MAMBA)
-				bytes = mul_sat(mul_sat(lay->st_n[st][t],
+				bytes = qa_sat_mul(qa_sat_mul(lay->st_n[st][t],
 						lay->page[t]),
 						spec_blocks(lay, t, L));
 			else
-				bytes = mul_sat(mul_sat(spec_blocks(lay, t, L),
+				bytes = qa_sat_mul(qa_sat_mul(spec_blocks(lay, t, L),
 						lay->block[t]),
 						lay->st_tok[st][t]);
 		} else {
 			uint64_t groups = cdiv(lay->n[t], lay->g);
 
-			bytes = mul_sat(mul_sat(lay->st_g[st], lay->page[t]),
-					mul_sat(groups, spec_blocks(lay, t, L)));
+			bytes = qa_sat_mul(qa_sat_mul(lay->st_g[st], lay->page[t]),
+					qa_sat_mul(groups, spec_blocks(lay, t, L)));
 		}
 		if (t == SPEC_MAMBA)
-			r = add_sat(r, bytes);
+			r = qa_sat_add(r, bytes);
 		else
-			k = add_sat(k, bytes);
+			k = qa_sat_add(k, bytes);
 	}
 	if (kv)
 		*kv = k;
 	if (rec)
 		*rec = r;
-	return add_sat(k, r);
+	return qa_sat_add(k, r);
 }
 
 /* Does a request of length L fit every rank? ndev devices, device i on
@@ -787,22 +772,22 @@ estimate_p(const struct qa_hparams *hp, uint64_t tp, uint64_t n_mbt,
 		uint64_t k = hp->n_expert_used > 0 ?
 			     (uint64_t)hp->n_expert_used : 1;
 
-		moe = mul_sat(mul_sat(n_mbt, k),
+		moe = qa_sat_mul(qa_sat_mul(n_mbt, k),
 			      3 * (uint64_t)hp->n_ff_expert / tp + E);
 		if (hp->n_leading_dense <= 0)
 			F = hp->n_expert_shared > 0 ?
 			    (uint64_t)hp->n_expert_shared *
 			    (uint64_t)hp->n_ff_expert : 0;
 	}
-	ffn = mul_sat(n_mbt, 3 * F / tp);
+	ffn = qa_sat_mul(n_mbt, 3 * F / tp);
 	if (moe > ffn)
 		ffn = moe;
-	attn = mul_sat(n_mbt, (hq + 2 * hkv) * d / tp + 2 * E);
-	fwd = mul_sat(add_sat(ffn, attn), s);
+	attn = qa_sat_mul(n_mbt, (hq + 2 * hkv) * d / tp + 2 * E);
+	fwd = qa_sat_mul(qa_sat_add(ffn, attn), s);
 	if (last_stage) {
-		samp = mul_sat(mul_sat(n_seq < n_mbt ? n_seq : n_mbt,
+		samp = qa_sat_mul(qa_sat_mul(n_seq < n_mbt ? n_seq : n_mbt,
 				       vpad / tp), 4 * VLLM_SAMPLER_COPIES);
-		fwd = add_sat(fwd, samp);
+		fwd = qa_sat_add(fwd, samp);
 	}
 	return fwd < VLLM_P_FLOOR ? VLLM_P_FLOOR : fwd;
 }
@@ -890,12 +875,12 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	 * GPUs left after the stages. */
 	pp = opt->pp > 0 ? (uint64_t)opt->pp : 1;
 	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev / pp;
-	if (tp == 0 || mul_sat(tp, pp) > ndev) {
+	if (tp == 0 || qa_sat_mul(tp, pp) > ndev) {
 		snprintf(err, errlen, "tensor parallel %llu x pipeline "
 			 "parallel %llu needs %llu GPUs, --gpus gives %zu",
 			 (unsigned long long)(tp ? tp : 1),
 			 (unsigned long long)pp,
-			 (unsigned long long)mul_sat(tp ? tp : 1, pp), ndev);
+			 (unsigned long long)qa_sat_mul(tp ? tp : 1, pp), ndev);
 		return -1;
 	}
 	if (pp > (uint64_t)hp->n_layer) {
@@ -904,7 +889,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			 (long long)hp->n_layer);
 		return -1;
 	}
-	if (mul_sat(tp, pp) < ndev)
+	if (qa_sat_mul(tp, pp) < ndev)
 		note(&nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
 			"the first %llu of %zu GPUs are used",
 			(unsigned long long)tp, (unsigned long long)pp,
@@ -983,8 +968,8 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		uint64_t mml = opt->ctx > 0 ? (uint64_t)opt->ctx : max_len;
 
 		n_mbt = big ? 8192 : 2048;
-		if (mul_sat(n_seq, mml) < n_mbt)
-			n_mbt = mul_sat(n_seq, mml);
+		if (qa_sat_mul(n_seq, mml) < n_mbt)
+			n_mbt = qa_sat_mul(n_seq, mml);
 	}
 	if (opt->parallel <= 0 && n_seq > n_mbt)
 		n_seq = n_mbt;
@@ -1070,7 +1055,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		ba = b;
 		if (is_expert(t->role) && hp->n_expert > 0 &&
 		    hp->n_expert_used > 0)
-			ba = cdiv(mul_sat(b, (uint64_t)hp->n_expert_used),
+			ba = cdiv(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
 				  (uint64_t)hp->n_expert);
 		if ((t->role == QA_ROLE_EMBED && !tied) ||
 		    t->role == QA_ROLE_MTP_EMBED || t->mtp)
@@ -1082,16 +1067,16 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			if (!(where == (int)st ||
 			      (where < 0 && (st == 0 || st == pp - 1))))
 				continue;
-			W[st] = add_sat(W[st], b);
+			W[st] = qa_sat_add(W[st], b);
 			/* the tied duplicate on the last stage is the head */
-			W_act[st] = add_sat(W_act[st], where < 0 &&
+			W_act[st] = qa_sat_add(W_act[st], where < 0 &&
 					    st == 0 ? 0 : ba);
 			if (t->mtp) {
 				/* a draft token reads its MTP layer, k of
 				 * the experts of it */
 				bd = is_expert(t->role) && hp->n_expert > 0 &&
 				     hp->n_expert_used > 0 ?
-				     cdiv(mul_sat(b, (uint64_t)
+				     cdiv(qa_sat_mul(b, (uint64_t)
 						  hp->n_expert_used),
 					  (uint64_t)hp->n_expert) : b;
 				if (t->role == QA_ROLE_MTP_EMBED)
@@ -1104,9 +1089,9 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			     (t->role == QA_ROLE_EMBED && tied)) &&
 			    st == pp - 1)
 				bd = b;
-			W_pass[st] = add_sat(W_pass[st], where < 0 &&
+			W_pass[st] = qa_sat_add(W_pass[st], where < 0 &&
 					     st == 0 ? 0 : bp);
-			W_draft[st] = add_sat(W_draft[st], bd);
+			W_draft[st] = qa_sat_add(W_draft[st], bd);
 		}
 	}
 	if (inv->n_tensors == 0)
@@ -1208,19 +1193,19 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		uint64_t st = dstage[i];
 		double rr = ceil(u * (double)g->vram_bytes);
 		uint64_t R = rr >= 1.8e19 ? UINT64_MAX : (uint64_t)rr;
-		uint64_t a = sub_floor(R, add_sat(add_sat(W[st], P[st]),
-						  add_sat(N, G)));
+		uint64_t a = sub_floor(R, qa_sat_add(qa_sat_add(W[st], P[st]),
+						  qa_sat_add(N, G)));
 		uint64_t outside = sub_floor(g->vram_bytes, g->usable_bytes);
 		uint64_t a0, b0;
 
 		if (tp > 1 || pp > 1)
-			outside = add_sat(outside, VLLM_NCCL_EST);
+			outside = qa_sat_add(outside, VLLM_NCCL_EST);
 		snprintf(d->name, sizeof(d->name), "%s", g->name);
 		d->vram_bytes = g->vram_bytes;
 		d->usable_bytes = R;
 		d->weights_bytes = W[st];
-		d->compute_bytes = add_sat(P[st], G);
-		d->overhead_bytes = add_sat(N, outside);
+		d->compute_bytes = qa_sat_add(P[st], G);
+		d->overhead_bytes = qa_sat_add(N, outside);
 		pp_range((uint64_t)hp->n_layer, pp, st, &a0, &b0);
 		d->first_layer = (int32_t)a0;
 		d->last_layer = (int32_t)b0 - 1;
@@ -1274,24 +1259,24 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		uint64_t inside;
 
 		m_req(lay, dstage[i], ctx, &kv_req[i], &rec_req[i]);
-		inside = add_sat(add_sat(d->weights_bytes, kv_req[i]),
-			add_sat(rec_req[i], add_sat(d->compute_bytes, N)));
+		inside = qa_sat_add(qa_sat_add(d->weights_bytes, kv_req[i]),
+			qa_sat_add(rec_req[i], qa_sat_add(d->compute_bytes, N)));
 		d->kv_bytes = kv_req[i];
 		d->recurrent_bytes = rec_req[i];
-		inside = add_sat(inside, over);
+		inside = qa_sat_add(inside, over);
 		d->free_bytes = d->usable_bytes >= inside ?
 			(int64_t)(d->usable_bytes - inside) :
 			-(int64_t)(inside - d->usable_bytes > INT64_MAX ?
 				   INT64_MAX : inside - d->usable_bytes);
-		out->totals_weights = add_sat(out->totals_weights,
+		out->totals_weights = qa_sat_add(out->totals_weights,
 					      d->weights_bytes);
-		out->totals_kv = add_sat(out->totals_kv, kv_req[i]);
-		out->totals_recurrent = add_sat(out->totals_recurrent,
+		out->totals_kv = qa_sat_add(out->totals_kv, kv_req[i]);
+		out->totals_recurrent = qa_sat_add(out->totals_recurrent,
 						rec_req[i]);
-		out->totals_compute = add_sat(out->totals_compute,
+		out->totals_compute = qa_sat_add(out->totals_compute,
 					      d->compute_bytes);
 		/* _check_enough_kv_cache_memory on each worker */
-		if (avail[i] == 0 || add_sat(kv_req[i], rec_req[i]) > avail[i])
+		if (avail[i] == 0 || qa_sat_add(kv_req[i], rec_req[i]) > avail[i])
 			verdict = "does-not-fit";
 		else if (!verdict &&
 			 (double)(avail[i] - kv_req[i] - rec_req[i]) <
@@ -1326,8 +1311,8 @@ qa_fit_vllm(const struct qa_inventory *inv,
 
 				if (dstage[i] != st)
 					continue;
-				kvrec = add_sat(kv_req[i], rec_req[i]);
-				bytes = add_sat(W_act[st], kvrec);
+				kvrec = qa_sat_add(kv_req[i], rec_req[i]);
+				bytes = qa_sat_add(W_act[st], kvrec);
 				if (!opt->gpus.dev[i].bandwidth_gbs || !bytes) {
 					known = false;
 					break;
@@ -1337,7 +1322,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				tt = (double)bytes / bw;
 				if (tt > worst)
 					worst = tt;
-				tt = (double)add_sat(W_pass[st], kvrec) / bw;
+				tt = (double)qa_sat_add(W_pass[st], kvrec) / bw;
 				if (tt > wpass)
 					wpass = tt;
 				tt = (double)W_draft[st] / bw;
