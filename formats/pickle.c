@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/ckd.h"
+#include "core/hash.h"
 
 /* ---- the tables ------------------------------------------------------------- */
 
@@ -912,19 +913,6 @@ is_security_error(unsigned code)
 	}
 }
 
-static uint64_t
-fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static void note(struct vm *m, unsigned code, uint64_t off, const char *fmt,
 		 ...) __attribute__((format(printf, 4, 5)));
 
@@ -941,7 +929,7 @@ note(struct vm *m, unsigned code, uint64_t off, const char *fmt, ...)
 	va_end(ap);
 	if (is_security_error(code))
 		m->w->security_errors++;
-	h = fnv(0xcbf29ce484222325ULL ^ code, msg, strlen(msg));
+	h = qa_hash(msg, strlen(msg)) ^ code;	/* keyed: core/hash.h */
 	slot = (uint32_t)(h & (NOTE_SLOTS - 1));
 	for (k = 0; k < NOTE_SLOTS; k++, slot = (slot + 1) & (NOTE_SLOTS - 1)) {
 		struct note *n;
@@ -1229,13 +1217,11 @@ pop_mark(struct vm *m, uint8_t op, uint64_t off, size_t *first)
 
 /* ---- the memo -------------------------------------------------------------- */
 
+/* Keyed (core/hash.h): memo indices are the pickle's to choose. */
 static uint64_t
 memo_hash(uint64_t k)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
+	return qa_hash(&k, sizeof(k));
 }
 
 static bool

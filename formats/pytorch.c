@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/ckd.h"
+#include "core/hash.h"
 #include "core/json_file.h"
 #include "formats/format.h"
 #include "formats/pickle.h"
@@ -322,16 +323,11 @@ ctx_nomem(struct pt_ctx *c)
 	c->inv->out_of_memory = true;
 }
 
+/* Keyed (core/hash.h): storage keys come from the pickle. */
 static uint64_t
 str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++) {
-		h ^= (uint8_t)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return qa_hash(s, strlen(s));
 }
 
 /* The storage of key, created on first use; NULL when out of memory. */

@@ -61,6 +61,7 @@
 #include <string.h>
 
 #include "rules/check.h"
+#include "core/hash.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are
@@ -1146,15 +1147,11 @@ lex_block(struct scan *sc, size_t i, char closer, bool *is_raw,
 
 /* ---- bindings ----------------------------------------------------------- */
 
+/* Keyed (core/hash.h): the names are the template's. */
 static unsigned
 hash_name(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h % ENV_BUCKETS;
+	return (unsigned)(qa_hash(s, n) % ENV_BUCKETS);
 }
 
 static struct binding *
@@ -5504,11 +5501,8 @@ struct seen {
 static uint64_t
 hash_text(const char *s, uint64_t n)
 {
-	uint64_t h = 1469598103934665603ULL ^ n;
-	uint64_t i;
+	uint64_t h = qa_hash(s, (size_t)n);	/* keyed: core/hash.h */
 
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	return h ? h : 1;
 }
 

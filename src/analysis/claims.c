@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "analysis/pyregex.h"
+#include "core/hash.h"
 
 /* Module and parent names longer than this are not counted. */
 #define MAX_NAME 1024
@@ -1247,15 +1248,11 @@ query_direct(struct matcher *mx, const char *name, enum qa_role role,
 	}
 }
 
+/* The keyed hash of core/hash.h: names come from the file. */
 static uint32_t
 memo_hash(const char *s, size_t n, int role)
 {
-	uint32_t h = 2166136261u ^ (uint32_t)role;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	return (uint32_t)(qa_hash(s, n) ^ (uint64_t)role * 0x9E3779B97F4A7C15u);
 }
 
 /* Room for one more result: the table is created, or doubled when it
@@ -1865,12 +1862,7 @@ struct name_set {
 static size_t
 name_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a 64 */
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return (size_t)(h ^ h >> 32);
+	return (size_t)qa_hash(s, n);	/* keyed: names from the file */
 }
 
 /* Adds s[0..n) with role; a name already there keeps the first role
