@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/ckd.h"
+#include "core/hash.h"
 #include "core/dtypes.h"
 
 #define GGUF_DEFAULT_ALIGNMENT 32
@@ -57,8 +58,9 @@
 
 /*
  * A key or tensor name as read, for duplicate detection after the loop:
- * sorted once, O(n log n) whatever the names (llama.cpp's linear scans
- * are O(n^2), and a hash set is O(n^2) on keys crafted to collide).
+ * one pass through a set under a secret hash, O(n) expected whatever the
+ * names (llama.cpp's linear scans are O(n^2); a set under a fixed hash
+ * is O(n^2) on names crafted to collide).
  */
 struct nameref {
 	const char *s;
@@ -128,56 +130,48 @@ namelist_free(struct namelist *l)
 	memset(l, 0, sizeof(*l));
 }
 
-static int
-cmp_bytes(const struct nameref *x, const struct nameref *y)
-{
-	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-/* By bytes, then position: the first of equal names sorts first. */
-static int
-cmp_nameref(const void *a, const void *b)
-{
-	const struct nameref *x = a, *y = b;
-	int c = cmp_bytes(x, y);
-
-	if (c)
-		return c;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static int
-cmp_nameref_idx(const void *a, const void *b)
-{
-	const struct nameref *x = a, *y = b;
-
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
 /*
- * Every name of l equal to an earlier one: QA1005 for keys, QA1021 for
- * tensor names, in file order. Consumes l.
+ * Reports every later copy of a name already seen, in file order: one
+ * pass through an open-addressing set of the names, keyed by the
+ * process's secret hash (core/hash.h), so names crafted to collide cost
+ * no more than any others.
  */
+static void nomem(struct gg *g);
+
 static void
 report_duplicates(struct gg *g, struct namelist *l, bool tensors)
 {
-	size_t i, n_dup = 0;
+	uint32_t *slot;
+	size_t cap = 16, mask, i;
 
 	if (l->n < 2)
-		return;
-	qsort(l->v, l->n, sizeof(*l->v), cmp_nameref);
-	/* The later copies, kept in place at the front. */
-	for (i = 1; i < l->n; i++)
-		if (cmp_bytes(&l->v[i - 1], &l->v[i]) == 0)
-			l->v[n_dup++] = l->v[i];
-	qsort(l->v, n_dup, sizeof(*l->v), cmp_nameref_idx);
-	for (i = 0; i < n_dup; i++) {
+		goto out;
+	while (cap < l->n * 2)
+		cap *= 2;	/* l->n entries were allocated: no overflow */
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot) {
+		nomem(g);
+		goto out;
+	}
+	mask = cap - 1;
+	for (i = 0; i < l->n; i++) {
 		const struct nameref *e = &l->v[i];
+		size_t h = (size_t)qa_hash(e->s, e->len) & mask;
+		bool dup = false;
 
+		for (; slot[h]; h = (h + 1) & mask) {
+			const struct nameref *o = &l->v[slot[h] - 1];
+
+			if (o->len == e->len &&
+			    memcmp(o->s, e->s, e->len) == 0) {
+				dup = true;
+				break;
+			}
+		}
+		if (!dup) {
+			slot[h] = (uint32_t)i + 1;
+			continue;
+		}
 		if (tensors)
 			qa_inv_finding(g->inv, QA1021, g->path,
 				       (int64_t)e->off, e->s, "tensor name '%s' "
@@ -188,6 +182,8 @@ report_duplicates(struct gg *g, struct namelist *l, bool tensors)
 				       (int64_t)e->off, NULL, "key '%s' appears "
 				       "more than once", e->s);
 	}
+	free(slot);
+out:
 	l->n = 0;
 }
 
@@ -1033,7 +1029,13 @@ check_layout(struct gg *g, uint32_t first, uint32_t n, uint64_t data_start)
 		sp[ns].idx = i;
 		ns++;
 	}
-	qsort(sp, ns, sizeof(*sp), span_cmp);
+	/* Writers lay tensors out in table order (llama.cpp's gguf.cpp
+	 * and gguf-py both do): then the spans are sorted already and
+	 * checking that costs one pass instead of a sort. */
+	for (i = 1; i < ns && span_cmp(&sp[i - 1], &sp[i]) <= 0; i++)
+		;
+	if (i < ns)
+		qsort(sp, ns, sizeof(*sp), span_cmp);
 	for (i = 0; i < ns; i++) {
 		if (i > 0 && sp[i].off < reach) {
 			overlap = true;
