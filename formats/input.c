@@ -69,6 +69,7 @@ qa_model_refs_free(struct qa_model_refs *refs)
 		free(refs->v[i].mmproj);
 		free(refs->v[i].note);
 		free(refs->v[i].links_out);
+		free(refs->v[i].root);
 	}
 	if (refs) {
 		free(refs->v);
@@ -265,6 +266,8 @@ resolve_file(const struct qa_fs *fs, const char *path,
 	     struct qa_model_refs *out, char *err, size_t errlen)
 {
 	uint8_t head[HEAD_BYTES];
+	const struct qa_format *fmt;
+	struct qa_model_ref *r;
 	uint64_t size = 0;
 	size_t n = 0;
 	int e = 0, rc;
@@ -290,14 +293,17 @@ resolve_file(const struct qa_fs *fs, const char *path,
 	if (!which_format(path, head, n, size) &&
 	    qa_archive_probe(path, head, n, size))
 		return resolve_archive(fs, path, out, err, errlen);
-	if (!which_format(path, head, n, size)) {
+	fmt = which_format(path, head, n, size);
+	if (!fmt) {
 		snprintf(err, errlen, "'%s' is not a GGUF, safetensors or "
 			 "PyTorch file (first bytes %02x %02x %02x %02x)", path,
 			 n > 0 ? head[0] : 0, n > 1 ? head[1] : 0,
 			 n > 2 ? head[2] : 0, n > 3 ? head[3] : 0);
 		return QA_E_UNRECOGNIZED;
 	}
-	return add_ref(out, QA_REF_FILE, strdup(path), path) ? QA_OK :
+	if ((r = add_ref(out, QA_REF_FILE, strdup(path), path)) != NULL)
+		r->format = fmt;
+	return r ? QA_OK :
 	       QA_E_NOMEM;
 }
 
@@ -1220,7 +1226,7 @@ resolve_path(const struct qa_fs *fs, const char *path,
  * when out of memory.
  */
 static char *
-model_root(const struct qa_fs *fs, const char *path)
+model_root(const struct qa_fs *fs, const char *path, bool *real)
 {
 	static const char *const repos[] = {
 		"models--", "datasets--", "spaces--",
@@ -1238,10 +1244,11 @@ model_root(const struct qa_fs *fs, const char *path)
 
 		if (!archive)
 			return NULL;
-		r = model_root(fs, archive);
+		r = model_root(fs, archive, real);
 		free(archive);
 		return r;
 	}
+	*real = false;
 	k = (size_t)(base_name(path) - path);
 	d = kind == QA_NODE_DIR ? strdup(path) : k == 0 ? strdup(".") :
 	    k == 1 ? strdup("/") : strndup(path, k - 1);
@@ -1251,6 +1258,7 @@ model_root(const struct qa_fs *fs, const char *path)
 	if (!r)
 		return d;	/* nothing there to read: confined to it */
 	free(d);
+	*real = true;
 	/* .../models--org--name/snapshots/<commit> -> .../models--org--name */
 	snap = strrchr(r, '/');
 	if (!snap || snap == r)
@@ -1284,9 +1292,11 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 	/* On the real file system, resolution already keeps to the model
 	 * folder: a link out of it is neither probed nor listed as a
 	 * model file (core/confine.h). */
-	if (fs == qa_fs_default() && !follow && strcmp(path, "-") != 0) {
-		char *root = model_root(fs, path);
+	char *root = NULL;
+	bool real = false;
 
+	if (fs == qa_fs_default() && !follow && strcmp(path, "-") != 0) {
+		root = model_root(fs, path, &real);
 		cfs = malloc(sizeof(*cfs));
 		if (!root || !cfs) {
 			free(root);
@@ -1295,13 +1305,20 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 			snprintf(err, errlen, "out of memory");
 			return QA_E_NOMEM;
 		}
-		if (qa_fs_confined_init(cfs, root) == QA_OK)
+		if (real && qa_fs_confined_init_real(cfs, root) == QA_OK)
 			fs = &cfs->fs;
-		free(root);
 	}
 	rc = resolve_path(fs, path, opt, out, err, errlen);
-	for (i = 0; rc == QA_OK && i < out->n; i++)
+	for (i = 0; rc == QA_OK && i < out->n; i++) {
 		out->v[i].unconfined = follow;
+		/* The model folder of this very path: loading is confined
+		 * to it without resolving it again. */
+		if (real && fs != qa_fs_default() && !out->v[i].archive &&
+		    strcmp(out->v[i].path, path) == 0 &&
+		    !(out->v[i].root = strdup(root)))
+			rc = QA_E_NOMEM;
+	}
+	free(root);
 	free(cfs);
 	return rc;
 }
@@ -1315,22 +1332,20 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
  * read). QA_OK or QA_E_NOMEM.
  */
 static int
-confine(struct qa_inventory *inv, const char *path)
+confine(struct qa_inventory *inv, const struct qa_model_ref *ref)
 {
 	struct qa_confined_fs *c;
-	char *root = model_root(inv->fs, path);
+	bool real = ref->root != NULL;
+	char *root = real ? ref->root : model_root(inv->fs, ref->path, &real);
 
 	if (!root)
 		return QA_E_NOMEM;
 	c = qa_arena_alloc(&inv->arena, sizeof(*c));
-	if (!c) {
-		free(root);
-		return QA_E_NOMEM;
-	}
-	if (qa_fs_confined_init(c, root) == QA_OK)
+	if (c && real && qa_fs_confined_init_real(c, root) == QA_OK)
 		inv->fs = &c->fs;
-	free(root);
-	return QA_OK;
+	if (root != ref->root)
+		free(root);
+	return c ? QA_OK : QA_E_NOMEM;
 }
 
 /* Whether path is a symbolic link out of the model folder; it is then
@@ -1338,11 +1353,7 @@ confine(struct qa_inventory *inv, const char *path)
 static bool
 link_out(struct qa_inventory *inv, const char *path)
 {
-	enum qa_node_kind kind = QA_NODE_MISSING;
-	uint64_t size;
-
-	if (qa_inv_stat(inv, path, &kind, &size) != QA_OK ||
-	    kind != QA_NODE_OUTSIDE)
+	if (!qa_fs_outside(inv->fs, path))
 		return false;
 	qa_inv_link_out(inv, path);
 	return true;
@@ -1442,6 +1453,10 @@ load_file(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		inv->kind = QA_KIND_PYTORCH;
 		return qa_pt_load_path(inv, path);
 	}
+	/* Probed when it was resolved: not read twice. */
+	fmt = ref->format;
+	if (fmt)
+		goto load;
 	rc = read_head(inv->fs, path, head, &n, &size, &e);
 	if (rc == QA_E_UNRECOGNIZED)
 		return not_regular(path, e, err, errlen);
@@ -1461,6 +1476,7 @@ load_file(struct qa_inventory *inv, const struct qa_model_ref *ref,
 			 "PyTorch file", path);
 		return QA_E_UNRECOGNIZED;
 	}
+load:
 	inv->kind = fmt->kind;
 	if (fmt == &qa_format_gguf)
 		return qa_gguf_load_split(inv, path, ref->split_index);
@@ -1542,7 +1558,7 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	/* On the real file system the model folder is all that is read:
 	 * a symbolic link out of it is reported, not followed. */
 	if (!ref->archive && !ref->unconfined && inv->fs == qa_fs_default()) {
-		rc = confine(inv, ref->path);
+		rc = confine(inv, ref);
 		if (rc != QA_OK) {
 			snprintf(err, errlen, "%s: out of memory", ref->display);
 			return rc;

@@ -31,6 +31,8 @@ struct qa_split_index;
 struct qa_archive;
 
 /* One model found at a path. Strings are malloc'd (qa_model_refs_free). */
+struct qa_format;
+
 struct qa_model_ref {
 	enum qa_ref_kind kind;
 	char *path;		/* what to load */
@@ -56,6 +58,12 @@ struct qa_model_ref {
 	 * in the folder): NUL-separated, ending with an empty string;
 	 * NULL when none. */
 	char *links_out;
+	/* What resolution already found out, so loading does not find it
+	 * out again: the real path of the model folder the loader is
+	 * confined to (NULL: found when loading), and the format the
+	 * file's first bytes showed (NULL: probed when loading). */
+	char *root;
+	const struct qa_format *format;
 };
 
 struct qa_model_refs {

@@ -69,16 +69,24 @@ inside(const struct qa_confined_fs *c, const char *r)
 /*
  * Whether path is a symbolic link leading out of c's root. *real gets
  * the target's real path (malloc'd) when path is a link that stays
- * inside, else NULL.
+ * inside, else NULL; *st (when not NULL) what lstat said of path, its
+ * st_mode 0 when lstat failed.
  */
 static bool
-escapes(const struct qa_confined_fs *c, const char *path, char **real)
+escapes_st(const struct qa_confined_fs *c, const char *path, char **real,
+	   struct stat *st)
 {
-	struct stat st;
+	struct stat own;
 	char *r;
 
+	if (!st)
+		st = &own;
 	*real = NULL;
-	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+	if (lstat(path, st) != 0) {
+		st->st_mode = 0;
+		return false;
+	}
+	if (!S_ISLNK(st->st_mode))
 		return false;
 	r = realpath(path, NULL);
 	if (!r)
@@ -89,6 +97,12 @@ escapes(const struct qa_confined_fs *c, const char *path, char **real)
 	}
 	*real = r;
 	return false;
+}
+
+static bool
+escapes(const struct qa_confined_fs *c, const char *path, char **real)
+{
+	return escapes_st(c, path, real, NULL);
 }
 
 static int
@@ -109,16 +123,6 @@ confined_stat(const struct qa_fs *fs, const char *path,
 	return real->stat(real, path, kind, size, err);
 }
 
-/* The same file: what was checked is what was opened. */
-static bool
-same_file(int fd, const struct stat *want)
-{
-	struct stat got;
-
-	return fstat(fd, &got) == 0 && got.st_dev == want->st_dev &&
-	       got.st_ino == want->st_ino;
-}
-
 static int
 confined_open(const struct qa_fs *fs, const char *path,
 	      struct qa_source *src)
@@ -129,7 +133,7 @@ confined_open(const struct qa_fs *fs, const char *path,
 	bool checked;
 	int rc;
 
-	if (escapes(c, path, &r)) {
+	if (escapes_st(c, path, &r, &want)) {
 		/* refused as O_NOFOLLOW refuses a link; a loader that opens
 		 * without a stat first still reports it (QA1411) */
 		memset(src, 0, sizeof(*src));
@@ -140,19 +144,18 @@ confined_open(const struct qa_fs *fs, const char *path,
 		return QA_E_IO;
 	}
 	/* What the file is now: the link's checked target, or the path
-	 * itself when it is no link. */
-	checked = r ? stat(r, &want) == 0 : lstat(path, &want) == 0;
+	 * itself when it is no link (the lstat just made). */
+	checked = r ? stat(r, &want) == 0 : want.st_mode != 0;
 	free(r);
 	rc = qa_source_open(src, path);
-	if (rc != QA_OK || !checked || S_ISLNK(want.st_mode) ||
-	    !same_file(src->fd, &want)) {
-		if (rc == QA_OK) {
-			/* swapped for another file (or a link) since the
-			 * check: not read */
-			qa_source_close(src);
-			src->err = EACCES;
-			rc = QA_E_IO;
-		}
+	if (rc == QA_OK && (!checked || S_ISLNK(want.st_mode) ||
+			    src->dev != (uint64_t)want.st_dev ||
+			    src->ino != (uint64_t)want.st_ino)) {
+		/* swapped for another file (or a link) since the check:
+		 * not read */
+		qa_source_close(src);
+		src->err = EACCES;
+		rc = QA_E_IO;
 	}
 	return rc;
 }
@@ -198,26 +201,33 @@ confined_list(const struct qa_fs *fs, const char *dir,
 }
 
 int
-qa_fs_confined_init(struct qa_confined_fs *c, const char *root)
+qa_fs_confined_init_real(struct qa_confined_fs *c, const char *real_root)
 {
-	char *r;
+	size_t n = strlen(real_root);
 
-	memset(c, 0, sizeof(*c));
-	r = realpath(*root ? root : ".", NULL);
-	if (!r)
+	if (n >= sizeof(c->root) || real_root[0] != '/')
 		return QA_E_IO;
-	c->root_len = strlen(r);
-	if (c->root_len >= sizeof(c->root)) {
-		free(r);
-		return QA_E_IO;
-	}
-	memcpy(c->root, r, c->root_len + 1);
-	free(r);
+	memcpy(c->root, real_root, n + 1);
+	c->root_len = n;
 	c->fs.stat = confined_stat;
 	c->fs.open = confined_open;
 	c->fs.list = confined_list;
 	c->fs.ctx = c;
 	return QA_OK;
+}
+
+int
+qa_fs_confined_init(struct qa_confined_fs *c, const char *root)
+{
+	char *r;
+	int rc;
+
+	r = realpath(*root ? root : ".", NULL);
+	if (!r)
+		return QA_E_IO;
+	rc = qa_fs_confined_init_real(c, r);
+	free(r);
+	return rc;
 }
 
 bool

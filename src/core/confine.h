@@ -54,6 +54,12 @@ struct qa_confined_fs {
  */
 int qa_fs_confined_init(struct qa_confined_fs *c, const char *root);
 
+/* The same for a root that is already a real path (qa_fs_real_path): no
+ * second resolution of every component. QA_E_IO when it is not absolute
+ * or too long. */
+int qa_fs_confined_init_real(struct qa_confined_fs *c,
+			     const char *real_root);
+
 /* True when fs is a confined file system and path (a symbolic link) leads
  * out of its folder. */
 bool qa_fs_outside(const struct qa_fs *fs, const char *path);

@@ -62,7 +62,6 @@ int
 qa_source_open(struct qa_source *src, const char *path)
 {
 	struct stat st;
-	int flags;
 
 	memset(src, 0, sizeof(*src));
 	src->path = path;
@@ -89,10 +88,12 @@ qa_source_open(struct qa_source *src, const char *path)
 		src->err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		goto out_close_fd;
 	}
-	flags = fcntl(src->fd, F_GETFL);
-	if (flags >= 0)
-		(void)fcntl(src->fd, F_SETFL, flags & ~O_NONBLOCK);
+	/* F_SETFL sets only the status flags (access mode and creation
+	 * flags are ignored): 0 clears O_NONBLOCK, the one set here. */
+	(void)fcntl(src->fd, F_SETFL, 0);
 	src->size = (uint64_t)st.st_size;
+	src->dev = (uint64_t)st.st_dev;
+	src->ino = (uint64_t)st.st_ino;
 	return QA_OK;
 out_close_fd:
 	close(src->fd);

@@ -51,6 +51,7 @@ struct qa_source {
 	const char *not_regular;	/* failed open: what the path is
 					 * instead of a regular file ("a
 					 * FIFO", "a folder"...), else NULL */
+	uint64_t dev, ino;	/* file source: what fstat said it is */
 };
 
 /* Result codes shared by the core (negative = failure). */
