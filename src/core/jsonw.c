@@ -85,7 +85,9 @@ static const char newline_indent[] = "\n"
 _Static_assert(sizeof(newline_indent) >= 1 + 2 * QA_JW_MAX_DEPTH,
 	       "indentation for every depth");
 
-/* Separator and indentation before a new item of the open container. */
+/* Separator and indentation before a new item of the open container.
+ * The indentation is copied with a fixed length (inlined as a few
+ * vector moves, no call) and the length kept is the depth's. */
 static void
 jw_item(struct qa_jw *w)
 {
@@ -100,39 +102,56 @@ jw_item(struct qa_jw *w)
 			qa_jw_raw(w, ", ", 2);
 	} else {
 		n = 1 + 2 * (size_t)d;
-		p = jw_room(w, n + 1);
-		if (w->has_items[d])
-			*p++ = ',';
-		memcpy(p, newline_indent, n);
+		p = jw_room(w, sizeof(newline_indent) + 1);
+		*p = ',';
+		p += w->has_items[d];
+		memcpy(p, newline_indent, sizeof(newline_indent));
 		w->len = (size_t)(p + n - w->buf);
 	}
 	w->has_items[d] = true;
 }
 
+/*
+ * Bytes a JSON string can hold as they are, and that no escape rule of
+ * core/escape.c looks at: printable ASCII but '"', '\\', ':' and '#'
+ * (escape.c escapes the second of "::" and "##"). A string made of them
+ * only (names, keys, paths, almost every value) is copied after one
+ * table look-up per byte; any other goes through qa_esc_json_run.
+ */
+static const unsigned char json_plain[256] = {
+	[0x20] = 1, [0x21] = 1, [0x23] = 0, [0x24] = 1, [0x25] = 1,
+	[0x26] = 1, [0x27] = 1, [0x28] = 1, [0x29] = 1, [0x2a] = 1,
+	[0x2b] = 1, [0x2c] = 1, [0x2d] = 1, [0x2e] = 1, [0x2f] = 1,
+	[0x30] = 1, [0x31] = 1, [0x32] = 1, [0x33] = 1, [0x34] = 1,
+	[0x35] = 1, [0x36] = 1, [0x37] = 1, [0x38] = 1, [0x39] = 1,
+	[0x3b] = 1, [0x3c] = 1, [0x3d] = 1, [0x3e] = 1, [0x3f] = 1,
+	[0x40] = 1, [0x41] = 1, [0x42] = 1, [0x43] = 1, [0x44] = 1,
+	[0x45] = 1, [0x46] = 1, [0x47] = 1, [0x48] = 1, [0x49] = 1,
+	[0x4a] = 1, [0x4b] = 1, [0x4c] = 1, [0x4d] = 1, [0x4e] = 1,
+	[0x4f] = 1, [0x50] = 1, [0x51] = 1, [0x52] = 1, [0x53] = 1,
+	[0x54] = 1, [0x55] = 1, [0x56] = 1, [0x57] = 1, [0x58] = 1,
+	[0x59] = 1, [0x5a] = 1, [0x5b] = 1, [0x5d] = 1, [0x5e] = 1,
+	[0x5f] = 1, [0x60] = 1, [0x61] = 1, [0x62] = 1, [0x63] = 1,
+	[0x64] = 1, [0x65] = 1, [0x66] = 1, [0x67] = 1, [0x68] = 1,
+	[0x69] = 1, [0x6a] = 1, [0x6b] = 1, [0x6c] = 1, [0x6d] = 1,
+	[0x6e] = 1, [0x6f] = 1, [0x70] = 1, [0x71] = 1, [0x72] = 1,
+	[0x73] = 1, [0x74] = 1, [0x75] = 1, [0x76] = 1, [0x77] = 1,
+	[0x78] = 1, [0x79] = 1, [0x7a] = 1, [0x7b] = 1, [0x7c] = 1,
+	[0x7d] = 1, [0x7e] = 1,
+};
+
 /* The escapes of core/escape.c (qa_esc_json): control characters (\n,
  * \r, \t by name, the others as \u00XX), C1 and bidi controls and the
  * halves of "::" and "##" as \uXXXX; bytes that are not part of a valid
  * UTF-8 sequence each become U+FFFD. Clean spans are copied at once. */
-static void
-jw_literal(struct qa_jw *w, const char *s, const char *after,
-	   size_t after_len)
+static void __attribute__((noinline))
+jw_literal_escaped(struct qa_jw *w, const char *s, const char *after,
+		   size_t after_len)
 {
-	char esc[QA_ESC_SPELL_MAX], *p;
+	char esc[QA_ESC_SPELL_MAX];
 	size_t run, len;
 
 	run = qa_esc_json_run(s);
-	if (!s[run] && run + 2 + after_len <= QA_JW_BUF_SIZE) {
-		/* Nothing to escape (names, keys, almost every value):
-		 * quotes, text and what follows in one copy. */
-		p = jw_room(w, run + 2 + after_len);
-		*p++ = '"';
-		memcpy(p, s, run);
-		p += run;
-		*p++ = '"';
-		memcpy(p, after, after_len);
-		w->len = (size_t)(p + after_len - w->buf);
-		return;
-	}
 	jw_byte(w, '"');
 	for (;; s += len) {
 		qa_jw_raw(w, s, run);
@@ -144,6 +163,32 @@ jw_literal(struct qa_jw *w, const char *s, const char *after,
 	}
 	jw_byte(w, '"');
 	qa_jw_raw(w, after, after_len);
+}
+
+/* s as a JSON string, then after (at most 2 bytes: ": " or nothing). */
+static inline void
+jw_literal(struct qa_jw *w, const char *s, const char *after,
+	   size_t after_len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t run = 0;
+	char *p;
+
+	while (json_plain[u[run]])
+		run++;
+	if (u[run] || run + 4 > QA_JW_BUF_SIZE) {
+		jw_literal_escaped(w, s, after, after_len);
+		return;
+	}
+	p = jw_room(w, run + 4);
+	*p++ = '"';
+	memcpy(p, s, run);
+	p += run;
+	*p++ = '"';
+	/* after is "" or ": ": both bytes copied, the length kept */
+	p[0] = after_len ? after[0] : 0;
+	p[1] = after_len > 1 ? after[1] : 0;
+	w->len = (size_t)(p + after_len - w->buf);
 }
 
 void
@@ -218,19 +263,41 @@ qa_jw_str(struct qa_jw *w, const char *key, const char *s)
 		qa_jw_raw(w, "null", 4);
 }
 
-/* The decimal digits of v, as printf's %llu writes them. */
+/* The decimal digits of v, as printf's %llu writes them, written in
+ * place (two digits a step, no call). */
 static void
 jw_digits(struct qa_jw *w, bool minus, uint64_t v)
 {
-	char tmp[24], *p = tmp + sizeof(tmp);
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	char *p = jw_room(w, 21), *end;
+	uint64_t t = v;
+	size_t n = 1;
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (t >= 10) {
+		t /= 10;
+		n++;
+	}
 	if (minus)
-		*--p = '-';
-	qa_jw_raw(w, p, (size_t)(tmp + sizeof(tmp) - p));
+		*p++ = '-';
+	end = p + n;
+	while (v >= 100) {
+		unsigned k = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--end = pairs[k + 1];
+		*--end = pairs[k];
+	}
+	if (v >= 10) {
+		*--end = pairs[v * 2 + 1];
+		*--end = pairs[v * 2];
+	} else {
+		*--end = (char)('0' + v);
+	}
+	w->len = (size_t)(p + n - w->buf);
 }
 
 void
