@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "core/ckd.h"
+#include "core/hash.h"
 #include "core/dtypes.h"
 
 /* MAX_HEADER_SIZE of the reference reader (safetensors/src/tensor.rs). */
@@ -384,12 +385,34 @@ put_utf8(char *o, unsigned long cp)
 	return 4;
 }
 
+/* Bytes a JSON string holds as they are: 0x20-0x7f but '"' and '\\'
+ * (0x7f, DEL, is allowed unescaped by RFC 8259). */
+static const unsigned char str_plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 00 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 10 */
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 20 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 30 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 40 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,	/* 50 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 60 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 70 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 80 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 90 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* a0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* b0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* c0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* d0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* e0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* f0 */
+};
+
 /*
  * A string at s->i (its '"'). Strict JSON: no raw control character,
  * valid UTF-8, only the escapes JSON has, \u surrogates in pairs (cJSON
  * refused a lone one). A string with escapes is decoded into s->buf;
  * out->len stops at the first NUL, out->nul tells there was one.
  */
+
 static bool
 scan_string(struct st_scan *s, struct st_str *out)
 {
@@ -402,6 +425,12 @@ scan_string(struct st_scan *s, struct st_str *out)
 	for (;;) {
 		unsigned char c;
 
+		/* A run of bytes that need no decision (printable ASCII but
+		 * '"' and '\\'): one look-up each, while nothing is being
+		 * decoded into s->buf. */
+		if (!o)
+			while (i < n && str_plain[p[i]])
+				i++;
 		if (i >= n)
 			return false;
 		c = p[i];
@@ -916,22 +945,12 @@ struct name_set {
 	size_t mask;
 };
 
+/* Keyed (core/hash.h): a header of names crafted to collide costs what
+ * any other header of that size costs. */
 static uint64_t
 name_hash(const char *s, size_t n)
 {
-	uint64_t h = 0x9E3779B97F4A7C15u ^ n;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xFF51AFD7ED558CCDu;
-		h ^= h >> 32;
-	}
-	for (; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001B3u;
-	return h ^ h >> 29;
+	return qa_hash(s, n);
 }
 
 static bool
@@ -1430,6 +1449,11 @@ parse_header(struct st_ctx *c, const char *hdr, size_t n)
 		rc = QA_E_NOMEM;
 		goto out;
 	}
+	/* Room for every entry at once: the tensor table is not regrown
+	 * (and copied) log n times. A failure is met again, and reported,
+	 * where the tensors are added. */
+	if (!qa_inv_reserve(inv, s->n_items, 0))
+		inv->out_of_memory = false;
 	for (i = 0; i < s->n_items; i++) {
 		const struct st_item *it = &s->items[i];
 

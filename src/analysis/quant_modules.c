@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/ckd.h"
+#include "core/hash.h"
 #include "core/dtypes.h"
 
 /* ---- sibling suffixes ------------------------------------------------- */
@@ -200,18 +201,12 @@ struct map {
 	struct qa_claims *claims;	/* the config's patterns, compiled */
 };
 
+/* Names from the file: the keyed hash, so crafted names cannot all land
+ * in one chain (core/hash.h). */
 static uint64_t
 hash(const char *s, size_t n)
 {
-	/* FNV-1a 64 */
-	uint64_t h = 1469598103934665603ull;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
+	return qa_hash(s, n);
 }
 
 /* Returns the group for key, creating it if create; NULL if absent. */
@@ -297,8 +292,13 @@ mat_of(const struct qa_tensor *t)
 static bool
 is_float(const char *dt)
 {
-	return strcmp(dt, "BF16") == 0 || strcmp(dt, "F16") == 0 ||
-	       strcmp(dt, "F32") == 0 || strcmp(dt, "F64") == 0;
+	/* BF16, F16, F32, F64, without a call */
+	if (dt[0] == 'B')
+		return dt[1] == 'F' && dt[2] == '1' && dt[3] == '6' && !dt[4];
+	return dt[0] == 'F' &&
+	       ((dt[1] == '1' && dt[2] == '6') ||
+		(dt[1] == '3' && dt[2] == '2') ||
+		(dt[1] == '6' && dt[2] == '4')) && !dt[3];
 }
 
 static bool
@@ -930,7 +930,10 @@ new_module(struct qa_inventory *inv, const char *name, size_t len,
 	const struct qa_tensor *p = &inv->tensors[payload];
 
 	memset(mod, 0, sizeof(*mod));
-	mod->name = qa_arena_strndup(&inv->arena, name, len);
+	/* A module named as its whole tensor (every GGUF tensor) shares
+	 * the tensor's name: both live in the inventory's arena. */
+	mod->name = name[len] == '\0' ? name :
+		    qa_arena_strndup(&inv->arena, name, len);
 	mod->tensors = qa_arena_array(&inv->arena, n_tensors,
 				      sizeof(*mod->tensors));
 	if (!mod->name || !mod->tensors) {
@@ -1134,8 +1137,9 @@ qa_quant_modules_build(struct qa_inventory *inv)
 	m.groups = calloc(inv->n_tensors, sizeof(*m.groups));
 	m.next = calloc(inv->n_tensors, sizeof(*m.next));
 	m.sfx = calloc(inv->n_tensors, sizeof(*m.sfx));
-	inv->modules = qa_arena_array(&inv->arena, inv->n_tensors,
-				      sizeof(*inv->modules));
+	/* new_module clears each module it hands out */
+	inv->modules = qa_arena_array_uninit(&inv->arena, inv->n_tensors,
+					     sizeof(*inv->modules));
 	if (!m.cells || !m.groups || !m.next || !m.sfx || !inv->modules) {
 		inv->out_of_memory = true;
 		inv->modules = NULL;

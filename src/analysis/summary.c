@@ -206,22 +206,45 @@ ftype_of_type(int t)
 	}
 }
 
+/*
+ * The type most tensors have, ties going to the type that reached the
+ * winning count first in name order (strcmp): that is the type whose
+ * last name in that order comes first, so one pass keeping each type's
+ * count and greatest name decides it, without sorting the names. Only
+ * 2-D and larger tensors when matrices.
+ */
 static int
-cmp_name(const void *a, const void *b)
+most_common_type(const struct qa_inventory *inv, bool matrices)
 {
-	const struct qa_tensor *const *x = a, *const *y = b;
+	uint32_t counts[64] = { 0 };
+	const char *last[64] = { NULL };
+	int best = -1, t;
+	uint32_t i;
 
-	return strcmp((*x)->name, (*y)->name);
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *x = &inv->tensors[i];
+
+		t = x->ggml_type;
+		if (t < 0 || t >= 64 || !qa_ggml_type(t) ||
+		    qa_ggml_type(t)->block == 0 ||
+		    (matrices && x->n_dims < 2))
+			continue;
+		counts[t]++;
+		if (!last[t] || strcmp(x->name, last[t]) > 0)
+			last[t] = x->name;
+	}
+	for (t = 0; t < 64; t++)
+		if (counts[t] && (best < 0 || counts[t] > counts[best] ||
+				  (counts[t] == counts[best] &&
+				   strcmp(last[t], last[best]) < 0)))
+			best = t;
+	return best;
 }
 
 static void
 guess_file_type(struct qa_inventory *inv)
 {
-	uint32_t counts[64] = { 0 };
-	uint32_t best = 0;
-	int best_type = -1;
-	const struct qa_tensor **order;
-	uint32_t i, n = 0;
+	int best_type;
 
 	inv->file_type_guessed = NULL;
 	inv->dominant_type = NULL;
@@ -230,49 +253,16 @@ guess_file_type(struct qa_inventory *inv)
 		qa_llama_ftype_label(inv->hp.file_type) : NULL;
 	if (inv->kind != QA_KIND_GGUF || inv->n_tensors == 0)
 		return;
-	order = qa_arena_array(&inv->arena, inv->n_tensors, sizeof(*order));
-	if (!order) {
-		inv->out_of_memory = true;
-		return;
-	}
-	for (i = 0; i < inv->n_tensors; i++)
-		if (inv->tensors[i].ggml_type >= 0 &&
-		    inv->tensors[i].ggml_type < 64 &&
-		    qa_ggml_type(inv->tensors[i].ggml_type) &&
-		    qa_ggml_type(inv->tensors[i].ggml_type)->block != 0)
-			order[n++] = &inv->tensors[i];
-	qsort(order, n, sizeof(*order), cmp_name);
-	for (i = 0; i < n; i++) {
-		int t = order[i]->ggml_type;
-
-		counts[t]++;
-		if (counts[t] > best) {
-			best = counts[t];
-			best_type = t;
-		}
-	}
-	if (best_type >= 0)
+	best_type = most_common_type(inv, false);
+	if (best_type >= 0) {
 		inv->dominant_type = qa_ggml_type(best_type)->name;
-	if (best_type >= 0)
 		inv->file_type_guessed =
 			qa_llama_ftype_label(ftype_of_type(best_type));
+	}
 	/* The type a file-type label speaks of: the weight matrices'.
 	 * Norms and other 1-D tensors stay F32 under every file type and
 	 * may outnumber the matrices of any one type. */
-	memset(counts, 0, sizeof(counts));
-	best = 0;
-	best_type = -1;
-	for (i = 0; i < n; i++) {
-		int t = order[i]->ggml_type;
-
-		if (order[i]->n_dims < 2)
-			continue;
-		counts[t]++;
-		if (counts[t] > best) {
-			best = counts[t];
-			best_type = t;
-		}
-	}
+	best_type = most_common_type(inv, true);
 	if (best_type >= 0)
 		inv->dominant_matrix_type = qa_ggml_type(best_type)->name;
 }

@@ -64,8 +64,9 @@ new_chunk(size_t cap)
 	return c;
 }
 
-void *
-qa_arena_alloc(struct qa_arena *a, size_t n)
+/* n bytes, not cleared (the callers below fill them all). */
+static void *
+alloc_raw(struct qa_arena *a, size_t n)
 {
 	struct qa_arena_chunk *c;
 	size_t need;
@@ -94,7 +95,6 @@ qa_arena_alloc(struct qa_arena *a, size_t n)
 		}
 		c->off = need;
 		a->used += need;
-		memset(c->data, 0, need);
 		return c->data;
 	}
 	c = a->head;
@@ -112,7 +112,16 @@ qa_arena_alloc(struct qa_arena *a, size_t n)
 	p = c->data + c->off;
 	c->off += need;
 	a->used += need;
-	memset(p, 0, need);
+	return p;
+}
+
+void *
+qa_arena_alloc(struct qa_arena *a, size_t n)
+{
+	void *p = alloc_raw(a, n);
+
+	if (p)
+		memset(p, 0, n);
 	return p;
 }
 
@@ -126,6 +135,16 @@ qa_arena_array(struct qa_arena *a, size_t n, size_t sz)
 	return qa_arena_alloc(a, total);
 }
 
+void *
+qa_arena_array_uninit(struct qa_arena *a, size_t n, size_t sz)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, sz, &total))
+		return NULL;
+	return alloc_raw(a, total);
+}
+
 char *
 qa_arena_strndup(struct qa_arena *a, const char *s, size_t len)
 {
@@ -133,7 +152,7 @@ qa_arena_strndup(struct qa_arena *a, const char *s, size_t len)
 
 	if (len == SIZE_MAX)
 		return NULL;
-	p = qa_arena_alloc(a, len + 1);
+	p = alloc_raw(a, len + 1);
 	if (!p)
 		return NULL;
 	if (len)
@@ -160,7 +179,7 @@ qa_arena_printf(struct qa_arena *a, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	p = qa_arena_alloc(a, (size_t)n + 1);
+	p = alloc_raw(a, (size_t)n + 1);
 	if (!p)
 		return NULL;
 	va_start(ap, fmt);

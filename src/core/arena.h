@@ -37,6 +37,10 @@ void qa_arena_finish(struct qa_arena *a);
 void *qa_arena_alloc(struct qa_arena *a, size_t n);
 /* n elements of size sz, overflow-checked; NULL on failure. */
 void *qa_arena_array(struct qa_arena *a, size_t n, size_t sz);
+/* The same, not cleared: for arrays whose every element the caller
+ * writes before reading it (the zeroing of a large array costs as much
+ * as filling it). */
+void *qa_arena_array_uninit(struct qa_arena *a, size_t n, size_t sz);
 /* Copy of s[0..len) with a terminating NUL; NULL on failure. */
 char *qa_arena_strndup(struct qa_arena *a, const char *s, size_t len);
 char *qa_arena_strdup(struct qa_arena *a, const char *s);

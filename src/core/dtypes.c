@@ -210,9 +210,15 @@ qa_st_dtype(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++)
-		if (strcmp(st_dtypes[i].name, name) == 0)
+	/* The first two bytes rule out almost every entry without a call
+	 * (name[1] is read only when name[0] matched, so is no NUL). */
+	for (i = 0; i < sizeof(st_dtypes) / sizeof(st_dtypes[0]); i++) {
+		const char *e = st_dtypes[i].name;
+
+		if (e[0] == name[0] && e[1] == name[1] &&
+		    strcmp(e + 2, name + 2) == 0)
 			return &st_dtypes[i];
+	}
 	return NULL;
 }
 
