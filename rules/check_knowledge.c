@@ -26,18 +26,8 @@
 #include <string.h>
 
 #include "rules/check.h"
+#include "core/engines.h"
 #include "fit/gpuspec.h"
-
-enum { QA_ARCH_NATIVE, QA_ARCH_TRANSFORMERS };
-
-struct engine_arch {
-	const char *engine, *name;
-	int how;
-};
-
-struct arch_name {
-	const char *gguf, *model_type, *hf_class;
-};
 
 struct fact {
 	unsigned code;
@@ -49,30 +39,6 @@ struct fact {
 	enum qa_severity severity;
 	const char *message, *source, *as_of;
 };
-
-#define QA_ENGINE_ARCH(e, n, how, src, asof) { e, n, how },
-#define QA_ARCH_NAME(g, m, c)
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
-#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
-static const struct engine_arch engine_archs[] = {
-#include "engines.def"
-};
-#undef QA_ENGINE_ARCH
-#undef QA_ARCH_NAME
-#undef QA_KNOWLEDGE
-#undef QA_ADVISORY
-
-#define QA_ENGINE_ARCH(e, n, how, src, asof)
-#define QA_ARCH_NAME(g, m, c) { g, m, c },
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
-#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
-static const struct arch_name arch_names[] = {
-#include "engines.def"
-};
-#undef QA_ENGINE_ARCH
-#undef QA_ARCH_NAME
-#undef QA_KNOWLEDGE
-#undef QA_ADVISORY
 
 #define QA_ENGINE_ARCH(e, n, how, src, asof)
 #define QA_ARCH_NAME(g, m, c)
@@ -311,11 +277,11 @@ collect_names(struct ctx *c, const struct qa_inventory *inv)
 	add_name(c, a);
 	if (!a)
 		return;
-	for (i = 0; i < N_OF(arch_names); i++) {
-		if (strcmp(arch_names[i].gguf, a) == 0)
-			add_name(c, arch_names[i].model_type);
-		else if (strcmp(arch_names[i].model_type, a) == 0)
-			add_name(c, arch_names[i].gguf);
+	for (i = 0; i < qa_n_arch_names; i++) {
+		if (strcmp(qa_arch_names[i].gguf, a) == 0)
+			add_name(c, qa_arch_names[i].model_type);
+		else if (strcmp(qa_arch_names[i].model_type, a) == 0)
+			add_name(c, qa_arch_names[i].gguf);
 	}
 	/* Engines pick their implementation by the config's class
 	 * (convert_hf_to_gguf.py's ModelBase.register, vLLM's registry),
@@ -323,25 +289,18 @@ collect_names(struct ctx *c, const struct qa_inventory *inv)
 	 * DeepseekV3ForCausalLM. */
 	if (inv->kind == QA_KIND_GGUF || !inv->hp.arch_raw)
 		return;
-	for (i = 0; i < N_OF(arch_names); i++)
-		if (strcmp(arch_names[i].hf_class, inv->hp.arch_raw) == 0) {
-			add_name(c, arch_names[i].gguf);
-			add_name(c, arch_names[i].model_type);
+	for (i = 0; i < qa_n_arch_names; i++)
+		if (strcmp(qa_arch_names[i].hf_class, inv->hp.arch_raw) == 0) {
+			add_name(c, qa_arch_names[i].gguf);
+			add_name(c, qa_arch_names[i].model_type);
 		}
 }
 
 static bool
 engine_has(const char *engine, const char *name, int *how)
 {
-	size_t i;
-
-	for (i = 0; i < N_OF(engine_archs); i++)
-		if (strcmp(engine_archs[i].engine, engine) == 0 &&
-		    strcmp(engine_archs[i].name, name) == 0) {
-			*how = engine_archs[i].how;
-			return true;
-		}
-	return false;
+	*how = (int)qa_engine_arch(engine, name);
+	return *how != QA_ARCH_ABSENT;
 }
 
 /* "cuda12.8" -> 12 and 8 (minor -1 when absent); false when build names
@@ -465,10 +424,10 @@ vllm_class(const struct qa_inventory *inv, const struct ctx *c)
 	    inv->hp.arch_raw[0])
 		return inv->hp.arch_raw;
 	for (k = 0; k < N_OF(c->names) && c->names[k]; k++)
-		for (i = 0; i < N_OF(arch_names); i++)
-			if (strcmp(arch_names[i].gguf, c->names[k]) == 0 ||
-			    strcmp(arch_names[i].model_type, c->names[k]) == 0)
-				return arch_names[i].hf_class;
+		for (i = 0; i < qa_n_arch_names; i++)
+			if (strcmp(qa_arch_names[i].gguf, c->names[k]) == 0 ||
+			    strcmp(qa_arch_names[i].model_type, c->names[k]) == 0)
+				return qa_arch_names[i].hf_class;
 	return NULL;
 }
 

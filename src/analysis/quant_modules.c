@@ -188,7 +188,9 @@ struct group {
 	size_t len;
 	uint32_t head, tail;	/* tensor list through next[] */
 	uint32_t n;
-	int64_t slot[S_COUNT];	/* first tensor of each suffix, -1 */
+	int32_t slot[S_COUNT];	/* first tensor of each suffix, -1 (a
+				 * tensor index: below 2^31, as the
+				 * inventory limit keeps the count) */
 };
 
 struct map {
@@ -251,7 +253,7 @@ group_add(struct map *m, struct group *g, uint32_t t, enum sfx s)
 	g->tail = t;
 	g->n++;
 	if (g->slot[s] < 0)
-		g->slot[s] = t;
+		g->slot[s] = (int32_t)t;
 }
 
 /* ---- shapes ----------------------------------------------------------- */

@@ -14,6 +14,7 @@
  */
 #include "analysis/analysis.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -653,13 +654,49 @@ container_bits(const struct part *parts, size_t n)
 	return bits;
 }
 
+/*
+ * The rows of modules[] by module-name length, each length's rows in
+ * table order (first match wins): a look-up compares the few rows of
+ * its length instead of all of them. Built once per process.
+ */
+#define MODULE_LEN_MAX 48
+static uint8_t by_len[sizeof(modules) / sizeof(modules[0])];
+static uint8_t len_start[MODULE_LEN_MAX + 2];
+static pthread_once_t by_len_once = PTHREAD_ONCE_INIT;
+
+_Static_assert(sizeof(modules) / sizeof(modules[0]) <= 255,
+	       "row indices fit in uint8_t");
+
+static void
+index_modules(void)
+{
+	size_t i, len, k, count[MODULE_LEN_MAX + 2] = { 0 };
+
+	/* a counting sort by length, stable: table order within a length */
+	for (i = 0; i < sizeof(modules) / sizeof(modules[0]); i++)
+		if (modules[i].module.n <= MODULE_LEN_MAX)
+			count[modules[i].module.n]++;
+	for (len = 0, k = 0; len <= MODULE_LEN_MAX; len++) {
+		len_start[len] = (uint8_t)k;
+		k += count[len];
+		count[len] = len_start[len];
+	}
+	len_start[MODULE_LEN_MAX + 1] = (uint8_t)k;
+	for (i = 0; i < sizeof(modules) / sizeof(modules[0]); i++)
+		if (modules[i].module.n <= MODULE_LEN_MAX)
+			by_len[count[modules[i].module.n]++] = (uint8_t)i;
+}
+
 static const struct role_pattern *
 lookup(struct part mod, const struct scope *sc, unsigned bits)
 {
-	size_t i;
+	size_t k;
 
-	for (i = 0; i < sizeof(modules) / sizeof(modules[0]); i++) {
-		const struct role_pattern *e = &modules[i];
+	if (mod.n > MODULE_LEN_MAX)
+		return NULL;
+	pthread_once(&by_len_once, index_modules);
+	for (k = len_start[mod.n]; k < len_start[mod.n + 1]; k++) {
+		const struct role_pattern *e = &modules[by_len[k]];
 
 		if (!part_is_lit(mod, &e->module))
 			continue;

@@ -7,21 +7,25 @@
  * larger than a quarter of 64 KiB gets a chunk of its own so big token
  * tables do not waste the tail of a chunk.
  */
+#define _GNU_SOURCE	/* MAP_ANONYMOUS, MAP_POPULATE */
 #include "core/arena.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
 #define FIRST_CHUNK_SIZE ((size_t)4 * 1024)
 #define ALIGNMENT ((size_t)16)
+#define POPULATE_MIN ((size_t)1 << 20)
 
 struct qa_arena_chunk {
 	struct qa_arena_chunk *next;
 	size_t cap;	/* usable bytes in data[] */
 	size_t off;	/* next free byte */
+	size_t mapped;	/* bytes mmap'd for it, 0 when malloc'd */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -41,7 +45,11 @@ qa_arena_finish(struct qa_arena *a)
 
 	while (c) {
 		struct qa_arena_chunk *next = c->next;
-		free(c);
+
+		if (c->mapped)
+			munmap(c, c->mapped);
+		else
+			free(c);
 		c = next;
 	}
 	a->head = NULL;
@@ -55,9 +63,27 @@ new_chunk(size_t cap)
 
 	if (cap > SIZE_MAX - sizeof(*c))
 		return NULL;
+	if (cap >= POPULATE_MIN) {
+		/* A large array (a table of 100k tensors is 17 MB) is
+		 * filled right away: its pages are mapped in one call
+		 * instead of one page fault per 4 KiB as it fills. */
+		void *m = mmap(NULL, sizeof(*c) + cap, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+			       0);
+
+		if (m != MAP_FAILED) {
+			c = m;
+			c->mapped = sizeof(*c) + cap;
+			c->next = NULL;
+			c->cap = cap;
+			c->off = 0;
+			return c;
+		}
+	}
 	c = malloc(sizeof(*c) + cap);
 	if (!c)
 		return NULL;
+	c->mapped = 0;
 	c->next = NULL;
 	c->cap = cap;
 	c->off = 0;

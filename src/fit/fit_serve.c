@@ -11,6 +11,7 @@
 
 #include "core/ckd.h"
 #include "core/inventory.h"
+#include "core/engines.h"
 
 static uint64_t
 cdiv(uint64_t a, uint64_t b)
@@ -123,41 +124,6 @@ qa_serve_rank_bytes(const struct qa_serve_tp *w, const struct qa_tensor *t)
 
 /* ---- registry lookup ------------------------------------------------ */
 
-enum { QA_ARCH_NATIVE = 1, QA_ARCH_TRANSFORMERS };
-
-struct engine_arch {
-	const char *engine, *name;
-	int how;
-};
-
-struct arch_name {
-	const char *gguf, *model_type, *hf_class;
-};
-
-#define QA_ENGINE_ARCH(e, n, how, src, asof) { e, n, how },
-#define QA_ARCH_NAME(g, m, c)
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
-#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
-static const struct engine_arch engine_archs[] = {
-#include "rules/engines.def"
-};
-#undef QA_ENGINE_ARCH
-#undef QA_ARCH_NAME
-#undef QA_KNOWLEDGE
-#undef QA_ADVISORY
-
-#define QA_ENGINE_ARCH(e, n, how, src, asof)
-#define QA_ARCH_NAME(g, m, c) { g, m, c },
-#define QA_KNOWLEDGE(code, e, a, l, q, lo, hi, g, b, sev, msg, src, asof)
-#define QA_ADVISORY(code, e, lo, hi, g, b, sev, msg, src, asof)
-static const struct arch_name arch_names[] = {
-#include "rules/engines.def"
-};
-#undef QA_ENGINE_ARCH
-#undef QA_ARCH_NAME
-#undef QA_KNOWLEDGE
-#undef QA_ADVISORY
-
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The class a GGUF architecture or model_type name maps to, or NULL. */
@@ -168,10 +134,10 @@ mapped_class(const char *name)
 
 	if (!name)
 		return NULL;
-	for (i = 0; i < N_OF(arch_names); i++)
-		if (strcmp(arch_names[i].gguf, name) == 0 ||
-		    strcmp(arch_names[i].model_type, name) == 0)
-			return arch_names[i].hf_class;
+	for (i = 0; i < qa_n_arch_names; i++)
+		if (strcmp(qa_arch_names[i].gguf, name) == 0 ||
+		    strcmp(qa_arch_names[i].model_type, name) == 0)
+			return qa_arch_names[i].hf_class;
 	return NULL;
 }
 
@@ -180,7 +146,6 @@ qa_serve_arch_support(const char *engine, const struct qa_inventory *inv,
 		      const char **cls_out)
 {
 	const char *cls = NULL;
-	size_t i;
 
 	/* Engines pick the implementation by the config's class, not its
 	 * model_type (vLLM registry.py, SGLang models/registry.py
@@ -196,11 +161,12 @@ qa_serve_arch_support(const char *engine, const struct qa_inventory *inv,
 		*cls_out = cls;
 	if (!cls)
 		return QA_SERVE_ARCH_UNKNOWN;
-	for (i = 0; i < N_OF(engine_archs); i++)
-		if (strcmp(engine_archs[i].engine, engine) == 0 &&
-		    strcmp(engine_archs[i].name, cls) == 0)
-			return engine_archs[i].how == QA_ARCH_TRANSFORMERS ?
-			       QA_SERVE_ARCH_TRANSFORMERS :
-			       QA_SERVE_ARCH_NATIVE;
-	return QA_SERVE_ARCH_ABSENT;
+	switch (qa_engine_arch(engine, cls)) {
+	case QA_ARCH_TRANSFORMERS:
+		return QA_SERVE_ARCH_TRANSFORMERS;
+	case QA_ARCH_NATIVE:
+		return QA_SERVE_ARCH_NATIVE;
+	default:
+		return QA_SERVE_ARCH_ABSENT;
+	}
 }
