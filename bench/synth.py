@@ -285,8 +285,12 @@ def write_st_folder(folder, config, tensors, n_shards):
         write_st(os.path.join(folder, name), part)
         for t in part:
             weight_map[t[0]] = name
+    # As huggingface_hub's save_torch_state_dict and transformers'
+    # save_pretrained write it: json.dumps(index, indent=2, sort_keys=True)
+    # plus a newline (huggingface_hub src/huggingface_hub/serialization/_torch.py).
     with open(os.path.join(folder, "model.safetensors.index.json"), "w") as f:
-        json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2)
+        f.write(json.dumps({"metadata": {"total_size": total}, "weight_map": weight_map},
+                           indent=2, sort_keys=True) + "\n")
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     return folder

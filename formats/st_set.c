@@ -120,15 +120,19 @@ unsafe_shard_name(const char *s)
 static int64_t
 find_escaped_nul(const char *j, size_t n)
 {
-	size_t i;
+	const char *p = j, *end = j + n;
 
-	for (i = 0; i + 1 < n; i++) {
-		if (j[i] != '\\')
-			continue;
+	/* from backslash to backslash (memchr: the bytes between are not
+	 * looked at one by one) */
+	while (p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+		size_t i = (size_t)(p - j);
+
+		if (i + 1 >= n)
+			break;
 		if (j[i + 1] == 'u' && i + 6 <= n &&
 		    memcmp(j + i + 2, "0000", 4) == 0)
 			return (int64_t)i;
-		i++;	/* skip the escaped character */
+		p += 2;	/* past the escaped character */
 	}
 	return -1;
 }
@@ -284,16 +288,6 @@ cmp_entry_tensor(const void *a, const void *b)
 		      ((const struct idx_entry *)b)->tensor);
 }
 
-static const struct idx_entry *
-index_find(const struct st_index *ix, const char *tensor)
-{
-	struct idx_entry key = { .tensor = tensor };
-
-	if (!ix->n)
-		return NULL;
-	return bsearch(&key, ix->e, ix->n, sizeof(*ix->e), cmp_entry_tensor);
-}
-
 static bool
 index_names_shard(const struct st_index *ix, const char *name)
 {
@@ -302,15 +296,41 @@ index_names_shard(const struct st_index *ix, const char *name)
 		       cmp_str) != NULL;
 }
 
+/* Whether base[0..n) is in cmp's order already: writers emit the
+ * weight_map with its keys sorted (transformers' save_pretrained dumps
+ * the index with sort_keys=True), and a check of n - 1 pairs is cheaper
+ * than a merge sort that does not notice. */
+static bool
+in_order(const void *base, size_t n, size_t size,
+	 int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return false;
+	return true;
+}
+
+static void
+sort_unless_sorted(void *base, size_t n, size_t size,
+		   int (*cmp)(const void *, const void *))
+{
+	if (!in_order(base, n, size, cmp))
+		qsort(base, n, size, cmp);
+}
+
 /* Reads the index file (already added as a file) into ix. */
 static int
 parse_index(struct qa_inventory *inv, struct qa_source *src,
 	    struct st_index *ix)
 {
 	cJSON *root = NULL, *wm = NULL, *md = NULL, *ch;
+	const char *last_shard = NULL;
 	char *buf;
 	int64_t nul;
-	size_t i, n_wm = 0;
+	size_t i, n_wm = 0, n_runs = 0;
 	int rc = QA_OK;
 
 	if (src->size > INDEX_MAX_BYTES) {
@@ -373,23 +393,30 @@ parse_index(struct qa_inventory *inv, struct qa_source *src,
 			continue;
 		}
 		ix->e[ix->n].tensor = qa_arena_strdup(&inv->arena, ch->string);
-		ix->e[ix->n].shard = qa_arena_strdup(&inv->arena,
-						     ch->valuestring);
+		/* A run of tensors in one shard shares one copy of its
+		 * name (and only the first of the run is a new shard). */
+		if (last_shard && strcmp(last_shard, ch->valuestring) == 0) {
+			ix->e[ix->n].shard = last_shard;
+		} else {
+			ix->e[ix->n].shard = last_shard =
+				qa_arena_strdup(&inv->arena, ch->valuestring);
+			if (last_shard)
+				ix->shards[n_runs++] = last_shard;
+		}
 		if (!ix->e[ix->n].tensor || !ix->e[ix->n].shard) {
 			rc = QA_E_NOMEM;
 			goto out;
 		}
-		ix->shards[ix->n] = ix->e[ix->n].shard;
 		ix->n++;
 	}
 	/* Distinct shard names. */
-	qsort(ix->shards, ix->n, sizeof(*ix->shards), cmp_str);
-	for (i = 0; i < ix->n; i++)
+	sort_unless_sorted(ix->shards, n_runs, sizeof(*ix->shards), cmp_str);
+	for (i = 0; i < n_runs; i++)
 		if (ix->n_shards == 0 ||
 		    strcmp(ix->shards[ix->n_shards - 1], ix->shards[i]) != 0)
 			ix->shards[ix->n_shards++] = ix->shards[i];
 	/* Tensors listed twice: serde and Python keep the last mapping. */
-	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_entry_tensor);
+	sort_unless_sorted(ix->e, ix->n, sizeof(*ix->e), cmp_entry_tensor);
 	for (i = 1; i < ix->n; i++)
 		if (strcmp(ix->e[i].tensor, ix->e[i - 1].tensor) == 0)
 			qa_inv_finding(inv, QA1301, ix->path, -1,
@@ -483,24 +510,6 @@ struct set_files {
 	uint32_t first_tensor, end_tensor;
 	bool *extra;				/* per file, from first_file */
 };
-
-/* Range of tensor indices with this name in the sorted index array. */
-static size_t
-tidx_lower(const struct qa_inventory *inv, const uint32_t *ti, size_t n,
-	   const char *name)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(inv->tensors[ti[mid]].name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /* A numbered file of the set: its (X, n) group and part number. */
 struct numbered {
@@ -704,9 +713,12 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	size_t nt = sf->end_tensor - sf->first_tensor, i;
 	size_t nf = sf->end_file - sf->first_file;
 	struct file_ref *files = NULL;
-	uint32_t *ti = NULL;
+	const struct idx_entry **match = NULL;
+	uint32_t *ti = NULL, fi = UINT32_MAX;
+	size_t kk;
+	const char *last_shard = NULL;
 	uint64_t sum = 0;
-	bool shard_missing = false;
+	bool shard_missing = false, unsafe = false;
 
 	ti = malloc((nt ? nt : 1) * sizeof(*ti));
 	files = malloc((nf ? nf : 1) * sizeof(*files));
@@ -723,7 +735,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	for (i = 0; i < nt; i++)
 		ti[i] = sf->first_tensor + (uint32_t)i;
 	sort_tensors = inv->tensors;
-	qsort(ti, nt, sizeof(*ti), cmp_tidx);
+	sort_unless_sorted(ti, nt, sizeof(*ti), cmp_tidx);
 	sort_tensors = NULL;
 	for (i = 1; i < nt; i++) {
 		const struct qa_tensor *a = &inv->tensors[ti[i - 1]];
@@ -738,20 +750,43 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 		goto out;
 	/* Ghost keys: mapped to a present shard that lacks the tensor. Files
 	 * and tensors are found by binary search: O(entries log n). */
-	for (i = 0; i < ix->n; i++) {
+	/* Both lists are sorted by name: one merged walk pairs every entry
+	 * with the tensors of its name (k only moves forward), and every
+	 * tensor with its entry (the last of equal entries, as Python's
+	 * dict keeps the last). */
+	match = calloc(nt ? nt : 1, sizeof(*match));
+	if (!match) {
+		free(ti);
+		free(files);
+		return QA_E_NOMEM;
+	}
+	for (i = 0, kk = 0; i < ix->n; i++) {
 		const struct idx_entry *e = &ix->e[i];
-		uint32_t fi = find_file(files, nf, e->shard);
 		size_t k;
 		bool found = false;
 
-		if (fi == UINT32_MAX || unsafe_shard_name(e->shard)) {
+		while (kk < nt &&
+		       strcmp(inv->tensors[ti[kk]].name, e->tensor) < 0)
+			kk++;
+		for (k = kk; k < nt &&
+			     strcmp(inv->tensors[ti[k]].name, e->tensor) == 0;
+		     k++)
+			match[ti[k] - sf->first_tensor] = e;
+
+		/* entries of one shard share its name: looked up once */
+		if (e->shard != last_shard) {
+			last_shard = e->shard;
+			fi = find_file(files, nf, e->shard);
+			unsafe = unsafe_shard_name(e->shard);
+		}
+		if (fi == UINT32_MAX || unsafe) {
 			/* missing or unsafe: reported already, and the
 			 * headers cannot add up to total_size */
 			shard_missing = true;
 			continue;
 		}
-		for (k = tidx_lower(inv, ti, nt, e->tensor);
-		     k < nt && strcmp(inv->tensors[ti[k]].name, e->tensor) == 0;
+		for (k = kk; k < nt &&
+			     strcmp(inv->tensors[ti[k]].name, e->tensor) == 0;
 		     k++)
 			if (inv->tensors[ti[k]].file == fi)
 				found = true;
@@ -770,7 +805,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 			continue;	/* whole file reported as QA1305 */
 		if (qa_ckd_add(&sum, sum, t->bytes))
 			sum = UINT64_MAX;
-		e = index_find(ix, t->name);
+		e = match[i - sf->first_tensor];
 		if (!e)
 			qa_inv_finding(inv, QA1303, f->path, (int64_t)t->offset,
 				       t->name,
@@ -791,6 +826,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 			       (unsigned long long)ix->total,
 			       (unsigned long long)sum);
 out:
+	free(match);
 	free(ti);
 	free(files);
 	return QA_OK;

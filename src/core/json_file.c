@@ -53,6 +53,17 @@ rewrite(const char *text, size_t len, char *out, struct shift *map,
 		size_t k;
 
 		if (in_str) {
+			/* the run up to the next quote or backslash, at once */
+			size_t j = i;
+
+			while (j < len && text[j] != '"' && text[j] != '\\')
+				j++;
+			memcpy(out + o, text + i, j - i);
+			o += j - i;
+			i = j;
+			if (i >= len)
+				break;
+			c = text[i];
 			out[o++] = c;
 			i++;
 			if (c == '\\' && i + 5 <= len &&
@@ -73,6 +84,12 @@ rewrite(const char *text, size_t len, char *out, struct shift *map,
 		}
 		if (c == '"') {
 			in_str = true;
+			out[o++] = c;
+			i++;
+			continue;
+		}
+		/* every Python token starts with one of these */
+		if (c != 'N' && c != 'I' && c != '-') {
 			out[o++] = c;
 			i++;
 			continue;
