@@ -1298,11 +1298,18 @@ static struct hits
 lookup(struct matcher *mx, const char *name, size_t n, enum qa_role role,
        bool count)
 {
-	uint32_t hash = memo_hash(name, n, (int)role);
+	uint32_t hash;
 	struct memo *m;
 	struct hits h;
 	size_t b;
 
+	/* No pattern in the config (most configs: no ignore list, no
+	 * per-module override): nothing can match, nothing is unsure. */
+	if (mx->n == 0) {
+		hits_init(&h);
+		return h;
+	}
+	hash = memo_hash(name, n, (int)role);
 	for (m = mx->memo ? mx->memo[hash & (mx->memo_buckets - 1)] : NULL;
 	     m && !count; m = m->next)
 		if (m->n == n && m->role == (int)role &&
