@@ -38,6 +38,7 @@
 #include "core/json_file.h"
 #include "formats/format.h"
 #include "formats/pickle.h"
+#include "formats/weight_index.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -2324,24 +2325,6 @@ shard_name(const char *name, size_t *prefix_len, uint32_t *k, uint32_t *n)
 	return true;
 }
 
-/* A weight_map value a loader could resolve outside the folder
- * (formats/st_set.c applies the same rule to safetensors indexes). */
-static bool
-unsafe_shard(const char *s)
-{
-	const unsigned char *p;
-
-	if (!*s || s[0] == '/' || strstr(s, "..") || strchr(s, '\\') ||
-	    strstr(s, "://"))
-		return true;
-	if (((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) &&
-	    s[1] == ':')
-		return true;
-	for (p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7F)
-			return true;
-	return false;
-}
 
 static char *
 join_path(struct qa_inventory *inv, const char *dir, const char *name)
@@ -2405,135 +2388,6 @@ load_one(struct qa_inventory *inv, const char *path, enum qa_file_role role,
 
 /* ---- sharded sets ---------------------------------------------------------------- */
 
-struct pidx_entry {
-	const char *tensor;	/* inventory arena */
-	const char *shard;
-};
-
-struct pidx {
-	bool valid;
-	struct pidx_entry *e;	/* malloc'd, sorted by tensor */
-	size_t n;
-	const char **shards;	/* distinct, sorted (malloc'd array) */
-	size_t n_shards;
-	bool have_total, total_bad;
-	uint64_t total;
-	const char *path;
-};
-
-static int
-cmp_pidx(const void *a, const void *b)
-{
-	return strcmp(((const struct pidx_entry *)a)->tensor,
-		      ((const struct pidx_entry *)b)->tensor);
-}
-
-static int
-cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static bool
-pidx_names_shard(const struct pidx *ix, const char *name)
-{
-	return ix->valid && ix->n_shards &&
-	       bsearch(&name, ix->shards, ix->n_shards, sizeof(*ix->shards),
-		       cmp_cstr);
-}
-
-static int
-parse_pidx(struct qa_inventory *inv, struct qa_source *src, struct pidx *ix)
-{
-	cJSON *root, *wm = NULL, *md = NULL, *ch;
-	size_t n = 0, i;
-	int rc = QA_OK;
-
-	if (src->size > QA_PT_INDEX_MAX) {
-		qa_inv_finding(inv, QA1901, ix->path, -1, NULL,
-			       "index is %llu bytes, more than the %llu "
-			       "quantaudit reads", (unsigned long long)src->size,
-			       (unsigned long long)QA_PT_INDEX_MAX);
-		return QA_OK;
-	}
-	root = qa_json_read_source(src, QA_PT_INDEX_MAX, NULL);
-	if (!root || !cJSON_IsObject(root)) {
-		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-			       "index is not a JSON object");
-		cJSON_Delete(root);
-		return QA_OK;
-	}
-	for (ch = root->child; ch; ch = ch->next) {
-		if (strcmp(ch->string, "weight_map") == 0 && !wm)
-			wm = ch;
-		else if (strcmp(ch->string, "weight_map") == 0)
-			qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-				       "\"weight_map\" appears twice");
-		else if (strcmp(ch->string, "metadata") == 0 && !md)
-			md = ch;
-	}
-	if (!wm || !cJSON_IsObject(wm)) {
-		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-			       "index has no \"weight_map\" object");
-		goto out;
-	}
-	for (ch = wm->child; ch; ch = ch->next)
-		n++;
-	ix->e = malloc((n ? n : 1) * sizeof(*ix->e));
-	ix->shards = malloc((n ? n : 1) * sizeof(*ix->shards));
-	if (!ix->e || !ix->shards) {
-		rc = QA_E_NOMEM;
-		goto out;
-	}
-	ix->valid = true;
-	for (ch = wm->child; ch; ch = ch->next) {
-		if (!cJSON_IsString(ch)) {
-			qa_inv_finding(inv, QA1301, ix->path, -1, ch->string,
-				       "weight_map value is not a file name "
-				       "string");
-			continue;
-		}
-		ix->e[ix->n].tensor = qa_arena_strdup(&inv->arena, ch->string);
-		ix->e[ix->n].shard = qa_arena_strdup(&inv->arena,
-						     ch->valuestring);
-		if (!ix->e[ix->n].tensor || !ix->e[ix->n].shard) {
-			rc = QA_E_NOMEM;
-			goto out;
-		}
-		ix->shards[ix->n] = ix->e[ix->n].shard;
-		ix->n++;
-	}
-	qsort(ix->shards, ix->n, sizeof(*ix->shards), cmp_cstr);
-	for (i = 0; i < ix->n; i++)
-		if (ix->n_shards == 0 ||
-		    strcmp(ix->shards[ix->n_shards - 1], ix->shards[i]) != 0)
-			ix->shards[ix->n_shards++] = ix->shards[i];
-	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_pidx);
-	for (i = 1; i < ix->n; i++)
-		if (strcmp(ix->e[i].tensor, ix->e[i - 1].tensor) == 0)
-			qa_inv_finding(inv, QA1301, ix->path, -1,
-				       ix->e[i].tensor,
-				       "weight_map lists the tensor twice");
-	if (md && cJSON_IsObject(md)) {
-		const cJSON *t = qa_json_child(md, "total_size");
-
-		if (t) {
-			double d = t->valuedouble;
-
-			ix->have_total = true;
-			if (!cJSON_IsNumber(t) || !(d >= 0.0) ||
-			    d > 9007199254740992.0 || d != (double)(uint64_t)d)
-				ix->total_bad = true;
-			else
-				inv->weights.declared_bytes = ix->total =
-					(uint64_t)d;
-		}
-	}
-out:
-	cJSON_Delete(root);
-	return rc;
-}
-
 static const struct qa_inventory *sort_inv;
 
 static int
@@ -2557,7 +2411,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	struct qa_dirent *ents = NULL;
 	size_t n = 0, i, fpl = 0, nt;
 	uint32_t fk, fn, first_file, first_tensor, *ti = NULL;
-	struct pidx ix;
+	struct qa_weight_index ix;
 	bool *take = NULL, *extra = NULL, shard_missing = false;
 	uint64_t sum = 0;
 	int rc;
@@ -2593,7 +2447,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		f->format = "json";
 		f->bytes = src.size;
 		ix.path = f->path;
-		rc = parse_pidx(inv, &src, &ix);
+		rc = qa_weight_index_read(inv, &src, &ix);
 		qa_source_close(&src);
 		if (rc != QA_OK)
 			goto out;
@@ -2613,7 +2467,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 
 		if (ents[i].kind != QA_NODE_FILE)
 			continue;
-		if (pidx_names_shard(&ix, nm))
+		if (qa_weight_index_names_shard(&ix, nm))
 			take[i] = true;
 		else if (filter)
 			take[i] = shard_name(nm, &pl, &k, &m) && m == fn &&
@@ -2621,7 +2475,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		else
 			take[i] = strncmp(nm, "pytorch_model", 13) == 0 &&
 				  ends_with(nm, ".bin");
-		if (take[i] && ix.valid && !pidx_names_shard(&ix, nm))
+		if (take[i] && ix.valid && !qa_weight_index_names_shard(&ix, nm))
 			extra[i] = true;
 	}
 	for (i = 0; ix.valid && i < ix.n_shards; i++) {
@@ -2629,7 +2483,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		size_t j;
 		bool there = false;
 
-		if (unsafe_shard(s)) {
+		if (qa_unsafe_shard_name(s)) {
 			qa_inv_finding(inv, QA1306, ix.path, -1, NULL,
 				       "weight_map names \"%s\", which is not a "
 				       "plain file name in the model folder; it "
@@ -2771,14 +2625,14 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	}
 	if (ix.valid) {
 		for (i = 0; i < ix.n; i++) {
-			const struct pidx_entry *e = &ix.e[i];
+			const struct qa_weight_entry *e = &ix.e[i];
 			uint32_t f;
 			size_t lo = 0, hi = nt;
 			bool loaded = false, there = false;
 
 			for (f = first_file; f < inv->n_files; f++)
 				if (strcmp(inv->files[f].name, e->shard) == 0 &&
-				    !unsafe_shard(e->shard)) {
+				    !qa_unsafe_shard_name(e->shard)) {
 					loaded = true;
 					break;
 				}
@@ -2806,15 +2660,13 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		for (i = first_tensor; i < inv->n_tensors; i++) {
 			const struct qa_tensor *t = &inv->tensors[i];
 			const struct qa_file *f = &inv->files[t->file];
-			struct pidx_entry key = { .tensor = t->name };
-			const struct pidx_entry *e;
+			const struct qa_weight_entry *e;
 
 			if (f->unlisted)
 				continue;
 			if (qa_ckd_add(&sum, sum, t->bytes))
 				sum = UINT64_MAX;
-			e = ix.n ? bsearch(&key, ix.e, ix.n, sizeof(*ix.e),
-					   cmp_pidx) : NULL;
+			e = qa_weight_index_find(&ix, t->name);
 			if (!e)
 				qa_inv_finding(inv, QA1303, f->path,
 					       (int64_t)t->offset, t->name,
@@ -2845,8 +2697,6 @@ out:
 	free(ti);
 	free(take);
 	free(extra);
-	free(ix.e);
-	free(ix.shards);
 	qa_dirents_free(ents, n);
 	return rc;
 }

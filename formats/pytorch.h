@@ -41,8 +41,8 @@
 #define QA_PT_MAX_VISITS ((uint64_t)64 << 20)
 /* Nesting of dicts and lists followed to find tensors. */
 #define QA_PT_MAX_DEPTH 32
-/* Bytes of a *.bin.index.json read. */
-#define QA_PT_INDEX_MAX ((uint64_t)100000000)
+/* A *.bin.index.json is read by formats/weight_index.c, to at most
+ * QA_WEIGHT_INDEX_MAX bytes. */
 
 /*
  * The format table row's probe: 95 for a zip whose first member is a

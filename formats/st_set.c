@@ -18,20 +18,17 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
-#include "core/json_file.h"
+#include "formats/weight_index.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <cjson/cJSON.h>
 
 #include "core/ckd.h"
 #include "core/confine.h"
 
 /* An index is a few hundred bytes per tensor; 100 MB (the safetensors
  * header cap) is ~10^6 tensors, far beyond any published model. */
-#define INDEX_MAX_BYTES ((uint64_t)100000000)
 /* Findings for missing numbered parts beyond this are summarised. */
 #define MAX_PART_FINDINGS 32
 
@@ -91,50 +88,6 @@ parse_shard_name(const char *name, struct shard_name *out)
 		return false;
 	out->prefix_len = s - 1;
 	return true;
-}
-
-/*
- * A weight_map value a loader could be tricked into resolving outside the
- * folder: absolute, a drive letter, "..", a backslash, a URL, a control
- * character. (An escaped NUL is caught on the raw text; cJSON truncates
- * the string there.)
- */
-static bool
-unsafe_shard_name(const char *s)
-{
-	const unsigned char *p;
-
-	if (!*s || s[0] == '/' || strstr(s, "..") || strchr(s, '\\') ||
-	    strstr(s, "://"))
-		return true;
-	if (((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) &&
-	    s[1] == ':')
-		return true;
-	for (p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7F)
-			return true;
-	return false;
-}
-
-/* Offset of the first escaped NUL (\u0000) inside a JSON string, or -1. */
-static int64_t
-find_escaped_nul(const char *j, size_t n)
-{
-	const char *p = j, *end = j + n;
-
-	/* from backslash to backslash (memchr: the bytes between are not
-	 * looked at one by one) */
-	while (p < end && (p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
-		size_t i = (size_t)(p - j);
-
-		if (i + 1 >= n)
-			break;
-		if (j[i + 1] == 'u' && i + 6 <= n &&
-		    memcmp(j + i + 2, "0000", 4) == 0)
-			return (int64_t)i;
-		p += 2;	/* past the escaped character */
-	}
-	return -1;
 }
 
 /* ---- folder listing --------------------------------------------------- */
@@ -261,190 +214,6 @@ join_path(struct qa_inventory *inv, const char *dir, const char *name)
 	if (!p)
 		inv->out_of_memory = true;
 	return p;
-}
-
-/* ---- index ------------------------------------------------------------ */
-
-struct idx_entry {
-	const char *tensor;	/* arena */
-	const char *shard;	/* arena, points into st_index.shards */
-};
-
-struct st_index {
-	bool valid;
-	struct idx_entry *e;	/* sorted by tensor */
-	size_t n;
-	const char **shards;	/* distinct shard names, sorted */
-	size_t n_shards;
-	bool have_total, total_bad;
-	uint64_t total;
-	const char *path;	/* display path */
-};
-
-static int
-cmp_entry_tensor(const void *a, const void *b)
-{
-	return strcmp(((const struct idx_entry *)a)->tensor,
-		      ((const struct idx_entry *)b)->tensor);
-}
-
-static bool
-index_names_shard(const struct st_index *ix, const char *name)
-{
-	return ix->valid && ix->n_shards &&
-	       bsearch(&name, ix->shards, ix->n_shards, sizeof(*ix->shards),
-		       cmp_str) != NULL;
-}
-
-/* Whether base[0..n) is in cmp's order already: writers emit the
- * weight_map with its keys sorted (transformers' save_pretrained dumps
- * the index with sort_keys=True), and a check of n - 1 pairs is cheaper
- * than a merge sort that does not notice. */
-static bool
-in_order(const void *base, size_t n, size_t size,
-	 int (*cmp)(const void *, const void *))
-{
-	const char *p = base;
-	size_t i;
-
-	for (i = 1; i < n; i++)
-		if (cmp(p + (i - 1) * size, p + i * size) > 0)
-			return false;
-	return true;
-}
-
-static void
-sort_unless_sorted(void *base, size_t n, size_t size,
-		   int (*cmp)(const void *, const void *))
-{
-	if (!in_order(base, n, size, cmp))
-		qsort(base, n, size, cmp);
-}
-
-/* Reads the index file (already added as a file) into ix. */
-static int
-parse_index(struct qa_inventory *inv, struct qa_source *src,
-	    struct st_index *ix)
-{
-	cJSON *root = NULL, *wm = NULL, *md = NULL, *ch;
-	const char *last_shard = NULL;
-	char *buf;
-	int64_t nul;
-	size_t i, n_wm = 0, n_runs = 0;
-	int rc = QA_OK;
-
-	if (src->size > INDEX_MAX_BYTES) {
-		qa_inv_finding(inv, QA1901, ix->path, -1, NULL,
-			       "index is %llu bytes, more than the %llu quantaudit reads",
-			       (unsigned long long)src->size,
-			       (unsigned long long)INDEX_MAX_BYTES);
-		return QA_OK;
-	}
-	buf = malloc((size_t)src->size + 1);
-	if (!buf)
-		return QA_E_NOMEM;
-	rc = qa_source_read(src, 0, buf, (size_t)src->size);
-	if (rc != QA_OK) {
-		free(buf);
-		return QA_E_IO;
-	}
-	buf[src->size] = '\0';
-	nul = find_escaped_nul(buf, (size_t)src->size);
-	if (nul >= 0)
-		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
-			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
-	root = qa_json_parse_python(buf, (size_t)src->size, NULL);
-	free(buf);
-	if (!root || !cJSON_IsObject(root)) {
-		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-			       "index is not a JSON object");
-		goto out;
-	}
-	for (ch = root->child; ch; ch = ch->next) {
-		if (strcmp(ch->string, "weight_map") == 0) {
-			if (wm)
-				qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-					       "\"weight_map\" appears twice");
-			else
-				wm = ch;
-		} else if (strcmp(ch->string, "metadata") == 0 && !md) {
-			md = ch;
-		}
-	}
-	if (!wm || !cJSON_IsObject(wm)) {
-		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-			       "index has no \"weight_map\" object");
-		goto out;
-	}
-	ix->valid = true;
-	for (ch = wm->child; ch; ch = ch->next)
-		n_wm++;
-	ix->e = qa_arena_array(&inv->arena, n_wm ? n_wm : 1, sizeof(*ix->e));
-	ix->shards = qa_arena_array(&inv->arena, n_wm ? n_wm : 1,
-				    sizeof(*ix->shards));
-	if (!ix->e || !ix->shards) {
-		rc = QA_E_NOMEM;
-		goto out;
-	}
-	for (ch = wm->child; ch; ch = ch->next) {
-		if (!cJSON_IsString(ch)) {
-			qa_inv_finding(inv, QA1301, ix->path, -1, ch->string,
-				       "weight_map value is not a file name string");
-			continue;
-		}
-		ix->e[ix->n].tensor = qa_arena_strdup(&inv->arena, ch->string);
-		/* A run of tensors in one shard shares one copy of its
-		 * name (and only the first of the run is a new shard). */
-		if (last_shard && strcmp(last_shard, ch->valuestring) == 0) {
-			ix->e[ix->n].shard = last_shard;
-		} else {
-			ix->e[ix->n].shard = last_shard =
-				qa_arena_strdup(&inv->arena, ch->valuestring);
-			if (last_shard)
-				ix->shards[n_runs++] = last_shard;
-		}
-		if (!ix->e[ix->n].tensor || !ix->e[ix->n].shard) {
-			rc = QA_E_NOMEM;
-			goto out;
-		}
-		ix->n++;
-	}
-	/* Distinct shard names. */
-	sort_unless_sorted(ix->shards, n_runs, sizeof(*ix->shards), cmp_str);
-	for (i = 0; i < n_runs; i++)
-		if (ix->n_shards == 0 ||
-		    strcmp(ix->shards[ix->n_shards - 1], ix->shards[i]) != 0)
-			ix->shards[ix->n_shards++] = ix->shards[i];
-	/* Tensors listed twice: serde and Python keep the last mapping. */
-	sort_unless_sorted(ix->e, ix->n, sizeof(*ix->e), cmp_entry_tensor);
-	for (i = 1; i < ix->n; i++)
-		if (strcmp(ix->e[i].tensor, ix->e[i - 1].tensor) == 0)
-			qa_inv_finding(inv, QA1301, ix->path, -1,
-				       ix->e[i].tensor,
-				       "weight_map lists the tensor twice");
-	if (md && cJSON_IsObject(md)) {
-		for (ch = md->child; ch; ch = ch->next) {
-			double d;
-
-			if (strcmp(ch->string, "total_size") != 0)
-				continue;
-			ix->have_total = true;
-			d = ch->valuedouble;
-			if (!cJSON_IsNumber(ch) || !(d >= 0.0) ||
-			    d > 9007199254740992.0 ||
-			    d != (double)(uint64_t)d)
-				ix->total_bad = true;
-			else
-				inv->weights.declared_bytes = ix->total =
-					(uint64_t)d;
-			break;
-		}
-	}
-out:
-	cJSON_Delete(root);
-	if (rc == QA_E_NOMEM)
-		inv->out_of_memory = true;
-	return rc;
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -708,12 +477,12 @@ find_file(const struct file_ref *f, size_t n, const char *name)
 /* Cross-file checks: duplicates across shards and the index agreement. */
 static int
 check_set(struct qa_inventory *inv, const struct set_files *sf,
-	  const struct st_index *ix)
+	  const struct qa_weight_index *ix)
 {
 	size_t nt = sf->end_tensor - sf->first_tensor, i;
 	size_t nf = sf->end_file - sf->first_file;
 	struct file_ref *files = NULL;
-	const struct idx_entry **match = NULL;
+	const struct qa_weight_entry **match = NULL;
 	uint32_t *ti = NULL, fi = UINT32_MAX;
 	size_t kk;
 	const char *last_shard = NULL;
@@ -735,7 +504,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	for (i = 0; i < nt; i++)
 		ti[i] = sf->first_tensor + (uint32_t)i;
 	sort_tensors = inv->tensors;
-	sort_unless_sorted(ti, nt, sizeof(*ti), cmp_tidx);
+	qa_sort_unless_sorted(ti, nt, sizeof(*ti), cmp_tidx);
 	sort_tensors = NULL;
 	for (i = 1; i < nt; i++) {
 		const struct qa_tensor *a = &inv->tensors[ti[i - 1]];
@@ -761,7 +530,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 		return QA_E_NOMEM;
 	}
 	for (i = 0, kk = 0; i < ix->n; i++) {
-		const struct idx_entry *e = &ix->e[i];
+		const struct qa_weight_entry *e = &ix->e[i];
 		size_t k;
 		bool found = false;
 
@@ -777,7 +546,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 		if (e->shard != last_shard) {
 			last_shard = e->shard;
 			fi = find_file(files, nf, e->shard);
-			unsafe = unsafe_shard_name(e->shard);
+			unsafe = qa_unsafe_shard_name(e->shard);
 		}
 		if (fi == UINT32_MAX || unsafe) {
 			/* missing or unsafe: reported already, and the
@@ -799,7 +568,7 @@ check_set(struct qa_inventory *inv, const struct set_files *sf,
 	for (i = sf->first_tensor; i < sf->end_tensor; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 		const struct qa_file *f = &inv->files[t->file];
-		const struct idx_entry *e;
+		const struct qa_weight_entry *e;
 
 		if (sf->extra[t->file - sf->first_file])
 			continue;	/* whole file reported as QA1305 */
@@ -853,7 +622,7 @@ static int
 load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	 const char *filter_name)
 {
-	struct st_index ix;
+	struct qa_weight_index ix;
 	struct listing l;
 	struct set_files sf;
 	struct shard_name filter;
@@ -898,7 +667,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 		f->format = "json";
 		f->bytes = src.size;
 		ix.path = f->path;
-		rc = parse_index(inv, &src, &ix);
+		rc = qa_weight_index_read(inv, &src, &ix);
 		qa_source_close(&src);
 		if (rc != QA_OK)
 			goto out;
@@ -914,7 +683,7 @@ shards:
 
 		if (!ends_with(nm, ST_EXT))
 			continue;
-		if (index_names_shard(&ix, nm) ||
+		if (qa_weight_index_names_shard(&ix, nm) ||
 		    !filter_name || matches_filter(nm, filter_name, &filter)) {
 			take[i] = true;
 			n_take++;
@@ -926,7 +695,7 @@ shards:
 
 		const char *what;
 
-		if (unsafe_shard_name(s))
+		if (qa_unsafe_shard_name(s))
 			qa_inv_finding(inv, QA1306, ix.path, -1, NULL,
 				       "weight_map names \"%s\", which is not a plain file name in the model folder; it was not opened",
 				       s);
@@ -948,7 +717,7 @@ shards:
 	for (i = 0; i < l.n_special; i++) {
 		const char *nm = l.special[i];
 
-		if (!ends_with(nm, ST_EXT) || index_names_shard(&ix, nm) ||
+		if (!ends_with(nm, ST_EXT) || qa_weight_index_names_shard(&ix, nm) ||
 		    (filter_name && !matches_filter(nm, filter_name, &filter)))
 			continue;
 		special_finding(inv, join_path(inv, dir, nm), nm,
@@ -983,7 +752,7 @@ shards:
 			goto out;
 		if (skipped)
 			continue;
-		if (ix.valid && !index_names_shard(&ix, l.names[i])) {
+		if (ix.valid && !qa_weight_index_names_shard(&ix, l.names[i])) {
 			sf.extra[inv->n_files - 1 - sf.first_file] = true;
 			inv->files[inv->n_files - 1].unlisted = true;
 			qa_inv_finding(inv, QA1305, path, -1, NULL,
