@@ -5,12 +5,10 @@
  */
 #include "formats/weight_index.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
-#include "core/json_file.h"
 
 static int
 cmp_str(const void *a, const void *b)
@@ -108,16 +106,556 @@ qa_sort_unless_sorted(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+/*
+ * ---- the one-pass reader ---------------------------------------------------
+ *
+ * The index used to be read as every JSON side file is (core/json_file.c:
+ * Python's tokens rewritten, then cJSON's tree), at about 3,500
+ * instructions per entry. This reader walks the text once and keeps only
+ * what is used, and it accepts and decodes exactly what that path did, so
+ * that no finding changes (tests/unit/test_weight_index.c compares the
+ * two on every corner below and on mutated indexes):
+ *
+ * - whitespace is every byte up to 0x20, a UTF-8 BOM may lead;
+ * - NaN, Infinity and -Infinity are values (null, +inf, -inf) where a
+ *   word character does not follow them;
+ * - a number is cJSON's: the whole run of [0-9+-eE.] given to strtod,
+ *   which must take at least one byte; it may start with '-' or a digit
+ *   only;
+ * - a string is cJSON's: raw bytes as they are, the JSON escapes, \uXXXX
+ *   with an invalid hex digit read as U+0000, surrogates only in pairs;
+ *   \u0000 written exactly so reads as U+2400 (json_file.c's rewrite);
+ *   names end at the first NUL, as C strings do;
+ * - containers nest at most 1,000 deep (CJSON_NESTING_LIMIT);
+ * - what follows the top-level value is not looked at.
+ */
+
+#define NESTING_MAX 1000
+
+struct rd {
+	const unsigned char *p, *end;
+	struct qa_arena *arena;
+	int depth;
+	bool nomem;
+};
+
+static void
+rd_ws(struct rd *r)
+{
+	while (r->p < r->end && *r->p <= 0x20)
+		r->p++;
+}
+
+static bool
+word_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '+' ||
+	       c == '-';
+}
+
+/* A Python token at r->p (not followed by a word character): advances. */
+static bool
+rd_token(struct rd *r, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, tok, n) != 0 ||
+	    ((size_t)(r->end - r->p) > n && word_char(r->p[n])))
+		return false;
+	r->p += n;
+	return true;
+}
+
+static unsigned
+hex4(const unsigned char *h)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		unsigned c = h[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			return 0;	/* cJSON's parse_hex4 */
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+/* Appends cp (at most U+10FFFF) as UTF-8 at *w, when *w is not NULL. */
+static void
+put_utf8(char **w, unsigned long cp)
+{
+	char *o = *w;
+
+	if (!o)
+		return;
+	if (cp < 0x80) {
+		*o++ = (char)cp;
+	} else if (cp < 0x800) {
+		*o++ = (char)(0xC0 | cp >> 6);
+		*o++ = (char)(0x80 | (cp & 0x3F));
+	} else if (cp < 0x10000) {
+		*o++ = (char)(0xE0 | cp >> 12);
+		*o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+		*o++ = (char)(0x80 | (cp & 0x3F));
+	} else {
+		*o++ = (char)(0xF0 | cp >> 18);
+		*o++ = (char)(0x80 | (cp >> 12 & 0x3F));
+		*o++ = (char)(0x80 | (cp >> 6 & 0x3F));
+		*o++ = (char)(0x80 | (cp & 0x3F));
+	}
+	*w = o;
+}
+
+/*
+ * The string at r->p (on its opening quote), its escapes checked whether
+ * or not it is kept. *out (when out is not NULL) gets it decoded and
+ * NUL-terminated in the arena; a string without escapes costs one copy.
+ */
+static bool
+rd_string(struct rd *r, const char **out)
+{
+	const unsigned char *s = r->p + 1, *q = s;
+	char *o = NULL, *w = NULL;
+	bool esc = false;
+
+	/* the closing quote: a backslash takes the byte after it along */
+	for (;;) {
+		while (q < r->end && *q != '"' && *q != '\\')
+			q++;
+		if (q >= r->end)
+			return false;
+		if (*q == '"')
+			break;
+		if (q + 1 >= r->end)
+			return false;
+		esc = true;
+		q += 2;
+	}
+	r->p = q + 1;
+	if (out) {
+		o = qa_arena_alloc(r->arena, (size_t)(q - s) + 1);
+		if (!o) {
+			r->nomem = true;
+			return false;
+		}
+		*out = o;
+	}
+	if (!esc) {
+		if (o) {
+			memcpy(o, s, (size_t)(q - s));
+			o[q - s] = '\0';
+		}
+		return true;
+	}
+	for (w = o; s < q;) {
+		unsigned long cp;
+		char c;
+
+		if (*s != '\\') {
+			if (w)
+				*w++ = (char)*s;
+			s++;
+			continue;
+		}
+		switch (s[1]) {
+		case 'b': c = '\b'; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case '"': case '\\': case '/': c = (char)s[1]; break;
+		case 'u': c = 0; break;
+		default:
+			return false;
+		}
+		if (s[1] != 'u') {
+			if (w)
+				*w++ = c;
+			s += 2;
+			continue;
+		}
+		if (q - s < 6)
+			return false;
+		if (memcmp(s + 2, "0000", 4) == 0) {
+			cp = 0x2400;	/* json_file.c's stand-in for NUL */
+			s += 6;
+		} else {
+			cp = hex4(s + 2);
+			if (cp >= 0xDC00 && cp <= 0xDFFF)
+				return false;
+			if (cp >= 0xD800 && cp <= 0xDBFF) {
+				unsigned lo;
+
+				if (q - s < 12 || s[6] != '\\' || s[7] != 'u')
+					return false;
+				lo = memcmp(s + 8, "0000", 4) == 0 ? 0x2400 :
+				     hex4(s + 8);
+				if (lo < 0xDC00 || lo > 0xDFFF)
+					return false;
+				cp = 0x10000 + ((cp & 0x3FF) << 10 | (lo & 0x3FF));
+				s += 12;
+			} else {
+				s += 6;
+			}
+		}
+		put_utf8(&w, cp);
+	}
+	if (w)
+		*w = '\0';
+	return true;
+}
+
+/* A number as cJSON reads one (see above); *v its value. */
+static bool
+rd_number(struct rd *r, double *v)
+{
+	char small[64], *tmp = small, *after;
+	size_t n = 0;
+	bool ok;
+
+	while (r->p + n < r->end &&
+	       ((r->p[n] >= '0' && r->p[n] <= '9') || r->p[n] == '+' ||
+		r->p[n] == '-' || r->p[n] == 'e' || r->p[n] == 'E' ||
+		r->p[n] == '.'))
+		n++;
+	if (n >= sizeof(small)) {
+		tmp = malloc(n + 1);
+		if (!tmp) {
+			r->nomem = true;
+			return false;
+		}
+	}
+	memcpy(tmp, r->p, n);
+	tmp[n] = '\0';
+	*v = strtod(tmp, &after);
+	ok = after != tmp;
+	if (ok)
+		r->p += after - tmp;
+	if (tmp != small)
+		free(tmp);
+	return ok;
+}
+
+enum rd_kind { RD_NULL, RD_BOOL, RD_NUMBER, RD_STRING, RD_ARRAY, RD_OBJECT };
+
+static bool rd_value(struct rd *r, enum rd_kind *kind, double *num,
+		     const char **str);
+
+/* Skips the rest of a container whose opening bracket r->p is on. */
+static bool
+rd_container(struct rd *r, unsigned char close)
+{
+	enum rd_kind k;
+	double d;
+
+	if (r->depth >= NESTING_MAX)
+		return false;
+	r->depth++;
+	r->p++;
+	rd_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		r->depth--;
+		return true;
+	}
+	for (;;) {
+		rd_ws(r);
+		if (close == '}') {
+			if (r->p >= r->end || *r->p != '"' ||
+			    !rd_string(r, NULL))
+				return false;
+			rd_ws(r);
+			if (r->p >= r->end || *r->p != ':')
+				return false;
+			r->p++;
+			rd_ws(r);
+		}
+		if (!rd_value(r, &k, &d, NULL))
+			return false;
+		rd_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p == close) {
+			r->p++;
+			r->depth--;
+			return true;
+		}
+		return false;
+	}
+}
+
+/* Any value at r->p; a string is decoded into *str when str is given. */
+static bool
+rd_value(struct rd *r, enum rd_kind *kind, double *num, const char **str)
+{
+	if (r->p >= r->end)
+		return false;
+	switch (*r->p) {
+	case '"':
+		*kind = RD_STRING;
+		return rd_string(r, str);
+	case '{':
+		*kind = RD_OBJECT;
+		return rd_container(r, '}');
+	case '[':
+		*kind = RD_ARRAY;
+		return rd_container(r, ']');
+	case 'n':
+		*kind = RD_NULL;
+		break;
+	case 't':
+	case 'f':
+		*kind = RD_BOOL;
+		break;
+	case 'N':
+		*kind = RD_NULL;
+		return rd_token(r, "NaN");
+	case 'I':
+		*kind = RD_NUMBER;
+		*num = HUGE_VAL;
+		return rd_token(r, "Infinity");
+	default:
+		*kind = RD_NUMBER;
+		if (*r->p == '-' && rd_token(r, "-Infinity")) {
+			*num = -HUGE_VAL;
+			return true;
+		}
+		if (*r->p != '-' && (*r->p < '0' || *r->p > '9'))
+			return false;
+		return rd_number(r, num);
+	}
+	{
+		static const char *const lit[] = { "null", "true", "false" };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			size_t n = strlen(lit[i]);
+
+			if ((size_t)(r->end - r->p) >= n &&
+			    memcmp(r->p, lit[i], n) == 0) {
+				r->p += n;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* What the reader keeps of an index before any finding is written. */
+struct wm_entry {
+	const char *tensor, *shard;	/* shard NULL: not a string */
+};
+
+struct parsed {
+	bool root_object;
+	bool have_wm, wm_object;
+	size_t n_wm_dup;		/* later "weight_map" keys */
+	struct wm_entry *v;
+	size_t n, cap;
+	bool have_md, have_total, total_number;
+	double total;
+};
+
+static bool
+keep_entry(struct rd *r, struct parsed *pz, const char *tensor,
+	   const char *shard)
+{
+	if (pz->n == pz->cap) {
+		size_t ncap = pz->cap ? pz->cap * 2 : 1024;
+		struct wm_entry *nv = qa_arena_grow(r->arena, pz->v, pz->n,
+						    ncap, sizeof(*nv));
+
+		if (!nv) {
+			r->nomem = true;
+			return false;
+		}
+		pz->v = nv;
+		pz->cap = ncap;
+	}
+	pz->v[pz->n].tensor = tensor;
+	pz->v[pz->n].shard = shard;
+	pz->n++;
+	return true;
+}
+
+/* The members of the first weight_map object. */
+static bool
+rd_weight_map(struct rd *r, struct parsed *pz)
+{
+	if (r->depth >= NESTING_MAX)
+		return false;
+	r->depth++;
+	r->p++;
+	rd_ws(r);
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		r->depth--;
+		return true;
+	}
+	for (;;) {
+		const char *tensor = NULL, *shard = NULL;
+		enum rd_kind k;
+		double d;
+
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != '"' || !rd_string(r, &tensor))
+			return false;
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != ':')
+			return false;
+		r->p++;
+		rd_ws(r);
+		if (!rd_value(r, &k, &d, &shard))
+			return false;
+		if (!keep_entry(r, pz, tensor, k == RD_STRING ? shard : NULL))
+			return false;
+		rd_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p == '}') {
+			r->p++;
+			r->depth--;
+			return true;
+		}
+		return false;
+	}
+}
+
+/* The first metadata object: its first total_size member. */
+static bool
+rd_metadata(struct rd *r, struct parsed *pz)
+{
+	if (r->depth >= NESTING_MAX)
+		return false;
+	r->depth++;
+	r->p++;
+	rd_ws(r);
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		r->depth--;
+		return true;
+	}
+	for (;;) {
+		const char *key = NULL;
+		enum rd_kind k;
+		double d = 0;
+
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != '"' || !rd_string(r, &key))
+			return false;
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != ':')
+			return false;
+		r->p++;
+		rd_ws(r);
+		if (!rd_value(r, &k, &d, NULL))
+			return false;
+		if (!pz->have_total && strcmp(key, "total_size") == 0) {
+			pz->have_total = true;
+			pz->total_number = k == RD_NUMBER;
+			pz->total = d;
+		}
+		rd_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p == '}') {
+			r->p++;
+			r->depth--;
+			return true;
+		}
+		return false;
+	}
+}
+
+/* The whole document; false when it is not JSON as read here. */
+static bool
+rd_index(struct rd *r, struct parsed *pz)
+{
+	if (r->end - r->p > 4 && memcmp(r->p, "\xEF\xBB\xBF", 3) == 0)
+		r->p += 3;
+	rd_ws(r);
+	if (r->p >= r->end)
+		return false;
+	if (*r->p != '{') {
+		enum rd_kind k;
+		double d;
+
+		/* valid JSON, but no object: the same finding */
+		return rd_value(r, &k, &d, NULL);
+	}
+	pz->root_object = true;
+	r->depth = 1;
+	r->p++;
+	rd_ws(r);
+	if (r->p < r->end && *r->p == '}')
+		return true;
+	for (;;) {
+		const char *key = NULL;
+		enum rd_kind k;
+		double d;
+		bool ok;
+
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != '"' || !rd_string(r, &key))
+			return false;
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != ':')
+			return false;
+		r->p++;
+		rd_ws(r);
+		if (r->p >= r->end)
+			return false;
+		if (strcmp(key, "weight_map") == 0 && !pz->have_wm) {
+			pz->have_wm = true;
+			pz->wm_object = *r->p == '{';
+			ok = pz->wm_object ? rd_weight_map(r, pz) :
+			     rd_value(r, &k, &d, NULL);
+		} else if (strcmp(key, "metadata") == 0 && !pz->have_md) {
+			pz->have_md = true;
+			ok = *r->p == '{' ? rd_metadata(r, pz) :
+			     rd_value(r, &k, &d, NULL);
+		} else {
+			if (strcmp(key, "weight_map") == 0)
+				pz->n_wm_dup++;
+			ok = rd_value(r, &k, &d, NULL);
+		}
+		if (!ok)
+			return false;
+		rd_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		return r->p < r->end && *r->p == '}';
+	}
+}
+
 int
 qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 		     struct qa_weight_index *ix)
 {
-	cJSON *root = NULL, *wm = NULL, *md = NULL, *ch;
+	struct parsed pz;
+	struct rd r;
 	const char *last_shard = NULL;
 	char *buf;
 	int64_t nul;
-	size_t i, n_wm = 0, n_runs = 0;
-	int rc = QA_OK;
+	size_t i, n_runs = 0;
+	bool ok;
 
 	if (src->size > QA_WEIGHT_INDEX_MAX) {
 		qa_inv_finding(inv, QA1901, ix->path, -1, NULL,
@@ -129,8 +667,7 @@ qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 	buf = malloc((size_t)src->size + 1);
 	if (!buf)
 		return QA_E_NOMEM;
-	rc = qa_source_read(src, 0, buf, (size_t)src->size);
-	if (rc != QA_OK) {
+	if (qa_source_read(src, 0, buf, (size_t)src->size) != QA_OK) {
 		free(buf);
 		return QA_E_IO;
 	}
@@ -139,64 +676,60 @@ qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 	if (nul >= 0)
 		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
 			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
-	root = qa_json_parse_python(buf, (size_t)src->size, NULL);
+	memset(&pz, 0, sizeof(pz));
+	memset(&r, 0, sizeof(r));
+	r.p = (const unsigned char *)buf;
+	r.end = r.p + src->size;
+	r.arena = &inv->arena;
+	ok = src->size > 0 && rd_index(&r, &pz);
 	free(buf);
-	if (!root || !cJSON_IsObject(root)) {
+	if (r.nomem) {
+		inv->out_of_memory = true;
+		return QA_E_NOMEM;
+	}
+	if (!ok || !pz.root_object) {
 		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
 			       "index is not a JSON object");
-		goto out;
+		return QA_OK;
 	}
-	for (ch = root->child; ch; ch = ch->next) {
-		if (strcmp(ch->string, "weight_map") == 0) {
-			if (wm)
-				qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
-					       "\"weight_map\" appears twice");
-			else
-				wm = ch;
-		} else if (strcmp(ch->string, "metadata") == 0 && !md) {
-			md = ch;
-		}
-	}
-	if (!wm || !cJSON_IsObject(wm)) {
+	for (i = 0; i < pz.n_wm_dup; i++)
+		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+			       "\"weight_map\" appears twice");
+	if (!pz.have_wm || !pz.wm_object) {
 		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
 			       "index has no \"weight_map\" object");
-		goto out;
+		return QA_OK;
 	}
 	ix->valid = true;
-	for (ch = wm->child; ch; ch = ch->next)
-		n_wm++;
-	ix->e = qa_arena_array(&inv->arena, n_wm ? n_wm : 1, sizeof(*ix->e));
-	ix->shards = qa_arena_array(&inv->arena, n_wm ? n_wm : 1,
+	ix->e = qa_arena_array(&inv->arena, pz.n ? pz.n : 1, sizeof(*ix->e));
+	ix->shards = qa_arena_array(&inv->arena, pz.n ? pz.n : 1,
 				    sizeof(*ix->shards));
 	if (!ix->e || !ix->shards) {
-		rc = QA_E_NOMEM;
-		goto out;
+		inv->out_of_memory = true;
+		return QA_E_NOMEM;
 	}
-	for (ch = wm->child; ch; ch = ch->next) {
-		if (!cJSON_IsString(ch)) {
-			qa_inv_finding(inv, QA1301, ix->path, -1, ch->string,
+	for (i = 0; i < pz.n; i++) {
+		const struct wm_entry *w = &pz.v[i];
+
+		if (!w->shard) {
+			qa_inv_finding(inv, QA1301, ix->path, -1, w->tensor,
 				       "weight_map value is not a file name string");
 			continue;
 		}
-		ix->e[ix->n].tensor = qa_arena_strdup(&inv->arena, ch->string);
-		/* A run of tensors in one shard shares one copy of its
-		 * name (and only the first of the run is a new shard). */
-		if (last_shard && strcmp(last_shard, ch->valuestring) == 0) {
+		ix->e[ix->n].tensor = w->tensor;
+		/* A run of tensors in one shard shares one copy of its name
+		 * (and only the first of the run is a new shard). */
+		if (last_shard && strcmp(last_shard, w->shard) == 0) {
 			ix->e[ix->n].shard = last_shard;
 		} else {
-			ix->e[ix->n].shard = last_shard =
-				qa_arena_strdup(&inv->arena, ch->valuestring);
-			if (last_shard)
-				ix->shards[n_runs++] = last_shard;
-		}
-		if (!ix->e[ix->n].tensor || !ix->e[ix->n].shard) {
-			rc = QA_E_NOMEM;
-			goto out;
+			ix->e[ix->n].shard = last_shard = w->shard;
+			ix->shards[n_runs++] = last_shard;
 		}
 		ix->n++;
 	}
 	/* Distinct shard names. */
-	qa_sort_unless_sorted(ix->shards, n_runs, sizeof(*ix->shards), cmp_str);
+	qa_sort_unless_sorted(ix->shards, n_runs, sizeof(*ix->shards),
+			      cmp_str);
 	for (i = 0; i < n_runs; i++)
 		if (ix->n_shards == 0 ||
 		    strcmp(ix->shards[ix->n_shards - 1], ix->shards[i]) != 0)
@@ -208,28 +741,15 @@ qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 			qa_inv_finding(inv, QA1301, ix->path, -1,
 				       ix->e[i].tensor,
 				       "weight_map lists the tensor twice");
-	if (md && cJSON_IsObject(md)) {
-		for (ch = md->child; ch; ch = ch->next) {
-			double d;
+	if (pz.have_total) {
+		double d = pz.total;
 
-			if (strcmp(ch->string, "total_size") != 0)
-				continue;
-			ix->have_total = true;
-			d = ch->valuedouble;
-			if (!cJSON_IsNumber(ch) || !(d >= 0.0) ||
-			    d > 9007199254740992.0 ||
-			    d != (double)(uint64_t)d)
-				ix->total_bad = true;
-			else
-				inv->weights.declared_bytes = ix->total =
-					(uint64_t)d;
-			break;
-		}
+		ix->have_total = true;
+		if (!pz.total_number || !(d >= 0.0) ||
+		    d > 9007199254740992.0 || d != (double)(uint64_t)d)
+			ix->total_bad = true;
+		else
+			inv->weights.declared_bytes = ix->total = (uint64_t)d;
 	}
-out:
-	cJSON_Delete(root);
-	if (rc == QA_E_NOMEM)
-		inv->out_of_memory = true;
-	return rc;
+	return QA_OK;
 }
-

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one-pass index reader (formats/weight_index.c) against the reading
+ * it replaced: every JSON side file's path (core/json_file.c, Python's
+ * tokens rewritten, then cJSON's tree), kept here as the oracle, walked
+ * as formats/st_set.c walked it until 2026-12-01. Both write their
+ * findings into an inventory of their own; the test compares the
+ * findings (code, offset, tensor, message), the entries, the shard list
+ * and metadata.total_size, on
+ *
+ *   corners   every rule the reader's comment lists: whitespace bytes,
+ *             the BOM, NaN/Infinity/-Infinity and their word boundaries,
+ *             cJSON's numbers (the whole run to strtod), escapes, \u0000 and
+ *             invalid hex, surrogates, NULs, nesting at 1,000, trailing
+ *             bytes, duplicate keys, non-string values;
+ *   mutants   60,000 random edits (bytes that matter to JSON put in,
+ *             taken out, changed) of three valid indexes, from a fixed
+ *             seed.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/inventory.h"
+#include "core/json_file.h"
+#include "formats/weight_index.h"
+
+/* ---- the oracle: the reading before 2026-12-01 -------------------------- */
+
+static int64_t
+old_escaped_nul(const char *j, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (j[i] != '\\')
+			continue;
+		if (j[i + 1] == 'u' && i + 6 <= n &&
+		    memcmp(j + i + 2, "0000", 4) == 0)
+			return (int64_t)i;
+		i++;
+	}
+	return -1;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct qa_weight_entry *)a)->tensor,
+		      ((const struct qa_weight_entry *)b)->tensor);
+}
+
+static void
+oracle(struct qa_inventory *inv, const char *text, size_t len,
+       struct qa_weight_index *ix)
+{
+	cJSON *root, *wm = NULL, *md = NULL, *ch;
+	char *buf = malloc(len + 1);
+	int64_t nul;
+	size_t i, n_wm = 0;
+
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	nul = old_escaped_nul(buf, len);
+	if (nul >= 0)
+		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
+			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
+	root = qa_json_parse_python(buf, len, NULL);
+	free(buf);
+	if (!root || !cJSON_IsObject(root)) {
+		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+			       "index is not a JSON object");
+		goto out;
+	}
+	for (ch = root->child; ch; ch = ch->next) {
+		if (strcmp(ch->string, "weight_map") == 0) {
+			if (wm)
+				qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+					       "\"weight_map\" appears twice");
+			else
+				wm = ch;
+		} else if (strcmp(ch->string, "metadata") == 0 && !md) {
+			md = ch;
+		}
+	}
+	if (!wm || !cJSON_IsObject(wm)) {
+		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
+			       "index has no \"weight_map\" object");
+		goto out;
+	}
+	ix->valid = true;
+	for (ch = wm->child; ch; ch = ch->next)
+		n_wm++;
+	ix->e = qa_arena_array(&inv->arena, n_wm ? n_wm : 1, sizeof(*ix->e));
+	ix->shards = qa_arena_array(&inv->arena, n_wm ? n_wm : 1,
+				    sizeof(*ix->shards));
+	for (ch = wm->child; ch; ch = ch->next) {
+		if (!cJSON_IsString(ch)) {
+			qa_inv_finding(inv, QA1301, ix->path, -1, ch->string,
+				       "weight_map value is not a file name string");
+			continue;
+		}
+		ix->e[ix->n].tensor = qa_arena_strdup(&inv->arena, ch->string);
+		ix->e[ix->n].shard = qa_arena_strdup(&inv->arena,
+						     ch->valuestring);
+		ix->shards[ix->n] = ix->e[ix->n].shard;
+		ix->n++;
+	}
+	qsort(ix->shards, ix->n, sizeof(*ix->shards), cmp_str);
+	for (i = 0; i < ix->n; i++)
+		if (ix->n_shards == 0 ||
+		    strcmp(ix->shards[ix->n_shards - 1], ix->shards[i]) != 0)
+			ix->shards[ix->n_shards++] = ix->shards[i];
+	qsort(ix->e, ix->n, sizeof(*ix->e), cmp_entry);
+	for (i = 1; i < ix->n; i++)
+		if (strcmp(ix->e[i].tensor, ix->e[i - 1].tensor) == 0)
+			qa_inv_finding(inv, QA1301, ix->path, -1,
+				       ix->e[i].tensor,
+				       "weight_map lists the tensor twice");
+	if (md && cJSON_IsObject(md)) {
+		for (ch = md->child; ch; ch = ch->next) {
+			double d;
+
+			if (strcmp(ch->string, "total_size") != 0)
+				continue;
+			ix->have_total = true;
+			d = ch->valuedouble;
+			if (!cJSON_IsNumber(ch) || !(d >= 0.0) ||
+			    d > 9007199254740992.0 ||
+			    d != (double)(uint64_t)d)
+				ix->total_bad = true;
+			else
+				inv->weights.declared_bytes = ix->total =
+					(uint64_t)d;
+			break;
+		}
+	}
+out:
+	cJSON_Delete(root);
+}
+
+/* ---- comparing ------------------------------------------------------------ */
+
+/* Everything either reading leaves, as text (entries with equal names in
+ * the order each reading leaves them: qsort need not keep file order, so
+ * equal names are compared as a set, through their sorted shards). */
+static char *
+describe(const struct qa_inventory *inv, const struct qa_weight_index *ix)
+{
+	size_t cap = 1 << 16, n = 0, i;
+	char *s = malloc(cap);
+
+#define PUT(...) do {							\
+		int k_ = snprintf(NULL, 0, __VA_ARGS__);		\
+		while (n + (size_t)k_ + 1 > cap)			\
+			s = realloc(s, cap *= 2);			\
+		n += (size_t)snprintf(s + n, cap - n, __VA_ARGS__);	\
+	} while (0)
+	for (i = 0; i < inv->n_findings; i++) {
+		const struct qa_finding *f = &inv->findings[i];
+
+		PUT("F QA%04u %lld %s|%s|%u\n", (unsigned)f->rule->code,
+		    (long long)f->offset, f->tensor ? f->tensor : "-",
+		    f->message ? f->message : "", (unsigned)f->count);
+	}
+	PUT("valid %d n %zu shards %zu total %d/%d/%llu declared %llu\n",
+	    ix->valid, ix->n, ix->n_shards, ix->have_total, ix->total_bad,
+	    (unsigned long long)ix->total,
+	    (unsigned long long)inv->weights.declared_bytes);
+	for (i = 0; i < ix->n_shards; i++)
+		PUT("S %s\n", ix->shards[i]);
+	for (i = 0; i < ix->n; i++) {
+		size_t j = i, a, b;
+
+		while (j + 1 < ix->n &&
+		       strcmp(ix->e[j + 1].tensor, ix->e[i].tensor) == 0)
+			j++;
+		/* a run of equal names: its shards sorted */
+		for (a = i; a <= j; a++)
+			for (b = a + 1; b <= j; b++)
+				if (strcmp(ix->e[b].shard, ix->e[a].shard) < 0) {
+					struct qa_weight_entry t = ix->e[a];
+
+					((struct qa_weight_entry *)ix->e)[a] =
+						ix->e[b];
+					((struct qa_weight_entry *)ix->e)[b] = t;
+				}
+		for (a = i; a <= j; a++)
+			PUT("E %s -> %s\n", ix->e[a].tensor, ix->e[a].shard);
+		i = j;
+	}
+#undef PUT
+	return s;
+}
+
+static int n_diff;
+
+static void
+compare(const char *text, size_t len, const char *what)
+{
+	struct qa_inventory *a = qa_inventory_create("idx");
+	struct qa_inventory *b = qa_inventory_create("idx");
+	struct qa_weight_index ia, ib;
+	struct qa_source src;
+	char *da, *db;
+
+	memset(&ia, 0, sizeof(ia));
+	memset(&ib, 0, sizeof(ib));
+	ia.path = ib.path = "model.safetensors.index.json";
+	qa_source_open_memory(&src, "idx", text, len);
+	CHECK_EQ(qa_weight_index_read(a, &src, &ia), QA_OK);
+	qa_source_close(&src);
+	oracle(b, text, len, &ib);
+	da = describe(a, &ia);
+	db = describe(b, &ib);
+	if (strcmp(da, db) != 0 && n_diff++ < 5) {
+		fprintf(stderr, "differs on %s (%zu bytes): %.*s\n--- new\n%s--- "
+			"old\n%s", what, len, (int)(len < 200 ? len : 200),
+			text, da, db);
+	}
+	CHECK(strcmp(da, db) == 0);
+	free(da);
+	free(db);
+	qa_inventory_destroy(a);
+	qa_inventory_destroy(b);
+}
+
+static void
+compare_str(const char *text)
+{
+	compare(text, strlen(text), text);
+}
+
+static const char *const corners[] = {
+	"",
+	"   ",
+	"{}",
+	"[]",
+	"\"x\"",
+	"null",
+	"{\"weight_map\": {}}",
+	"{\"weight_map\": {\"a\": \"m-1.safetensors\", \"b\": \"m-2.safetensors\"}, \"metadata\": {\"total_size\": 123}}",
+	"\xEF\xBB\xBF{\"weight_map\": {\"a\": \"x\"}}",
+	"\xEF\xBB\xBF{}",
+	"\x01\x02{\x1f\"weight_map\"\x7f: {}}",
+	"{\"weight_map\": {\"a\": NaN}}",
+	"{\"weight_map\": {\"a\": NaNx}}",
+	"{\"weight_map\": NaN}",
+	"{\"metadata\": {\"total_size\": NaN}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": Infinity}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": -Infinity}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": -Infinityx}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": --Infinity}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 1e999}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 01}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 1.}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 1.5.3}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": +1}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": -0}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 9007199254740993}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 0x10}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 1e}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 123456789012345678901234567890123456789012345678901234567890123456789}, \"weight_map\": {}}",
+	"{\"metadata\": {\"total_size\": 1, \"total_size\": 2}, \"weight_map\": {}}",
+	"{\"metadata\": 5, \"metadata\": {\"total_size\": 2}, \"weight_map\": {}}",
+	"{\"metadata\": {\"x\": [1, {\"y\": null}], \"total_size\": \"7\"}, \"weight_map\": {}}",
+	"{\"weight_map\": {\"a\": \"x\"}, \"weight_map\": {\"b\": \"y\"}}",
+	"{\"weight_map\": 1, \"weight_map\": {\"b\": \"y\"}}",
+	"{\"weight_map\": {\"a\": \"x\", \"a\": \"y\", \"a\": \"x\"}}",
+	"{\"weight_map\": {\"a\": 1, \"b\": true, \"c\": null, \"d\": [\"x\"], \"e\": {}}}",
+	"{\"weight_map\": {\"a\\u0000b\": \"x\\u0000y\"}}",
+	"{\"weight_map\": {\"a\\uZZZZb\": \"x\"}}",
+	"{\"weight_map\": {\"a\\u00e9\\u4e2d\": \"\\ud83d\\ude00\"}}",
+	"{\"weight_map\": {\"a\": \"\\ud83d\"}}",
+	"{\"weight_map\": {\"a\": \"\\ude00\"}}",
+	"{\"weight_map\": {\"a\": \"\\ud83d\\u0000\"}}",
+	"{\"weight_map\": {\"a\": \"\\ud83dx\\ude00\"}}",
+	"{\"weight_map\": {\"a\": \"\\u12\"}}",
+	"{\"weight_map\": {\"a\": \"\\x41\"}}",
+	"{\"weight_map\": {\"a\": \"\\U0000\"}}",
+	"{\"weight_map\": {\"a\\\\u0000\": \"\\\\\"}}",
+	"{\"weight_map\": {\"a\": \"b\\/c\\b\\f\\n\\r\\t\\\"\"}}",
+	"{\"weight_map\": {\"a\": \"raw\x01\x7f\xff bytes\"}}",
+	"{\"weight_map\": {\"a\": \"x\"}} trailing garbage",
+	"{\"weight_map\": {\"a\": \"x\"},}",
+	"{\"weight_map\": {\"a\": \"x\",}}",
+	"{\"weight_map\": {\"a\" \"x\"}}",
+	"{\"weight_map\": {a: \"x\"}}",
+	"{\"weight_map\": {\"a\": \"x\"}",
+	"{\"weight_map\": {\"a\": \"x",
+	"{\"weight_map\": {\"a\": \"x\\",
+	"{\"w\": nul, \"weight_map\": {}}",
+	"{\"w\": nullx, \"weight_map\": {}}",
+	"{\"w\": tru, \"weight_map\": {}}",
+	"{\"w\": [1, 2,], \"weight_map\": {}}",
+	"{\"w\": [], \"weight_map\": {}}",
+	"{\"weight_map\\u0000x\": {\"a\": \"b\"}}",
+	"{\"weight_map\\uZZZZx\": {\"a\": \"b\"}}",
+};
+
+static void
+nesting(void)
+{
+	size_t depth[] = { 998, 999, 1000, 1001, 1200 };
+	size_t k;
+
+	for (k = 0; k < sizeof(depth) / sizeof(depth[0]); k++) {
+		size_t d = depth[k], i, n = 0;
+		char *s = malloc(2 * d + 64);
+
+		n += (size_t)sprintf(s, "{\"weight_map\": {}, \"m\": ");
+		for (i = 0; i < d; i++)
+			s[n++] = '[';
+		for (i = 0; i < d; i++)
+			s[n++] = ']';
+		s[n++] = '}';
+		compare(s, n, "nesting");
+		free(s);
+	}
+}
+
+/* xorshift64*: the same mutants on every machine */
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+
+static uint64_t
+next(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545F4914F6CDD1Du;
+}
+
+static void
+mutants(const char *base, int count)
+{
+	static const char interesting[] = "\"\\{}[]:,NIaf-ue0.9 \t\x01\x7f\xef\xbb\xbf/";
+	size_t len = strlen(base);
+	char *buf = malloc(len + 64);
+	int m;
+
+	for (m = 0; m < count; m++) {
+		size_t n = len, edits = 1 + next() % 3, e;
+
+		memcpy(buf, base, len);
+		for (e = 0; e < edits; e++) {
+			size_t at = n ? next() % n : 0;
+			int op = (int)(next() % 3);
+			char c = (next() % 4) ? interesting[next() %
+				(sizeof(interesting) - 1)] : (char)next();
+
+			if (op == 0 && n) {
+				buf[at] = c;
+			} else if (op == 1 && n) {
+				memmove(buf + at, buf + at + 1, n - at - 1);
+				n--;
+			} else if (n + 1 < len + 64) {
+				memmove(buf + at + 1, buf + at, n - at);
+				buf[at] = c;
+				n++;
+			}
+		}
+		compare(buf, n, "a mutant");
+	}
+	free(buf);
+}
+
+int
+main(void)
+{
+	size_t i;
+
+	th_case = "corners";
+	for (i = 0; i < sizeof(corners) / sizeof(corners[0]); i++)
+		compare_str(corners[i]);
+	th_case = "nesting";
+	nesting();
+	th_case = "mutants";
+	mutants("{\n  \"metadata\": {\n    \"total_size\": 4096\n  },\n"
+		"  \"weight_map\": {\n"
+		"    \"model.embed_tokens.weight\": \"model-00001-of-00002.safetensors\",\n"
+		"    \"model.layers.0.mlp.down_proj.weight\": \"model-00001-of-00002.safetensors\",\n"
+		"    \"model.norm.weight\": \"model-00002-of-00002.safetensors\"\n"
+		"  }\n}\n", 20000);
+	mutants("{\"weight_map\": {\"a\\u00e9\": \"s\\ud83d\\ude00\", \"b\": NaN, "
+		"\"c\": \"x\\u0000\"}, \"metadata\": {\"total_size\": -Infinity}}",
+		20000);
+	mutants("{\"metadata\": {\"total_size\": 1e3, \"x\": [true, false, null, "
+		"{\"y\": [1.5e-3, -0]}]}, \"weight_map\": {\"t\": \"s\", "
+		"\"t\": \"r\"}}", 20000);
+	return th_done("weight-index");
+}
