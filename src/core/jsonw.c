@@ -213,10 +213,10 @@ qa_jw_key(struct qa_jw *w, const char *key)
 		jw_literal(w, key, ": ", 2);
 }
 
+/* The opening brace of a container, after its key. */
 static void
-jw_open(struct qa_jw *w, const char *key, char brace, bool one_line)
+jw_push(struct qa_jw *w, char brace, bool one_line)
 {
-	qa_jw_key(w, key);
 	jw_byte(w, brace);
 	if (w->depth + 1 < QA_JW_MAX_DEPTH) {
 		w->depth++;
@@ -224,6 +224,13 @@ jw_open(struct qa_jw *w, const char *key, char brace, bool one_line)
 		w->inline_[w->depth] = one_line ||
 			(w->depth > 1 && w->inline_[w->depth - 1]);
 	}
+}
+
+static void
+jw_open(struct qa_jw *w, const char *key, char brace, bool one_line)
+{
+	qa_jw_key(w, key);
+	jw_push(w, brace, one_line);
 }
 
 void
@@ -371,4 +378,85 @@ qa_jw_double(struct qa_jw *w, const char *key, double v, enum qa_jw_dbl fmt)
 	if (n > 0)
 		qa_jw_raw(w, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
 			  sizeof(tmp) - 1);
+}
+
+/* ---- rows with literal keys ------------------------------------------- */
+
+size_t
+qa_jw_plain_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (json_plain[u[n]])
+		n++;
+	return u[n] ? SIZE_MAX : n;
+}
+
+/* Separator, indentation and "key": with a key known plain. */
+void
+qa_jw_key_k(struct qa_jw *w, const char *key, size_t key_len)
+{
+	char *p;
+
+	jw_item(w);
+	if (key_len + 4 > QA_JW_BUF_SIZE) {
+		jw_literal(w, key, ": ", 2);
+		return;
+	}
+	p = jw_room(w, key_len + 4);
+	*p++ = '"';
+	memcpy(p, key, key_len);
+	p += key_len;
+	memcpy(p, "\": ", 3);
+	w->len = (size_t)(p + 3 - w->buf);
+}
+
+void
+qa_jw_str_k(struct qa_jw *w, const char *key, size_t key_len, const char *s)
+{
+	qa_jw_key_k(w, key, key_len);
+	if (s)
+		jw_literal(w, s, "", 0);
+	else
+		qa_jw_raw(w, "null", 4);
+}
+
+void
+qa_jw_str_plain_k(struct qa_jw *w, const char *key, size_t key_len,
+		  const char *s, size_t len)
+{
+	char *p;
+
+	qa_jw_key_k(w, key, key_len);
+	if (len + 2 > QA_JW_BUF_SIZE) {
+		jw_literal(w, s, "", 0);
+		return;
+	}
+	p = jw_room(w, len + 2);
+	*p++ = '"';
+	memcpy(p, s, len);
+	p[len] = '"';
+	w->len = (size_t)(p + len + 1 - w->buf);
+}
+
+void
+qa_jw_u64_k(struct qa_jw *w, const char *key, size_t key_len, uint64_t v)
+{
+	qa_jw_key_k(w, key, key_len);
+	jw_digits(w, false, v);
+}
+
+void
+qa_jw_i64_k(struct qa_jw *w, const char *key, size_t key_len, int64_t v)
+{
+	qa_jw_key_k(w, key, key_len);
+	jw_digits(w, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+void
+qa_jw_arr_k(struct qa_jw *w, const char *key, size_t key_len, bool one_line)
+{
+	qa_jw_key_k(w, key, key_len);
+	jw_push(w, '[', one_line);
 }

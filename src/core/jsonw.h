@@ -86,4 +86,29 @@ void qa_jw_null(struct qa_jw *w, const char *key);
 void qa_jw_double(struct qa_jw *w, const char *key, double v,
 		  enum qa_jw_dbl fmt);
 
+/*
+ * For the rows written thousands of times (one per tensor): keys that are
+ * literals of this program, passed with their length (QA_JW_K("name")),
+ * are copied without being scanned for escapes, and a string that is
+ * written again and again (a tensor's file path) can be checked once with
+ * qa_jw_plain_len and then copied as it is.
+ */
+#define QA_JW_K(lit) (lit), (sizeof(lit) - 1)
+
+/* strlen(s) when s needs no escape in JSON (printable ASCII without '"',
+ * '\\', and the ':' and '#' escape.c looks at), else SIZE_MAX. */
+size_t qa_jw_plain_len(const char *s);
+void qa_jw_key_k(struct qa_jw *w, const char *key, size_t key_len);
+void qa_jw_str_k(struct qa_jw *w, const char *key, size_t key_len,
+		 const char *s);
+/* s of len bytes, known plain (qa_jw_plain_len). */
+void qa_jw_str_plain_k(struct qa_jw *w, const char *key, size_t key_len,
+		       const char *s, size_t len);
+void qa_jw_u64_k(struct qa_jw *w, const char *key, size_t key_len,
+		 uint64_t v);
+void qa_jw_i64_k(struct qa_jw *w, const char *key, size_t key_len,
+		 int64_t v);
+void qa_jw_arr_k(struct qa_jw *w, const char *key, size_t key_len,
+		 bool one_line);
+
 #endif /* QA_SRC_JSONW_H */

@@ -608,28 +608,41 @@ static void
 write_tensors(struct qa_jw *w, const struct qa_inventory *inv,
 	      const bool *mask)
 {
-	uint32_t i, d;
+	uint32_t i, d, last_file = UINT32_MAX;
+	const char *path = NULL;
+	size_t path_len = SIZE_MAX;
 
 	qa_jw_arr(w, "tensors", false);
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
+		const char *role = qa_role_name(t->role);
 
 		if (mask && !mask[i])
 			continue;
 		qa_jw_obj(w, NULL);
-		qa_jw_str(w, "name", t->name);
-		qa_jw_str(w, "file", t->file < inv->n_files ?
-		       inv->files[t->file].path : NULL);
-		qa_jw_u64(w, "offset", t->offset);
-		qa_jw_u64(w, "bytes", t->bytes);
-		qa_jw_str(w, "dtype", t->dtype);
-		qa_jw_arr(w, "shape", true);
+		qa_jw_str_k(w, QA_JW_K("name"), t->name);
+		/* one file's path is on each of its tensors: checked for
+		 * escapes once, then copied */
+		if (t->file != last_file) {
+			last_file = t->file;
+			path = t->file < inv->n_files ?
+			       inv->files[t->file].path : NULL;
+			path_len = path ? qa_jw_plain_len(path) : SIZE_MAX;
+		}
+		if (path_len != SIZE_MAX)
+			qa_jw_str_plain_k(w, QA_JW_K("file"), path, path_len);
+		else
+			qa_jw_str_k(w, QA_JW_K("file"), path);
+		qa_jw_u64_k(w, QA_JW_K("offset"), t->offset);
+		qa_jw_u64_k(w, QA_JW_K("bytes"), t->bytes);
+		qa_jw_str_k(w, QA_JW_K("dtype"), t->dtype);
+		qa_jw_arr_k(w, QA_JW_K("shape"), true);
 		for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
 			qa_jw_u64(w, NULL, t->shape[d]);
 		qa_jw_close(w, ']');
-		qa_jw_str(w, "role", qa_role_name(t->role));
+		qa_jw_str_k(w, QA_JW_K("role"), role);
 		if (t->layer >= 0)
-			qa_jw_i64(w, "layer", t->layer);
+			qa_jw_i64_k(w, QA_JW_K("layer"), t->layer);
 		else
 			qa_jw_null(w, "layer");
 		if (t->mtp)
