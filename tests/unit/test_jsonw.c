@@ -268,6 +268,59 @@ hostile_text(char *s, size_t n, char *want, size_t *want_len)
 	*want_len = o;
 }
 
+/* The row writers with literal keys (issue 12) write what the generic
+ * ones write; a string is only copied unscanned when qa_jw_plain_len
+ * says it may be. */
+static void
+test_literal_keys(void)
+{
+	struct doc d;
+	const char *path = "/m/model-00001-of-00002.safetensors";
+	char *got;
+
+	th_case = "literal keys";
+	CHECK_EQ(qa_jw_plain_len("blk.0.attn_q.weight"), 19);
+	CHECK_EQ(qa_jw_plain_len(""), 0);
+	CHECK_EQ(qa_jw_plain_len(path), strlen(path));
+	CHECK_EQ(qa_jw_plain_len("a\"b"), SIZE_MAX);
+	CHECK_EQ(qa_jw_plain_len("a\\b"), SIZE_MAX);
+	CHECK_EQ(qa_jw_plain_len("gguf:Q4_K"), SIZE_MAX);	/* ':' */
+	CHECK_EQ(qa_jw_plain_len("##x"), SIZE_MAX);
+	CHECK_EQ(qa_jw_plain_len("tab\tx"), SIZE_MAX);
+	CHECK_EQ(qa_jw_plain_len("del\x7f"), SIZE_MAX);
+	CHECK_EQ(qa_jw_plain_len("caf\xc3\xa9"), SIZE_MAX);
+	if (!doc_open(&d)) {
+		FAIL("no memory stream");
+		return;
+	}
+	qa_jw_arr(d.w, "tensors", false);
+	qa_jw_obj(d.w, NULL);
+	qa_jw_str_k(d.w, QA_JW_K("name"), "blk.0::x");
+	qa_jw_str_plain_k(d.w, QA_JW_K("file"), path, strlen(path));
+	qa_jw_u64_k(d.w, QA_JW_K("offset"), 18446744073709551615u);
+	qa_jw_i64_k(d.w, QA_JW_K("layer"), -9223372036854775807 - 1);
+	qa_jw_arr_k(d.w, QA_JW_K("shape"), true);
+	qa_jw_u64(d.w, NULL, 0);
+	qa_jw_u64(d.w, NULL, 10);
+	qa_jw_close(d.w, ']');
+	qa_jw_str_k(d.w, QA_JW_K("dtype"), NULL);
+	qa_jw_close(d.w, '}');
+	qa_jw_close(d.w, ']');
+	got = doc_close(&d);
+	CHECK_STR(got,
+		  "\"tensors\": [\n"
+		  "  {\n"
+		  "    \"name\": \"blk.0\\u003a:x\",\n"
+		  "    \"file\": \"/m/model-00001-of-00002.safetensors\",\n"
+		  "    \"offset\": 18446744073709551615,\n"
+		  "    \"layer\": -9223372036854775808,\n"
+		  "    \"shape\": [0, 10],\n"
+		  "    \"dtype\": null\n"
+		  "  }\n"
+		  "]");
+	free(got);
+}
+
 static void
 test_buffer(void)
 {
@@ -380,6 +433,7 @@ main(void)
 	test_other_spellings();
 	test_numbers();
 	test_layout();
+	test_literal_keys();
 	test_buffer();
 	test_errors();
 	return th_done("jsonw");
