@@ -1184,6 +1184,9 @@ streamed_input(void *ctx, struct qa_audit_input *in)
 	s->held = inv;
 	s->held_mask = mask;
 	in->inv = NULL;
+	/* "several" unread: written and released now, not held */
+	if (!s->reporter->input_needs_several)
+		streamed_flush(s, true);
 	return s->rc;
 }
 

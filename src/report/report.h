@@ -76,6 +76,11 @@ struct qa_reporter {
 		     size_t index, bool several);
 	int (*end)(struct qa_report_stream *st, size_t n,
 		   const char *verdict);
+	/* input reads several: the CLI then holds each model until the
+	 * next one arrives (or the run ends), two inventories at a time.
+	 * A reporter that does not look at it gets each model written and
+	 * released as soon as it is audited. */
+	bool input_needs_several;
 };
 
 /* Every reporter, NULL-terminated (src/report/reporters.c). */

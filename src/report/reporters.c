@@ -40,22 +40,24 @@ write_markdown(FILE *out, struct qa_inventory *const *invs, size_t n,
 static const struct qa_reporter text = {
 	"text", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
 	VIEW(QA_VIEW_FIT), write_text, qa_report_text_begin,
-	qa_report_text_input, qa_report_text_end,
+	qa_report_text_input, qa_report_text_end, true,
 };
 static const struct qa_reporter json = {
 	"json", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
 	VIEW(QA_VIEW_FIT), qa_report_json, qa_report_json_begin,
-	qa_report_json_input, qa_report_json_end,
+	qa_report_json_input, qa_report_json_end, false,
 };
 static const struct qa_reporter markdown = {
 	"markdown", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_FIT), write_markdown,
-	NULL, NULL, NULL,
+	NULL, NULL, NULL, false,
 };
 static const struct qa_reporter sarif = {
 	"sarif", VIEW(QA_VIEW_INSPECT), qa_report_sarif, NULL, NULL, NULL,
+	false,
 };
 static const struct qa_reporter junit = {
 	"junit", VIEW(QA_VIEW_INSPECT), qa_report_junit, NULL, NULL, NULL,
+	false,
 };
 
 const struct qa_reporter *const qa_reporters[] = {
