@@ -62,11 +62,11 @@ def nbytes(typ, dims):
     return n * 4 if typ == F32 else n // 32 * 34  # Q8_0: 34 bytes / 32
 
 
-def llama_gguf(path):
-    """An 80-block llama header as llama.cpp names its tensors
+def llama_gguf(path, n_block=N_BLOCK):
+    """An n_block llama header as llama.cpp names its tensors
     (src/models/llama.cpp), Q8_0 weights and F32 norms, data a hole."""
     tensors = [("token_embd.weight", [EMBD, VOCAB], Q8_0)]
-    for i in range(N_BLOCK):
+    for i in range(n_block):
         b = f"blk.{i}."
         tensors += [(b + "attn_norm.weight", [EMBD], F32),
                     (b + "attn_q.weight", [EMBD, EMBD], Q8_0),
@@ -82,7 +82,7 @@ def llama_gguf(path):
     kvs = [kv_str(b"general.architecture", b"llama"),
            kv_str(b"general.name", b"flat memory"),
            kv_u32(b"general.file_type", 7),
-           kv_u32(b"llama.block_count", N_BLOCK),
+           kv_u32(b"llama.block_count", n_block),
            kv_u32(b"llama.context_length", 4096),
            kv_u32(b"llama.embedding_length", EMBD),
            kv_u32(b"llama.feed_forward_length", FF),
@@ -191,6 +191,22 @@ def same_report(qa, q, paths, n_tensors):
              f"({err!r}) and its exit status {code} (alone: {code_m})")
 
 
+def one_at_a_time(qa, q, tmp):
+    """The JSON report holds no model past its own: two large models in
+    one run (22,500 tensors each, about 20 MiB of inventory) peak within
+    a quarter of one, not at the sum of both."""
+    big = os.path.join(tmp, "big.gguf")
+    llama_gguf(big, 2500)
+    big2 = os.path.join(tmp, "big2.gguf")
+    os.link(big, big2)
+    args = ["inspect", "--format", "json"]
+    one = peak_rss(q, args + [big])
+    two = peak_rss(q, args + [big, big2])
+    qa.check(two < one * 5 // 4,
+             f"JSON, two large models: peak {two >> 20} MiB against "
+             f"{one >> 20} MiB for one (less than a quarter more)")
+
+
 def main():
     qa = Checker()
     q = os.path.abspath(sys.argv[1])
@@ -202,6 +218,7 @@ def main():
         paths = names(tmp, 100)
         same_report(qa, q, paths, n_tensors)
         flat(qa, q, paths)
+        one_at_a_time(qa, q, tmp)
     qa.finish()
 
 
