@@ -59,4 +59,18 @@ qa_sat_mul(uint64_t a, uint64_t b)
 	return qa_ckd_mul(&r, a, b) ? UINT64_MAX : r;
 }
 
+/* a / b rounded up; 0 when b is 0. */
+static inline uint64_t
+qa_ceil_div(uint64_t a, uint64_t b)
+{
+	return b ? a / b + (a % b != 0) : 0;
+}
+
+/* a - b, or 0 when b is larger. */
+static inline uint64_t
+qa_sub_floor(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 #endif /* QA_SRC_CKD_H */

@@ -12,12 +12,7 @@
 #include "core/ckd.h"
 #include "core/inventory.h"
 #include "core/engines.h"
-
-static uint64_t
-cdiv(uint64_t a, uint64_t b)
-{
-	return b ? a / b + (a % b != 0) : 0;
-}
+#include "fit/fit.h"
 
 void
 qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
@@ -30,8 +25,8 @@ qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
 	w->hq = hp->n_head > 0 ? (uint64_t)hp->n_head : 0;
 	w->hkv = hp->n_head_kv > 0 ? (uint64_t)hp->n_head_kv : w->hq;
 	w->vocab = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	vpad = qa_sat_mul(cdiv(w->vocab, QA_SERVE_VOCAB_PAD), QA_SERVE_VOCAB_PAD);
-	w->vocab_rank = cdiv(vpad, w->tp);
+	vpad = qa_sat_mul(qa_ceil_div(w->vocab, QA_SERVE_VOCAB_PAD), QA_SERVE_VOCAB_PAD);
+	w->vocab_rank = qa_ceil_div(vpad, w->tp);
 }
 
 uint64_t
@@ -49,29 +44,29 @@ qa_serve_rank_bytes(const struct qa_serve_tp *w, const struct qa_tensor *t)
 		/* VocabParallelEmbedding / ParallelLMHead: vocab padded to a
 		 * multiple of 64, then split by tp. */
 		if (vec || !w->vocab)
-			return vec ? b : cdiv(b, w->tp);
-		return cdiv(qa_sat_mul(b, w->vocab_rank), w->vocab);
+			return vec ? b : qa_ceil_div(b, w->tp);
+		return qa_ceil_div(qa_sat_mul(b, w->vocab_rank), w->vocab);
 	case QA_ROLE_ATTN_K:
 	case QA_ROLE_ATTN_V:
 		/* QKVParallelLinear: KV heads replicated when tp > H_kv
 		 * (vllm/model_executor/layers/linear.py, sglang/srt/layers/
 		 * linear.py l.977-980 num_kv_head_replicas). */
-		return cdiv(b, kvdiv);
+		return qa_ceil_div(b, kvdiv);
 	case QA_ROLE_ATTN_QKV:
 		if (w->hq && w->hkv) {
 			uint64_t tot = w->hq + 2 * w->hkv;
 			uint64_t q = qa_sat_mul(b, w->hq) / tot;
 
-			return qa_sat_add(cdiv(q, w->tp), cdiv(b - q, kvdiv));
+			return qa_sat_add(qa_ceil_div(q, w->tp), qa_ceil_div(b - q, kvdiv));
 		}
-		return cdiv(b, w->tp);
+		return qa_ceil_div(b, w->tp);
 	case QA_ROLE_ATTN_O:
 	case QA_ROLE_FFN_DOWN:
 	case QA_ROLE_EXPERT_DOWN:
 	case QA_ROLE_SHARED_EXPERT_DOWN:
 	case QA_ROLE_SSM_OUT:
 		/* RowParallelLinear: weight split, bias replicated */
-		return vec ? b : cdiv(b, w->tp);
+		return vec ? b : qa_ceil_div(b, w->tp);
 	case QA_ROLE_ATTN_Q:
 	case QA_ROLE_ATTN_GATE:
 	case QA_ROLE_ATTN_SINKS:
@@ -99,7 +94,7 @@ qa_serve_rank_bytes(const struct qa_serve_tp *w, const struct qa_tensor *t)
 		/* Column-parallel (with their biases) and per-head params;
 		 * SSM A/D/dt and norms shard by heads (mamba_mixer2.py);
 		 * vision towers are TP-sharded in the engines' encoders. */
-		return cdiv(b, w->tp);
+		return qa_ceil_div(b, w->tp);
 	case QA_ROLE_MLA_Q_A:
 	case QA_ROLE_MLA_KV_A:
 		/* q_a_proj / kv_a_proj_with_mqa are ReplicatedLinear in
@@ -169,4 +164,30 @@ qa_serve_arch_support(const char *engine, const struct qa_inventory *inv,
 	default:
 		return QA_SERVE_ARCH_ABSENT;
 	}
+}
+
+void
+qa_fit_note(struct qa_fit_notes *nb, const char *s)
+{
+	struct qa_fit_result *o = nb->out;
+
+	if (!s || o->n_notes >= sizeof(o->notes) / sizeof(o->notes[0]))
+		return;
+	o->notes[o->n_notes++] = s;
+}
+
+bool
+qa_ascii_ieq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a, y = *b;
+
+		if (x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (y >= 'A' && y <= 'Z')
+			y = (char)(y - 'A' + 'a');
+		if (x != y)
+			return false;
+	}
+	return *a == *b;
 }

@@ -65,4 +65,21 @@ enum qa_serve_arch qa_serve_arch_support(const char *engine,
 					 const struct qa_inventory *inv,
 					 const char **cls);
 
+/* ---- shared by the serving models (fit_vllm.c, fit_sglang.c) ------- */
+
+struct qa_fit_result;
+struct qa_arena;
+
+/* Where a model's notes go (the result), and its arena for the text. */
+struct qa_fit_notes {
+	struct qa_fit_result *out;
+	struct qa_arena *arena;
+};
+
+/* Adds note s to the result (dropped when NULL or the list is full). */
+void qa_fit_note(struct qa_fit_notes *nb, const char *s);
+
+/* ASCII case-insensitive equality (config values such as "auto"). */
+bool qa_ascii_ieq(const char *a, const char *b);
+
 #endif /* QA_SRC_FIT_SERVE_H */

@@ -55,49 +55,6 @@
 #define SGL_REQ_EXTRA 4
 #define TIGHT_SHARE 0.05
 
-struct notes {
-	struct qa_fit_result *out;
-	struct qa_arena *arena;
-};
-
-static void
-note(struct notes *nb, const char *s)
-{
-	struct qa_fit_result *o = nb->out;
-
-	if (!s || o->n_notes >= sizeof(o->notes) / sizeof(o->notes[0]))
-		return;
-	o->notes[o->n_notes++] = s;
-}
-
-static uint64_t
-sub_floor(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
-static uint64_t
-cdiv(uint64_t a, uint64_t b)
-{
-	return b ? a / b + (a % b != 0) : 0;
-}
-
-static int
-ieq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char x = *a, y = *b;
-
-		if (x >= 'A' && x <= 'Z')
-			x = (char)(x - 'A' + 'a');
-		if (y >= 'A' && y <= 'Z')
-			y = (char)(y - 'A' + 'a');
-		if (x != y)
-			return 0;
-	}
-	return *a == *b;
-}
-
 static uint8_t
 kind_of(const struct qa_hparams *hp, int64_t l)
 {
@@ -146,12 +103,12 @@ enum kvk { KV_16, KV_FP8, KV_MXFP8, KV_FP4 };
 static enum kvk
 kv_kind(const char *t)
 {
-	if (!t || ieq(t, "auto") || ieq(t, "bf16") || ieq(t, "bfloat16") ||
-	    ieq(t, "f16") || ieq(t, "float16"))
+	if (!t || qa_ascii_ieq(t, "auto") || qa_ascii_ieq(t, "bf16") || qa_ascii_ieq(t, "bfloat16") ||
+	    qa_ascii_ieq(t, "f16") || qa_ascii_ieq(t, "float16"))
 		return KV_16;
-	if (ieq(t, "mxfp8"))
+	if (qa_ascii_ieq(t, "mxfp8"))
 		return KV_MXFP8;
-	if (ieq(t, "fp4_e2m1") || ieq(t, "nvfp4"))
+	if (qa_ascii_ieq(t, "fp4_e2m1") || qa_ascii_ieq(t, "nvfp4"))
 		return KV_FP4;
 	return KV_FP8;
 }
@@ -394,7 +351,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 	/* The inventory owns the arena the result's strings live in. */
 	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
 	const struct qa_hparams *hp = &inv->hp;
-	struct notes nb = { out, arena };
+	struct qa_fit_notes nb = { out, arena };
 	size_t ndev = opt->gpus.n, i;
 	uint64_t tp, W = 0, W_act = 0, F_pre = UINT64_MAX;
 	uint64_t after_load = UINT64_MAX, max_len, ctx, n_tok, cell;
@@ -441,7 +398,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		return -1;
 	}
 	if (tp < ndev)
-		note(&nb, qa_arena_printf(arena, "TP=%llu: only the first "
+		qa_fit_note(&nb, qa_arena_printf(arena, "TP=%llu: only the first "
 			"%llu of %zu GPUs are used", (unsigned long long)tp,
 			(unsigned long long)tp, ndev));
 	ndev = (size_t)tp;
@@ -452,14 +409,14 @@ qa_fit_sglang(const struct qa_inventory *inv,
 	    tp % (uint64_t)hp->n_head_kv != 0)
 		heads_ok = false;
 	if (!heads_ok)
-		note(&nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
+		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
 			"%lld attention heads / %lld KV heads do not divide "
 			"evenly", (unsigned long long)tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
 
 	how = qa_serve_arch_support("sglang", inv, &cls);
 	if (how == QA_SERVE_ARCH_ABSENT)
-		note(&nb, qa_arena_printf(arena, "SGLang has no class %s: it "
+		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang has no class %s: it "
 			"would fall back to its Transformers backend "
 			"(TransformersForCausalLM, models/registry.py "
 			"_normalize_archs l.61-78); sized as a native model",
@@ -523,10 +480,10 @@ qa_fit_sglang(const struct qa_inventory *inv,
 				  (uint64_t)inv->mtp.present : 0;
 
 		if (n_pred == 0)
-			note(&nb, "MTP speculative decoding asked for, but the "
+			qa_fit_note(&nb, "MTP speculative decoding asked for, but the "
 			     "model has no MTP layers: sized without a draft");
 		else if (n_state)
-			note(&nb, "SGLang MTP on a Mamba/GDN hybrid also "
+			qa_fit_note(&nb, "SGLang MTP on a Mamba/GDN hybrid also "
 			     "reserves intermediate states per draft token "
 			     "and needs --max-running-requests "
 			     "(_handle_max_mamba_cache): not modelled, sized "
@@ -556,12 +513,12 @@ qa_fit_sglang(const struct qa_inventory *inv,
 			continue;
 		if (is_expert(t->role) && hp->n_expert > 0 &&
 		    hp->n_expert_used > 0)
-			b = cdiv(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
+			b = qa_ceil_div(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
 				 (uint64_t)hp->n_expert);
 		W_act = qa_sat_add(W_act, b);
 	}
 	if (inv->kind == QA_KIND_GGUF)
-		note(&nb, "GGUF in SGLang: weights counted as stored; SGLang "
+		qa_fit_note(&nb, "GGUF in SGLang: weights counted as stored; SGLang "
 		     "loads GGUF through its GGUF loader (--load-format "
 		     "gguf), an experimental path");
 
@@ -591,7 +548,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		 * ViT-size factor in [0.8, 1.05] (1 for a ViT-L/14) */
 		if (vlm) {
 			f *= 0.95;
-			note(&nb, "vision model: SGLang lowers "
+			qa_fit_note(&nb, "vision model: SGLang lowers "
 			     "mem_fraction_static by 0.95 x a ViT-size factor "
 			     "(0.8-1.05, from vision_config); the factor is "
 			     "taken as 1");
@@ -608,17 +565,17 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		uint64_t fr = g->usable_bytes;
 
 		if (tp > 1)
-			fr = sub_floor(fr, SGL_NCCL_EST);
+			fr = qa_sub_floor(fr, SGL_NCCL_EST);
 		if (fr < F_pre)
 			F_pre = fr;
-		if (sub_floor(fr, W) < after_load)
-			after_load = sub_floor(fr, W);
+		if (qa_sub_floor(fr, W) < after_load)
+			after_load = qa_sub_floor(fr, W);
 	}
 	rest_d = (double)after_load - (double)F_pre * (1.0 - f);
 	rest = rest_d >= 9.2e18 ? INT64_MAX : (int64_t)rest_d;
 	if (rest <= 0) {
 		refused = true;
-		note(&nb, qa_arena_printf(arena, "SGLang refuses: loaded "
+		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang refuses: loaded "
 			"weights leave no GPU memory for the KV cache under "
 			"--mem-fraction-static=%.3f; it needs above %.3f "
 			"(_profile_available_bytes)", f,
@@ -635,15 +592,15 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		rest -= (int64_t)qa_sat_mul(mamba_slots, per_req);
 		if (mamba_slots == 0) {
 			refused = true;
-			note(&nb, "SGLang refuses: not enough GPU memory for "
+			qa_fit_note(&nb, "SGLang refuses: not enough GPU memory for "
 			     "the hybrid state cache (max_mamba_cache_size "
 			     "0)");
 		}
 	}
 
 	kk = kv_kind(opt->kv_k);
-	if (opt->kv_v && opt->kv_k && !ieq(opt->kv_v, opt->kv_k))
-		note(&nb, "SGLang has one --kv-cache-dtype for K and V; the K "
+	if (opt->kv_v && opt->kv_k && !qa_ascii_ieq(opt->kv_v, opt->kv_k))
+		qa_fit_note(&nb, "SGLang has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
 	n_tok = rest > 0 ? pool_tokens(hp, &geo, kk, (uint64_t)rest, &cell) :
 		0;
@@ -655,14 +612,14 @@ qa_fit_sglang(const struct qa_inventory *inv,
 					NULL) : 0;
 	if (!refused && n_tok == 0 && geo.n_layers) {
 		refused = true;
-		note(&nb, "SGLang refuses: Not enough memory (the KV pool "
+		qa_fit_note(&nb, "SGLang refuses: Not enough memory (the KV pool "
 		     "holds no token)");
 	}
 	if (geo.hybrid_swa && geo.n_full && !refused &&
 	    (uint64_t)hp->sliding_window + 1 >=
 	    (uint64_t)((double)n_tok * SGL_SWA_RATIO)) {
 		refused = true;
-		note(&nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
+		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
 			"pool (%llu tokens) cannot hold one request's window "
 			"of %lld (pool_configurator.py l.425-436)",
 			(unsigned long long)(n_tok * 4 / 5),
@@ -735,7 +692,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 	for (i = 0; i < ndev; i++) {
 		const struct qa_gpu_device *g = &opt->gpus.dev[i];
 		struct qa_fit_device *d = &out->devices[i];
-		uint64_t fr = tp > 1 ? sub_floor(g->usable_bytes, SGL_NCCL_EST) :
+		uint64_t fr = tp > 1 ? qa_sub_floor(g->usable_bytes, SGL_NCCL_EST) :
 			      g->usable_bytes;
 		uint64_t inside;
 
@@ -746,7 +703,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		d->kv_bytes = kv_ctx;
 		d->recurrent_bytes = n_state ? per_req : 0;
 		d->overhead_bytes = req_pool;
-		d->compute_bytes = sub_floor(slack, req_pool);
+		d->compute_bytes = qa_sub_floor(slack, req_pool);
 		d->first_layer = 0;
 		d->last_layer = (int32_t)(hp->n_layer - 1);
 		d->has_output = true;
@@ -779,13 +736,13 @@ qa_fit_sglang(const struct qa_inventory *inv,
 			 TIGHT_SHARE * (double)F_pre)
 			verdict = "tight";
 		if (!refused && n_tok < ctx)
-			note(&nb, qa_arena_printf(arena, "the KV pool holds "
+			qa_fit_note(&nb, qa_arena_printf(arena, "the KV pool holds "
 				"%llu tokens: SGLang caps a request at %llu "
 				"(min(context_len, pool) - 1, tp_worker.py "
 				"l.382-385)", (unsigned long long)n_tok,
 				(unsigned long long)(n_tok ? n_tok - 1 : 0)));
 		if (req_pool > slack)
-			note(&nb, qa_arena_printf(arena, "the request-to-token "
+			qa_fit_note(&nb, qa_arena_printf(arena, "the request-to-token "
 				"table (%llu rows x %llu tokens x 4 B = %.2f "
 				"GiB) does not fit the %.2f GiB the fraction "
 				"leaves: lower --max-running-requests or "
@@ -795,7 +752,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 				(double)req_pool / (double)GIB,
 				(double)slack / (double)GIB));
 		else if ((double)(slack - req_pool) < est_mib * (double)MIB)
-			note(&nb, qa_arena_printf(arena, "after the "
+			qa_fit_note(&nb, qa_arena_printf(arena, "after the "
 				"request-to-token table (%.2f GiB for %llu "
 				"requests) %.0f MiB are left for activations "
 				"and CUDA graphs, less than SGLang's own "
@@ -807,7 +764,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 				est_mib));
 	}
 	out->verdict = verdict;
-	note(&nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
+	qa_fit_note(&nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
 		"tokens%s%s; kv_bytes is what the context needs, compute "
 		"what mem_fraction_static %.3f leaves for activations and "
 		"CUDA graphs (not measured by SGLang), overhead the "
@@ -819,7 +776,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 			"%llu)", (unsigned long long)(uint64_t)
 			((double)n_tok * SGL_SWA_RATIO)) : "", f,
 		(unsigned long long)req_rows));
-	note(&nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
+	qa_fit_note(&nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
 	     "(its fp4_e2m1 needs Blackwell; --kv fp4_e2m1 sizes it)");
 
 	/* Decode ceiling: every rank reads its weights (active experts)

@@ -125,52 +125,9 @@ struct layout {
 	uint64_t st_g[QA_GPU_MAX];
 };
 
-struct notes {
-	struct qa_fit_result *out;
-	struct qa_arena *arena;
-};
-
-static void
-note(struct notes *nb, const char *s)
-{
-	struct qa_fit_result *o = nb->out;
-
-	if (!s || o->n_notes >= sizeof(o->notes) / sizeof(o->notes[0]))
-		return;
-	o->notes[o->n_notes++] = s;
-}
-
 /* Sizes here come from hyperparameters and are small, but a hostile
  * header must not wrap them around: sums and products saturate
  * (qa_sat_add, qa_sat_mul in core/ckd.h). */
-static uint64_t
-cdiv(uint64_t a, uint64_t b)
-{
-	return b ? a / b + (a % b != 0) : 0;
-}
-
-static uint64_t
-sub_floor(uint64_t a, uint64_t b)
-{
-	return a > b ? a - b : 0;
-}
-
-static int
-ieq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char x = *a, y = *b;
-
-		if (x >= 'A' && x <= 'Z')
-			x = (char)(x - 'A' + 'a');
-		if (y >= 'A' && y <= 'Z')
-			y = (char)(y - 'A' + 'a');
-		if (x != y)
-			return 0;
-	}
-	return *a == *b;
-}
-
 static bool
 has_word(const char *s, const char *w)
 {
@@ -204,31 +161,31 @@ has_word(const char *s, const char *w)
  * smallest per-tensor type, and a note says so.
  */
 static struct kvfmt
-kv_format(const char *t, struct notes *nb)
+kv_format(const char *t, struct qa_fit_notes *nb)
 {
 	struct kvfmt f = { 2, false, false };
 
-	if (!t || ieq(t, "f16") || ieq(t, "bf16") || ieq(t, "fp16") ||
-	    ieq(t, "auto") || ieq(t, "float16") || ieq(t, "bfloat16"))
+	if (!t || qa_ascii_ieq(t, "f16") || qa_ascii_ieq(t, "bf16") || qa_ascii_ieq(t, "fp16") ||
+	    qa_ascii_ieq(t, "auto") || qa_ascii_ieq(t, "float16") || qa_ascii_ieq(t, "bfloat16"))
 		return f;
 	f.s = 1;
-	if (ieq(t, "fp8") || ieq(t, "fp8_e4m3") || ieq(t, "fp8_e5m2") ||
-	    ieq(t, "fp8_inc") || ieq(t, "int8"))
+	if (qa_ascii_ieq(t, "fp8") || qa_ascii_ieq(t, "fp8_e4m3") || qa_ascii_ieq(t, "fp8_e5m2") ||
+	    qa_ascii_ieq(t, "fp8_inc") || qa_ascii_ieq(t, "int8"))
 		return f;
-	if (ieq(t, "fp8_per_token_head") || ieq(t, "int8_per_token_head")) {
+	if (qa_ascii_ieq(t, "fp8_per_token_head") || qa_ascii_ieq(t, "int8_per_token_head")) {
 		f.per_token_head = true;
 		return f;
 	}
-	if (ieq(t, "nvfp4")) {
+	if (qa_ascii_ieq(t, "nvfp4")) {
 		f.nvfp4 = true;
 		return f;
 	}
-	if (ieq(t, "f32") || ieq(t, "float32")) {
+	if (qa_ascii_ieq(t, "f32") || qa_ascii_ieq(t, "float32")) {
 		f.s = 4;
 		return f;
 	}
 	if (nb)
-		note(nb, qa_arena_printf(nb->arena,
+		qa_fit_note(nb, qa_arena_printf(nb->arena,
 			"vLLM has no %s KV cache; computed as "
 			"--kv-cache-dtype fp8 (1 byte/element)", t));
 	return f;
@@ -552,7 +509,7 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 	 * the attention page (prefix caching off, mode "none").
 	 */
 	if (lay->n[SPEC_MAMBA] && attn_tok_max) {
-		uint64_t ba = VLLM_BLOCK * cdiv(lay->mamba_state,
+		uint64_t ba = VLLM_BLOCK * qa_ceil_div(lay->mamba_state,
 						qa_sat_mul(VLLM_BLOCK,
 							attn_tok_max));
 
@@ -594,7 +551,7 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 	 * from the merged specs of all stages. */
 	lay->g = (double)max_n < 1.5 * (double)min_n ? max_n : min_n;
 	/*
-	 * Each type's layers are dealt round-robin to its cdiv(n, g) groups
+	 * Each type's layers are dealt round-robin to its qa_ceil_div(n, g) groups
 	 * (layers[i::num_groups], l.1160-1175), so that every PP stage holds
 	 * a share of each group; the group size on a stage is the largest
 	 * share (_max_memory_usage_bytes_from_groups l.1791: max over the
@@ -605,7 +562,7 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 		uint64_t gw = 0;
 
 		for (t = 0; t < SPEC_COUNT; t++) {
-			uint64_t ng = cdiv(lay->n[t], lay->g), j = 0, q;
+			uint64_t ng = qa_ceil_div(lay->n[t], lay->g), j = 0, q;
 
 			if (ng > MAX_ENTRIES)
 				ng = MAX_ENTRIES;
@@ -644,14 +601,14 @@ spec_blocks(const struct layout *lay, int t, uint64_t L)
 
 		if (n > L)
 			n = L;
-		return cdiv(n, b) + 1;
+		return qa_ceil_div(n, b) + 1;
 	}
 	case SPEC_MAMBA:
 		/* MambaSpec.max_memory_usage_bytes (l.578-589), cache mode
 		 * "none": 1 + num_speculative_blocks pages per request */
 		return 1 + lay->n_spec;
 	default:
-		return cdiv(L, b);
+		return qa_ceil_div(L, b);
 	}
 }
 
@@ -685,7 +642,7 @@ m_req(const struct layout *lay, uint64_t st, uint64_t L, uint64_t *kv,
 						lay->block[t]),
 						lay->st_tok[st][t]);
 		} else {
-			uint64_t groups = cdiv(lay->n[t], lay->g);
+			uint64_t groups = qa_ceil_div(lay->n[t], lay->g);
 
 			bytes = qa_sat_mul(qa_sat_mul(lay->st_g[st], lay->page[t]),
 					qa_sat_mul(groups, spec_blocks(lay, t, L)));
@@ -825,7 +782,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	 * inventory object itself is never const (qa_inventory_create). */
 	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
 	const struct qa_hparams *hp = &inv->hp;
-	struct notes nb = { out, arena };
+	struct qa_fit_notes nb = { out, arena };
 	double u = opt->gpu_memory_utilization > 0 &&
 		   opt->gpu_memory_utilization <= 1 ?
 		   opt->gpu_memory_utilization : VLLM_UTIL;
@@ -890,7 +847,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		return -1;
 	}
 	if (qa_sat_mul(tp, pp) < ndev)
-		note(&nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
+		qa_fit_note(&nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
 			"the first %llu of %zu GPUs are used",
 			(unsigned long long)tp, (unsigned long long)pp,
 			(unsigned long long)(tp * pp), ndev));
@@ -906,7 +863,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	    tp % (uint64_t)hp->n_head_kv != 0)
 		heads_ok = false;
 	if (!heads_ok)
-		note(&nb, qa_arena_printf(arena, "vLLM refuses TP=%llu: "
+		qa_fit_note(&nb, qa_arena_printf(arena, "vLLM refuses TP=%llu: "
 			"%lld attention heads / %lld KV heads do not divide "
 			"evenly", (unsigned long long)tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
@@ -931,7 +888,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			    k == QA_LAYER_PARALLEL_HYBRID)
 				state = true;
 		}
-		note(&nb, qa_arena_printf(arena, "%s through vLLM's "
+		qa_fit_note(&nb, qa_arena_printf(arena, "%s through vLLM's "
 			"Transformers modeling backend%s: every decoder "
 			"layer gets an attention KV cache "
 			"(transformers/base.py create_attention_instances); "
@@ -984,10 +941,10 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				  (uint64_t)inv->mtp.present : 0;
 
 		if (n_pred == 0) {
-			note(&nb, "MTP speculative decoding asked for, but the "
+			qa_fit_note(&nb, "MTP speculative decoding asked for, but the "
 			     "model has no MTP layers: sized without a draft");
 		} else if (tf) {
-			note(&nb, "the Transformers backend skips the MTP "
+			qa_fit_note(&nb, "the Transformers backend skips the MTP "
 			     "layers (base.py ignore_unexpected_prefixes): "
 			     "sized without a draft");
 		} else {
@@ -996,14 +953,14 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				 (uint64_t)opt->num_speculative_tokens : n_pred;
 			if (n_spec > n_pred && n_spec % n_pred != 0) {
 				refused = true;
-				note(&nb, qa_arena_printf(arena, "vLLM refuses "
+				qa_fit_note(&nb, qa_arena_printf(arena, "vLLM refuses "
 					"num_speculative_tokens %llu: it must "
 					"be divisible by the %llu MTP layers "
 					"(speculative.py l.768-777)",
 					(unsigned long long)n_spec,
 					(unsigned long long)n_pred));
 			}
-			note(&nb, qa_arena_printf(arena, "MTP draft: %llu "
+			qa_fit_note(&nb, qa_arena_printf(arena, "MTP draft: %llu "
 				"layer%s of weights and KV pages on the last "
 				"stage, embedding and head shared with the "
 				"target%s (llm_base_proposer.py l.1267-1400), "
@@ -1019,7 +976,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	}
 
 	/* Weights per rank (tensor parallelism) and per stage. */
-	vpad = hp->n_vocab > 0 ? cdiv((uint64_t)hp->n_vocab,
+	vpad = hp->n_vocab > 0 ? qa_ceil_div((uint64_t)hp->n_vocab,
 				      QA_SERVE_VOCAB_PAD) *
 				 QA_SERVE_VOCAB_PAD : 0;
 	qa_serve_tp_init(&wc, hp, tp);
@@ -1055,7 +1012,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		ba = b;
 		if (is_expert(t->role) && hp->n_expert > 0 &&
 		    hp->n_expert_used > 0)
-			ba = cdiv(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
+			ba = qa_ceil_div(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
 				  (uint64_t)hp->n_expert);
 		if ((t->role == QA_ROLE_EMBED && !tied) ||
 		    t->role == QA_ROLE_MTP_EMBED || t->mtp)
@@ -1076,7 +1033,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				 * the experts of it */
 				bd = is_expert(t->role) && hp->n_expert > 0 &&
 				     hp->n_expert_used > 0 ?
-				     cdiv(qa_sat_mul(b, (uint64_t)
+				     qa_ceil_div(qa_sat_mul(b, (uint64_t)
 						  hp->n_expert_used),
 					  (uint64_t)hp->n_expert) : b;
 				if (t->role == QA_ROLE_MTP_EMBED)
@@ -1095,18 +1052,18 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		}
 	}
 	if (inv->n_tensors == 0)
-		note(&nb, "no tensors in the input: weights counted as 0");
+		qa_fit_note(&nb, "no tensors in the input: weights counted as 0");
 	if (inv->kind == QA_KIND_GGUF)
-		note(&nb, "GGUF in vLLM: weights counted as stored (vLLM's "
+		qa_fit_note(&nb, "GGUF in vLLM: weights counted as stored (vLLM's "
 		     "GGUF loader keeps supported quantized types packed); "
 		     "vLLM's GGUF support is experimental");
-	if (inv->dominant_type && (ieq(inv->dominant_type, "F32")))
+	if (inv->dominant_type && (qa_ascii_ieq(inv->dominant_type, "F32")))
 		s_model = 4;
 
 	/* KV dtype (one for K and V in vLLM). */
 	fmt = kv_format(opt->kv_k, &nb);
-	if (opt->kv_v && opt->kv_k && !ieq(opt->kv_v, opt->kv_k))
-		note(&nb, "vLLM has one --kv-cache-dtype for K and V; the K "
+	if (opt->kv_v && opt->kv_k && !qa_ascii_ieq(opt->kv_v, opt->kv_k))
+		qa_fit_note(&nb, "vLLM has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
 	if (fmt.nvfp4) {
 		bool fp4 = true;
@@ -1115,7 +1072,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			if (!(opt->gpus.dev[i].flags & QA_GPU_FP4))
 				fp4 = false;
 		if (!fp4)
-			note(&nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
+			qa_fit_note(&nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
 			     "cores (Blackwell); not every GPU here has them "
 			     "or their type is unknown");
 	}
@@ -1143,12 +1100,12 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		return -1;
 	}
 	if (lay->unify_failed)
-		note(&nb, "KV page sizes of the layer kinds are not integer "
+		qa_fit_note(&nb, "KV page sizes of the layer kinds are not integer "
 		     "multiples: vLLM raises NotImplementedError "
 		     "(unify_kv_cache_spec_page_size); sized with the "
 		     "largest page");
 	if (lay->hybrid && lay->tok_differ)
-		note(&nb, "per-layer KV sizes differ within a hybrid group; "
+		qa_fit_note(&nb, "per-layer KV sizes differ within a hybrid group; "
 		     "sized with the largest");
 
 	/* Budget per rank (determine_available_memory, gpu_worker.py
@@ -1165,7 +1122,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	    opt->vllm_cudagraph_bytes : VLLM_G_DEFAULT;
 	if (!opt->vllm_activation_bytes || !opt->vllm_nontorch_bytes ||
 	    (!opt->vllm_cudagraph_bytes && !opt->enforce_eager))
-		note(&nb, qa_arena_printf(arena, "vLLM measures activations "
+		qa_fit_note(&nb, qa_arena_printf(arena, "vLLM measures activations "
 			"(P, a profile run of %llu tokens), non-torch memory "
 			"(N) and CUDA graphs (G) at start-up; estimated here "
 			"(P closed form of docs/fit.md, N 0.25 GiB, %s): "
@@ -1173,14 +1130,14 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			opt->enforce_eager ? "G 0 with --enforce-eager" :
 			"G 0.35 GiB"));
 	else if (opt->enforce_eager)
-		note(&nb, "--enforce-eager: no CUDA graphs, G = 0");
+		qa_fit_note(&nb, "--enforce-eager: no CUDA graphs, G = 0");
 
 	if (opt->ctx > 0)
 		ctx = (uint64_t)opt->ctx;
 	else
 		ctx = max_len;
 	if (opt->ctx > 0 && ctx > max_len)
-		note(&nb, qa_arena_printf(arena, "vLLM refuses "
+		qa_fit_note(&nb, qa_arena_printf(arena, "vLLM refuses "
 			"max_model_len %llu above the derived %llu unless "
 			"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
 			(unsigned long long)ctx,
@@ -1193,9 +1150,9 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		uint64_t st = dstage[i];
 		double rr = ceil(u * (double)g->vram_bytes);
 		uint64_t R = rr >= 1.8e19 ? UINT64_MAX : (uint64_t)rr;
-		uint64_t a = sub_floor(R, qa_sat_add(qa_sat_add(W[st], P[st]),
+		uint64_t a = qa_sub_floor(R, qa_sat_add(qa_sat_add(W[st], P[st]),
 						  qa_sat_add(N, G)));
-		uint64_t outside = sub_floor(g->vram_bytes, g->usable_bytes);
+		uint64_t outside = qa_sub_floor(g->vram_bytes, g->usable_bytes);
 		uint64_t a0, b0;
 
 		if (tp > 1 || pp > 1)
@@ -1210,21 +1167,21 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		d->first_layer = (int32_t)a0;
 		d->last_layer = (int32_t)b0 - 1;
 		d->has_output = st == pp - 1;
-		if (outside > sub_floor(g->vram_bytes, R)) {
+		if (outside > qa_sub_floor(g->vram_bytes, R)) {
 			outside_over = true;
 			/* what overflows (1-u)T is taken from the budget */
-			a = sub_floor(a, outside - sub_floor(g->vram_bytes, R));
+			a = qa_sub_floor(a, outside - qa_sub_floor(g->vram_bytes, R));
 		}
 		avail[i] = a;
 		if (a < min_avail)
 			min_avail = a;
 	}
 	if (outside_over)
-		note(&nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
+		qa_fit_note(&nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
 			"exceed (1-u)T outside vLLM's budget: lower "
 			"--gpu-memory-utilization below %.2f", u));
 	if (pp > 1)
-		note(&nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
+		qa_fit_note(&nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
 			"layers get_pp_indices(%lld, r, %llu) "
 			"(vllm/distributed/utils.py l.95-140) and their KV "
 			"pages; max_model_len is the smallest over the "
@@ -1246,15 +1203,15 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	out->max_context_q8_0 = search_max_len(lay_fp8, avail, dstage, ndev,
 					       max_len);
 	out->max_context_q4_0 = out->max_context_q8_0;
-	note(&nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
+	qa_fit_note(&nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
 	     "(vLLM has no block-quantized KV types); vLLM preallocates "
 	     "all of M_avail as KV pool, kv_bytes is what the context needs");
 
 	verdict = NULL;
 	for (i = 0; i < ndev; i++) {
 		struct qa_fit_device *d = &out->devices[i];
-		uint64_t over = sub_floor(sub_floor(d->overhead_bytes, N),
-					  sub_floor(d->vram_bytes,
+		uint64_t over = qa_sub_floor(qa_sub_floor(d->overhead_bytes, N),
+					  qa_sub_floor(d->vram_bytes,
 						    d->usable_bytes));
 		uint64_t inside;
 
@@ -1356,7 +1313,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				out->mtp_tokens_per_pass / tpass : 0;
 		}
 		if (tp > 1 && known)
-			note(&nb, "decode ceiling: the ranks of a stage read "
+			qa_fit_note(&nb, "decode ceiling: the ranks of a stage read "
 			     "in parallel, plus two all-reduces per layer at "
 			     "an assumed 15 us each over PCIe (not measured "
 			     "here; NVLink is faster)");
