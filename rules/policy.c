@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/units.h"
 #include "core/dtypes.h"
 
 #define POLICY_SCHEMA "quantaudit-policy/1"
@@ -330,7 +331,7 @@ is_integer(const cJSON *it, double max)
 	double v = it->valuedouble;
 
 	return cJSON_IsNumber(it) && isfinite(v) && v >= 0 && v <= max &&
-	       floor(v) == v;
+	       qa_floor(v) == v;
 }
 
 static int
@@ -570,7 +571,7 @@ get_amount(struct ctx *c, const cJSON *it, bool params, struct limit *out)
 		v = it->valuedouble;
 		if (!isfinite(v) || v < 0 || v >= 18446744073709551616.0)
 			return fail(c, "expected %s", expl);
-		out->text = qa_arena_printf(&c->p->arena, "%.0f", floor(v));
+		out->text = qa_arena_printf(&c->p->arena, "%.0f", qa_floor(v));
 	} else if (cJSON_IsString(it) && it->valuestring) {
 		const char *s = it->valuestring;
 		char *end;

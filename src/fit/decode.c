@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/units.h"
+
 /*
  * Measured per-position acceptance, by family. Each row's numbers are a
  * public measurement; past its last position a draft is accepted with
@@ -72,5 +74,5 @@ qa_moe_touched_share(uint32_t k, uint32_t n, uint32_t tokens)
 {
 	if (n == 0 || k >= n)
 		return 1.0;
-	return 1.0 - pow(1.0 - (double)k / (double)n, (double)tokens);
+	return 1.0 - qa_powu(1.0 - (double)k / (double)n, tokens);
 }

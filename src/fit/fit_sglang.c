@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "core/arena.h"
 #include "core/ckd.h"
 #include "core/inventory.h"
@@ -288,7 +289,7 @@ default_fraction(struct msf *m, uint64_t tp, bool mla, bool eager,
 	if (g > 60 * 1024 && m->reserved_mib < 10 * 1024)
 		m->reserved_mib = 10 * 1024;
 	/* round((gpu_mem - reserved_mem) / gpu_mem, 3), l.4052-4056 */
-	m->fraction = floor((g - m->reserved_mib) / g * 1000 + 0.5) / 1000;
+	m->fraction = qa_floor((g - m->reserved_mib) / g * 1000 + 0.5) / 1000;
 }
 
 static bool

@@ -3,10 +3,47 @@
  * The decode model's pieces (src/fit/decode.c) against hand-worked
  * values: expected tokens per verification pass from the published
  * per-position acceptance, and the share of a MoE layer's experts a
- * batch of tokens reads.
+ * batch of tokens reads. And the two libm functions the tool carries
+ * itself (core/units.h) against libm's: qa_floor equal to floor on every
+ * kind of double, qa_powu within 1e-13 (relative) of pow.
  */
+#include <math.h>
+
+#include "core/units.h"
 #include "fit/decode.h"
 #include "harness.h"
+
+static void
+libm_stand_ins(void)
+{
+	static const double xs[] = {
+		0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 2.999999, -2.999999,
+		1e-300, -1e-300, 123456.789, -123456.789, 4503599627370495.5,
+		-4503599627370495.5, 4503599627370496.0, -4503599627370497.0,
+		9007199254740993.0, 1e300, -1e300, INFINITY, -INFINITY,
+	};
+	size_t i;
+	uint64_t e;
+
+	th_case = "libm stand-ins";
+	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+		double f = qa_floor(xs[i]);
+
+		CHECK(f == floor(xs[i]) && signbit(f) == signbit(floor(xs[i])));
+	}
+	CHECK(isnan(qa_floor(NAN)));
+	for (e = 0; e < 200000; e = e * 3 + 1) {
+		double b;
+
+		for (b = 0.0; b <= 1.0; b += 0.0625) {
+			double want = pow(b, (double)e), got = qa_powu(b, e);
+
+			CHECK(got == want ||
+			      fabs(got - want) <= 1e-13 * fabs(want) ||
+			      fabs(got - want) < 1e-300);
+		}
+	}
+}
 
 int
 main(void)
@@ -41,5 +78,6 @@ main(void)
 		   1e-12);
 	CHECK_NEAR(qa_moe_touched_share(8, 128, 1), 0.0625, 1e-12);
 	CHECK_NEAR(qa_moe_touched_share(8, 8, 3), 1.0, 1e-12);
+	libm_stand_ins();
 	return th_done("decode");
 }
