@@ -51,6 +51,18 @@ struct qa_role_result {
 struct qa_role_result qa_role_classify(const char *name,
 				       const struct qa_role_context *ctx);
 
+/*
+ * qa_role_classify of names[0..n) into out[0..n), the same answers
+ * (test_roles checks every name of its table both ways, in every
+ * context), but a name that differs from an earlier one only in its
+ * block number ("blk.17.", "layers.17.") in a block of the same kind is
+ * answered from that one: a model's blocks repeat a few dozen names.
+ * QA_OK or QA_E_NOMEM (out is then filled one name at a time anyway).
+ */
+int qa_role_classify_all(const char *const *names, size_t n,
+			 const struct qa_role_context *ctx,
+			 struct qa_role_result *out);
+
 /* ---- modules (src/analysis/quant_modules.c) -------------------------- */
 
 /*

@@ -16,8 +16,10 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/inventory.h"
 
 /* A piece of the name between dots. */
@@ -859,4 +861,206 @@ qa_role_classify(const char *name, const struct qa_role_context *ctx)
 	res.role = role;
 	res.mtp = sc.mtp;
 	return res;
+}
+
+/* ---- many names: the block-number memo ----------------------------------- */
+
+/* How a memo entry's layer follows the block number v of a new name. */
+enum memo_layer { ML_NONE, ML_SAME, ML_PLUS_N, ML_NO_MEMO };
+
+struct role_memo_entry {
+	uint64_t hash;
+	uint32_t key_off, key_len;
+	uint8_t mode;
+	bool confirmed;		/* a second name agreed with the rule */
+	struct qa_role_result r;
+};
+
+static struct qa_role_result
+memo_answer(const struct role_memo_entry *e, int64_t nl, int32_t v)
+{
+	struct qa_role_result r = e->r;
+
+	r.layer = e->mode == ML_SAME ? v :
+		  e->mode == ML_PLUS_N ? (int32_t)(nl + v) : -1;
+	return r;
+}
+
+/* Longest name answered from the memo; longer ones are classified. */
+#define MEMO_KEY_MAX 512
+
+/*
+ * The block number of name: the first part made of 1 to 9 digits that
+ * follows a part "blk" or "layers" ("blk.17.", "model.layers.17."); *at
+ * and *len its place. False when there is none.
+ */
+static bool
+block_digits(const char *name, size_t *at, size_t *len, int32_t *v)
+{
+	const char *prev = NULL, *p = name;
+	size_t prev_len = 0;
+
+	for (;;) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p), k;
+		int32_t val = 0;
+
+		if (dot && n >= 1 && n <= 9 && prev &&
+		    ((prev_len == 3 && memcmp(prev, "blk", 3) == 0) ||
+		     (prev_len == 6 && memcmp(prev, "layers", 6) == 0))) {
+			for (k = 0; k < n && p[k] >= '0' && p[k] <= '9'; k++)
+				val = val * 10 + (p[k] - '0');
+			if (k == n) {
+				*at = (size_t)(p - name);
+				*len = n;
+				*v = val;
+				return true;
+			}
+		}
+		if (!dot)
+			return false;
+		prev = p;
+		prev_len = n;
+		p = dot + 1;
+	}
+}
+
+/*
+ * What of the context a name's answer can depend on through its block
+ * number v: the kind of block v and of block n_layer + v (MTP blocks are
+ * numbered after the trunk), whether v is past the trunk, and whether
+ * n_layer + v overflows. Names that agree on these (and on the rest of
+ * the name) get the same role.
+ */
+static uint32_t
+block_class(const struct qa_role_context *ctx, int32_t v)
+{
+	int64_t n = ctx_n_layer(ctx), nv = n < 0 ? v : n + v;
+	uint32_t c;
+
+	c = (uint32_t)layer_kind(ctx, v);
+	c |= (nv <= INT32_MAX ? (uint32_t)layer_kind(ctx, (int32_t)nv) : 0xFFu)
+	     << 8;
+	c |= (uint32_t)(n >= 0 && v >= n) << 16;
+	c |= (uint32_t)(nv > INT32_MAX) << 17;
+	return c;
+}
+
+int
+qa_role_classify_all(const char *const *names, size_t n,
+		     const struct qa_role_context *ctx,
+		     struct qa_role_result *out)
+{
+	struct role_memo_entry *ent = NULL;
+	uint32_t *slot = NULL;
+	char *keys = NULL;
+	size_t n_ent = 0, keys_len = 0, keys_cap = 0, cap = 64, i;
+	int64_t nl = ctx_n_layer(ctx);
+	char key[MEMO_KEY_MAX + 8];
+
+	while (cap < n * 2 && cap < ((size_t)1 << 30))
+		cap *= 2;
+	slot = calloc(cap, sizeof(*slot));
+	ent = malloc((n ? n : 1) * sizeof(*ent));
+	if (!slot || !ent) {
+		free(slot);
+		free(ent);
+		for (i = 0; i < n; i++)
+			out[i] = qa_role_classify(names[i], ctx);
+		return QA_E_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = names[i];
+		size_t at, len, nlen, klen, h;
+		int32_t v;
+		uint32_t cls;
+		struct role_memo_entry *e = NULL;
+		struct qa_role_result r;
+
+		if (!name || !block_digits(name, &at, &len, &v) ||
+		    (nlen = strlen(name)) > MEMO_KEY_MAX) {
+			out[i] = qa_role_classify(name, ctx);
+			continue;
+		}
+		/* the key: the class, then the name with its block number
+		 * replaced by '#' */
+		cls = block_class(ctx, v);
+		memcpy(key, &cls, sizeof(cls));
+		memcpy(key + 4, name, at);
+		key[4 + at] = '#';
+		memcpy(key + 5 + at, name + at + len, nlen - at - len);
+		klen = 5 + nlen - len;
+		{
+			uint64_t hv = qa_hash(key, klen);
+
+			for (h = hv & (cap - 1); slot[h];
+			     h = (h + 1) & (cap - 1)) {
+				struct role_memo_entry *o = &ent[slot[h] - 1];
+
+				if (o->hash == hv && o->key_len == klen &&
+				    memcmp(keys + o->key_off, key, klen) == 0) {
+					e = o;
+					break;
+				}
+			}
+			if (e && e->confirmed) {
+				out[i] = memo_answer(e, nl, v);
+				continue;
+			}
+			r = qa_role_classify(name, ctx);
+			out[i] = r;
+			if (e) {
+				/* the second name of a template checks the rule
+				 * the first one suggested: no coincidence of one
+				 * name makes a rule */
+				struct qa_role_result m;
+
+				if (e->mode == ML_NO_MEMO)
+					continue;
+				m = memo_answer(e, nl, v);
+				if (m.role == r.role && m.layer == r.layer &&
+				    m.mtp == r.mtp)
+					e->confirmed = true;
+				else
+					e->mode = ML_NO_MEMO;
+				continue;
+			}
+			/* remember it */
+			if (keys_len + klen > keys_cap) {
+				size_t nc = keys_cap ? keys_cap * 2 : 4096;
+				char *nk;
+
+				while (nc < keys_len + klen)
+					nc *= 2;
+				nk = realloc(keys, nc);
+				if (!nk)
+					continue;
+				keys = nk;
+				keys_cap = nc;
+			}
+			memcpy(keys + keys_len, key, klen);
+			e = &ent[n_ent];
+			e->hash = hv;
+			e->key_off = (uint32_t)keys_len;
+			e->key_len = (uint32_t)klen;
+			e->r = r;
+			e->confirmed = false;
+			/* how the layer follows v; anything else is not
+			 * answered from memory */
+			if (r.layer == v)
+				e->mode = ML_SAME;
+			else if (nl >= 0 && r.layer == nl + v)
+				e->mode = ML_PLUS_N;
+			else if (r.layer == -1)
+				e->mode = ML_NONE;
+			else
+				e->mode = ML_NO_MEMO;
+			keys_len += klen;
+			slot[h] = (uint32_t)++n_ent;
+		}
+	}
+	free(keys);
+	free(slot);
+	free(ent);
+	return QA_OK;
 }

@@ -15,20 +15,40 @@ static void
 classify_tensors(struct qa_inventory *inv)
 {
 	struct qa_role_context ctx;
+	const char **names;
+	struct qa_role_result *res;
 	uint32_t i;
 
 	ctx.n_layer = inv->hp.n_layer;
 	ctx.n_mtp = inv->hp.n_mtp;
 	ctx.layer_kind = inv->hp.layer_kind;
 	ctx.n_layer_kind = inv->hp.layer_kind ? inv->hp.n_layer_all : 0;
+	names = malloc((inv->n_tensors ? inv->n_tensors : 1) * sizeof(*names));
+	res = malloc((inv->n_tensors ? inv->n_tensors : 1) * sizeof(*res));
+	if (!names || !res) {
+		for (i = 0; i < inv->n_tensors; i++) {
+			struct qa_tensor *t = &inv->tensors[i];
+			struct qa_role_result r = qa_role_classify(t->name, &ctx);
+
+			t->role = r.role;
+			t->layer = r.layer;
+			t->mtp = r.mtp;
+		}
+		goto out;
+	}
+	for (i = 0; i < inv->n_tensors; i++)
+		names[i] = inv->tensors[i].name;
+	qa_role_classify_all(names, inv->n_tensors, &ctx, res);
 	for (i = 0; i < inv->n_tensors; i++) {
 		struct qa_tensor *t = &inv->tensors[i];
-		struct qa_role_result r = qa_role_classify(t->name, &ctx);
 
-		t->role = r.role;
-		t->layer = r.layer;
-		t->mtp = r.mtp;
+		t->role = res[i].role;
+		t->layer = res[i].layer;
+		t->mtp = res[i].mtp;
 	}
+out:
+	free(names);
+	free(res);
 }
 
 static const char *

@@ -569,6 +569,75 @@ check_names(void)
 	       "qa_role_name mapping");
 }
 
+/*
+ * qa_role_classify_all (the block-number memo) gives what
+ * qa_role_classify gives, name by name: every table name, and each one
+ * renumbered into blocks of every kind the contexts have (trunk, MTP,
+ * linear attention, past the end), in an order that meets each template
+ * first with one block kind and then with others.
+ */
+static void
+check_batch(void)
+{
+	static const struct qa_role_context *const ctxs[] = {
+		&none, &ds_v3, &ds_tiny, &ds_tiny_nomtp, &glm45, &qn, &q35, &nh,
+	};
+	static const int nums[] = { 0, 3, 1, 7, 8, 2, 9, 61, 60, 62, 92, 91,
+				    63, 64, 52, 51, 5, 4, 999999999 };
+	enum { MAXN = ARRAY_LEN(rows) * (ARRAY_LEN(nums) + 1) };
+	static char buf[MAXN][160];
+	static const char *names[MAXN];
+	static struct qa_role_result got[MAXN];
+	size_t c, i, k, n = 0;
+
+	th_case = "batch";
+	for (i = 0; i < ARRAY_LEN(rows); i++) {
+		const char *nm = rows[i].name, *hit = NULL;
+		size_t pre = 0, dl = 0;
+
+		snprintf(buf[n], sizeof(buf[n]), "%s", nm);
+		names[n] = buf[n];
+		n++;
+		/* its block number, after "blk." or "layers." */
+		if (strncmp(nm, "blk.", 4) == 0)
+			hit = nm + 4;
+		else if ((hit = strstr(nm, ".layers.")) != NULL)
+			hit += 8;
+		else if (strncmp(nm, "layers.", 7) == 0)
+			hit = nm + 7;
+		if (!hit)
+			continue;
+		pre = (size_t)(hit - nm);
+		while (hit[dl] >= '0' && hit[dl] <= '9')
+			dl++;
+		if (!dl || hit[dl] != '.')
+			continue;
+		for (k = 0; k < ARRAY_LEN(nums); k++) {
+			snprintf(buf[n], sizeof(buf[n]), "%.*s%d%s", (int)pre,
+				 nm, nums[k], hit + dl);
+			names[n] = buf[n];
+			n++;
+		}
+	}
+	for (c = 0; c < ARRAY_LEN(ctxs); c++) {
+		CHECK_EQ(qa_role_classify_all(names, n, ctxs[c], got), QA_OK);
+		for (i = 0; i < n; i++) {
+			struct qa_role_result w =
+				qa_role_classify(names[i], ctxs[c]);
+
+			CHECKF(w.role == got[i].role &&
+			       w.layer == got[i].layer && w.mtp == got[i].mtp,
+			       "%s (context %zu): one at a time %s/%d/%d, in a "
+			       "batch %s/%d/%d", names[i], c,
+			       qa_role_name(w.role), (int)w.layer, (int)w.mtp,
+			       qa_role_name(got[i].role), (int)got[i].layer,
+			       (int)got[i].mtp);
+		}
+	}
+	printf("roles: %zu names in batches, %zu contexts\n", n,
+	       ARRAY_LEN(ctxs));
+}
+
 int
 main(void)
 {
@@ -594,6 +663,7 @@ main(void)
 	ROLE("blk.3.attn_qkv.weight", NULL, R(ATTN_QKV), 3, false);
 	ROLE("mtp.layers.1.mlp.up_proj.weight", NULL, R(FFN_UP), 1, true);
 	ROLE(NULL, NULL, R(OTHER), -1, false);
+	check_batch();
 	printf("roles: %zu table rows\n", ARRAY_LEN(rows));
 	return th_done("roles");
 }
