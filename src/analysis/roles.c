@@ -1009,6 +1009,8 @@ qa_role_classify_all(const char *const *names, size_t n,
 			}
 			r = qa_role_classify(name, ctx);
 			out[i] = r;
+			if (!e && n_ent * 2 >= cap)
+				continue;	/* the table stays half empty */
 			if (e) {
 				/* the second name of a template checks the rule
 				 * the first one suggested: no coincidence of one
