@@ -65,7 +65,6 @@
 struct nameref {
 	const char *s;
 	uint32_t len;		/* bytes compared (names: the kept bytes) */
-	uint32_t idx;		/* position in the file */
 	uint64_t off;		/* file offset, for the finding */
 };
 
@@ -100,8 +99,7 @@ static const uint8_t scalar_size[QA_V_COUNT] = {
 
 /* Returns false when out of memory. */
 static bool
-namelist_add(struct namelist *l, const char *s, uint64_t len, uint64_t idx,
-	     uint64_t off)
+namelist_add(struct namelist *l, const char *s, uint64_t len, uint64_t off)
 {
 	if (l->n == l->cap) {
 		size_t ncap = l->cap ? l->cap * 2 : 64;
@@ -117,7 +115,6 @@ namelist_add(struct namelist *l, const char *s, uint64_t len, uint64_t idx,
 	}
 	l->v[l->n].s = s;
 	l->v[l->n].len = (uint32_t)len;
-	l->v[l->n].idx = (uint32_t)idx;
 	l->v[l->n].off = off;
 	l->n++;
 	return true;
@@ -718,7 +715,7 @@ read_kvs(struct gg *g, uint64_t n_kv)
 			qa_inv_finding(g->inv, QA1004, g->path, (int64_t)off,
 				       NULL, "key #%" PRIu64 " is empty", i);
 		/* Duplicates are reported once every key is read. */
-		if (!namelist_add(&g->keys, key, len, i, off)) {
+		if (!namelist_add(&g->keys, key, len, off)) {
 			nomem(g);
 			return false;
 		}
@@ -806,7 +803,7 @@ read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
 				       name, "tensor #%" PRIu64 " name is %"
 				       PRIu64 " bytes (must be 1..63)", i,
 				       len);
-		if (!namelist_add(&g->names, name, keep, i, off)) {
+		if (!namelist_add(&g->names, name, keep, off)) {
 			nomem(g);
 			return false;
 		}
