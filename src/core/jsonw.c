@@ -460,3 +460,20 @@ qa_jw_arr_k(struct qa_jw *w, const char *key, size_t key_len, bool one_line)
 	qa_jw_key_k(w, key, key_len);
 	jw_push(w, '[', one_line);
 }
+
+void
+qa_jw_bool_k(struct qa_jw *w, const char *key, size_t key_len, bool v)
+{
+	qa_jw_key_k(w, key, key_len);
+	if (v)
+		qa_jw_raw(w, "true", 4);
+	else
+		qa_jw_raw(w, "false", 5);
+}
+
+void
+qa_jw_null_k(struct qa_jw *w, const char *key, size_t key_len)
+{
+	qa_jw_key_k(w, key, key_len);
+	qa_jw_raw(w, "null", 4);
+}

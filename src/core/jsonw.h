@@ -110,5 +110,7 @@ void qa_jw_i64_k(struct qa_jw *w, const char *key, size_t key_len,
 		 int64_t v);
 void qa_jw_arr_k(struct qa_jw *w, const char *key, size_t key_len,
 		 bool one_line);
+void qa_jw_bool_k(struct qa_jw *w, const char *key, size_t key_len, bool v);
+void qa_jw_null_k(struct qa_jw *w, const char *key, size_t key_len);
 
 #endif /* QA_SRC_JSONW_H */

@@ -356,7 +356,7 @@ write_layers(struct qa_jw *w, const struct qa_inventory *inv)
 	qa_jw_arr(w, "layers", false);
 	for (r = 0; r < m.n_rows; r++) {
 		qa_jw_obj(w, NULL);
-		qa_jw_i64(w, "layer", m.layer[r]);
+		qa_jw_i64_k(w, QA_JW_K("layer"), m.layer[r]);
 		qa_jw_obj(w, "roles");
 		for (c = 0; c < m.n_cols; c++) {
 			const char *cell = m.cells[(size_t)r * m.n_cols + c];
@@ -365,20 +365,22 @@ write_layers(struct qa_jw *w, const struct qa_inventory *inv)
 				qa_jw_str(w, qa_role_name(m.roles[c]), cell);
 		}
 		qa_jw_close(w, '}');
-		qa_jw_bool(w, "mtp", m.mtp[r]);
+		qa_jw_bool_k(w, QA_JW_K("mtp"), m.mtp[r]);
 		qa_jw_close(w, '}');
 	}
 	qa_jw_close(w, ']');
 	qa_layer_map_free(&m);
 }
 
+/* v, or null when negative (unknown); key a literal (jsonw.h QA_JW_K). */
 static void
-jw_known_or_null(struct qa_jw *w, const char *key, int64_t v)
+jw_known_or_null_k(struct qa_jw *w, const char *key, size_t key_len,
+		   int64_t v)
 {
 	if (v >= 0)
-		qa_jw_i64(w, key, v);
+		qa_jw_i64_k(w, key, key_len, v);
 	else
-		qa_jw_null(w, key);
+		qa_jw_null_k(w, key, key_len);
 }
 
 /* A module is listed under `tensors --match` when one of its tensors
@@ -412,21 +414,21 @@ write_modules(struct qa_jw *w, const struct qa_inventory *inv,
 		if (!module_selected(inv, m, mask))
 			continue;
 		qa_jw_obj(w, NULL);
-		qa_jw_str(w, "name", m->name);
-		qa_jw_str(w, "role", qa_role_name(m->role));
-		jw_known_or_null(w, "layer", m->layer);
+		qa_jw_str_k(w, QA_JW_K("name"), m->name);
+		qa_jw_str_k(w, QA_JW_K("role"), qa_role_name(m->role));
+		jw_known_or_null_k(w, QA_JW_K("layer"), m->layer);
 		if (m->mtp)
-			qa_jw_bool(w, "mtp", true);
-		qa_jw_str(w, "precision", m->precision);
-		qa_jw_str(w, "scheme", qa_scheme_name(m->scheme));
-		jw_known_or_null(w, "bits", m->bits);
-		jw_known_or_null(w, "group_size", m->group_size);
-		qa_jw_u64(w, "params", m->params);
-		qa_jw_u64(w, "bytes", m->bytes);
+			qa_jw_bool_k(w, QA_JW_K("mtp"), true);
+		qa_jw_str_k(w, QA_JW_K("precision"), m->precision);
+		qa_jw_str_k(w, QA_JW_K("scheme"), qa_scheme_name(m->scheme));
+		jw_known_or_null_k(w, QA_JW_K("bits"), m->bits);
+		jw_known_or_null_k(w, QA_JW_K("group_size"), m->group_size);
+		qa_jw_u64_k(w, QA_JW_K("params"), m->params);
+		qa_jw_u64_k(w, QA_JW_K("bytes"), m->bytes);
 		if (m->claimed < 0)
-			qa_jw_null(w, "claimed");
+			qa_jw_null_k(w, QA_JW_K("claimed"));
 		else
-			qa_jw_bool(w, "claimed", m->claimed != 0);
+			qa_jw_bool_k(w, QA_JW_K("claimed"), m->claimed != 0);
 		qa_jw_close(w, '}');
 	}
 	qa_jw_close(w, ']');
@@ -644,9 +646,9 @@ write_tensors(struct qa_jw *w, const struct qa_inventory *inv,
 		if (t->layer >= 0)
 			qa_jw_i64_k(w, QA_JW_K("layer"), t->layer);
 		else
-			qa_jw_null(w, "layer");
+			qa_jw_null_k(w, QA_JW_K("layer"));
 		if (t->mtp)
-			qa_jw_bool(w, "mtp", true);
+			qa_jw_bool_k(w, QA_JW_K("mtp"), true);
 		qa_jw_close(w, '}');
 	}
 	qa_jw_close(w, ']');
