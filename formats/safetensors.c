@@ -541,6 +541,25 @@ scan_number(struct st_scan *s, struct st_value *v)
 	uint64_t u = 0;
 	bool big = false;
 
+	/* Shapes and offsets: digits and then a ',' or ']'. One pass, the
+	 * same answers as the general path below. */
+	for (j = i; j < s->n && p[j] >= '0' && p[j] <= '9'; j++) {
+		if (u > ST_MAX_INT / 10)
+			big = true;
+		u = u * 10 + (uint64_t)(p[j] - '0');
+	}
+	if (j > i && j - i <= ST_MAX_NUMBER_CHARS &&
+	    (j == s->n || !(p[j] == '+' || p[j] == '-' || p[j] == '.' ||
+			    p[j] == 'e' || p[j] == 'E'))) {
+		v->kind = K_NUMBER;
+		v->plain = j - i == 1 || p[i] != '0';
+		v->uint_ok = v->plain && !big && u <= ST_MAX_INT;
+		v->u = u;
+		s->i = j;
+		return true;
+	}
+	u = 0;
+	big = false;
 	while (end < s->n && ((p[end] >= '0' && p[end] <= '9') ||
 			      p[end] == '+' || p[end] == '-' ||
 			      p[end] == '.' || p[end] == 'e' || p[end] == 'E'))
