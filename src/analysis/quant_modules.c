@@ -1119,7 +1119,7 @@ qa_quant_modules_build(struct qa_inventory *inv)
 {
 	struct map m;
 	uint64_t cap = 16;
-	uint32_t i, k;
+	uint32_t i, k, *key_len;
 
 	inv->modules = NULL;
 	inv->n_modules = 0;
@@ -1149,23 +1149,40 @@ qa_quant_modules_build(struct qa_inventory *inv)
 		return;
 	}
 	m.mask = cap - 1;
+	/* Each name split once: its suffix in m.sfx (group_add rewrites it
+	 * when the tensor joins a group), its module key's length here. */
+	key_len = malloc(inv->n_tensors * sizeof(*key_len));
+	if (!key_len) {
+		inv->out_of_memory = true;
+		inv->modules = NULL;
+		map_free(&m);
+		return;
+	}
+	for (i = 0; i < inv->n_tensors; i++) {
+		const char *name = inv->tensors[i].name;
+		size_t len;
+		enum sfx s = split_name(name, &len);
+
+		/* .scale is a sibling only as a GGUF NVFP4 companion;
+		 * JAX-style norms name weights scale. */
+		if (s == S_GGUF_SCALE && inv->tensors[i].ggml_type < 0) {
+			s = S_NONE;
+			len = strlen(name);
+		}
+		m.sfx[i] = s;
+		key_len[i] = (uint32_t)len;
+	}
 	/* Two passes: gpt-oss _scales/_bias and KV-cache scales only join
 	 * a group that the first pass created (a _blocks payload, a
 	 * k_proj), so e_score_correction_bias stays a tensor of its own. */
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < inv->n_tensors; i++) {
 			const char *name = inv->tensors[i].name;
-			size_t len;
-			enum sfx s = split_name(name, &len);
-			bool late, gguf = inv->tensors[i].ggml_type >= 0;
+			size_t len = key_len[i];
+			enum sfx s = m.sfx[i];
+			bool late;
 			struct group *g;
 
-			/* .scale is a sibling only as a GGUF NVFP4
-			 * companion; JAX-style norms name weights scale. */
-			if (s == S_GGUF_SCALE && !gguf) {
-				s = S_NONE;
-				len = strlen(name);
-			}
 			late = s == S_GLUED_SCALES || s == S_GLUED_BIAS ||
 			       s == S_KV_SCALE;
 			if (late != (k == 1))
@@ -1179,6 +1196,7 @@ qa_quant_modules_build(struct qa_inventory *inv)
 			}
 			group_add(&m, g, i, s);
 		}
+	free(key_len);
 	m.claims = qa_claims_open(&inv->quant);
 	for (i = 0; i < m.n_groups; i++)
 		build_group(inv, &m, &m.groups[i]);
