@@ -1527,8 +1527,14 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 
 		reset_split(&m);
 		evaluate(&m, opt, ctx, tk, tv, e);
+		/* free_bytes lies in [-INT64_MAX, INT64_MAX]; so does the
+		 * sum, saturated (a hostile header makes it huge), so that
+		 * -over below stays defined */
 		for (j = 0; j < m.n_dev; j++)
-			over -= e->dev[j].free_bytes;
+			if (__builtin_sub_overflow(over, e->dev[j].free_bytes,
+						   &over) || over == INT64_MIN)
+				over = e->dev[j].free_bytes < 0 ? INT64_MAX :
+				       -INT64_MAX;
 		if (over <= 0 && m.n_dev > 1 && may_search(&m, opt)) {
 			/* Room enough together, yet no split of whole layers
 			 * fits: the split --fit tries leaves one device
