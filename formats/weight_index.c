@@ -350,9 +350,62 @@ enum rd_kind { RD_NULL, RD_BOOL, RD_NUMBER, RD_STRING, RD_ARRAY, RD_OBJECT };
 static bool rd_value(struct rd *r, enum rd_kind *kind, double *num,
 		     const char **str);
 
-/* Skips the rest of a container whose opening bracket r->p is on. */
+/* What an object's member is handed to: its key (decoded, NULL when the
+ * object is only skipped) with r->p on its value, which it must read. */
+typedef bool (*rd_member_fn)(struct rd *r, const char *key, void *ctx);
+
+/*
+ * The object whose '{' r->p is on, one member at a time: to member when
+ * given, else skipped. Every object of the index is read through here,
+ * so nesting, separators and keys are checked in one place.
+ */
 static bool
-rd_container(struct rd *r, unsigned char close)
+rd_object(struct rd *r, rd_member_fn member, void *ctx)
+{
+	if (r->depth >= NESTING_MAX)
+		return false;
+	r->depth++;
+	r->p++;
+	rd_ws(r);
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		r->depth--;
+		return true;
+	}
+	for (;;) {
+		const char *key = NULL;
+		enum rd_kind k;
+		double d;
+
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != '"' ||
+		    !rd_string(r, member ? &key : NULL))
+			return false;
+		rd_ws(r);
+		if (r->p >= r->end || *r->p != ':')
+			return false;
+		r->p++;
+		rd_ws(r);
+		if (!(member ? member(r, key, ctx) :
+		      rd_value(r, &k, &d, NULL)))
+			return false;
+		rd_ws(r);
+		if (r->p < r->end && *r->p == ',') {
+			r->p++;
+			continue;
+		}
+		if (r->p < r->end && *r->p == '}') {
+			r->p++;
+			r->depth--;
+			return true;
+		}
+		return false;
+	}
+}
+
+/* Skips the rest of the array whose '[' r->p is on. */
+static bool
+rd_array(struct rd *r)
 {
 	enum rd_kind k;
 	double d;
@@ -362,23 +415,13 @@ rd_container(struct rd *r, unsigned char close)
 	r->depth++;
 	r->p++;
 	rd_ws(r);
-	if (r->p < r->end && *r->p == close) {
+	if (r->p < r->end && *r->p == ']') {
 		r->p++;
 		r->depth--;
 		return true;
 	}
 	for (;;) {
 		rd_ws(r);
-		if (close == '}') {
-			if (r->p >= r->end || *r->p != '"' ||
-			    !rd_string(r, NULL))
-				return false;
-			rd_ws(r);
-			if (r->p >= r->end || *r->p != ':')
-				return false;
-			r->p++;
-			rd_ws(r);
-		}
 		if (!rd_value(r, &k, &d, NULL))
 			return false;
 		rd_ws(r);
@@ -386,7 +429,7 @@ rd_container(struct rd *r, unsigned char close)
 			r->p++;
 			continue;
 		}
-		if (r->p < r->end && *r->p == close) {
+		if (r->p < r->end && *r->p == ']') {
 			r->p++;
 			r->depth--;
 			return true;
@@ -407,10 +450,10 @@ rd_value(struct rd *r, enum rd_kind *kind, double *num, const char **str)
 		return rd_string(r, str);
 	case '{':
 		*kind = RD_OBJECT;
-		return rd_container(r, '}');
+		return rd_object(r, NULL, NULL);
 	case '[':
 		*kind = RD_ARRAY;
-		return rd_container(r, ']');
+		return rd_array(r);
 	case 'n':
 		*kind = RD_NULL;
 		break;
@@ -489,97 +532,61 @@ keep_entry(struct rd *r, struct parsed *pz, const char *tensor,
 	return true;
 }
 
-/* The members of the first weight_map object. */
+/* A member of the first weight_map object: tensor name and shard. */
 static bool
-rd_weight_map(struct rd *r, struct parsed *pz)
+weight_map_member(struct rd *r, const char *tensor, void *ctx)
 {
-	if (r->depth >= NESTING_MAX)
-		return false;
-	r->depth++;
-	r->p++;
-	rd_ws(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
-		r->depth--;
-		return true;
-	}
-	for (;;) {
-		const char *tensor = NULL, *shard = NULL;
-		enum rd_kind k;
-		double d;
+	struct parsed *pz = ctx;
+	const char *shard = NULL;
+	enum rd_kind k;
+	double d;
 
-		rd_ws(r);
-		if (r->p >= r->end || *r->p != '"' || !rd_string(r, &tensor))
-			return false;
-		rd_ws(r);
-		if (r->p >= r->end || *r->p != ':')
-			return false;
-		r->p++;
-		rd_ws(r);
-		if (!rd_value(r, &k, &d, &shard))
-			return false;
-		if (!keep_entry(r, pz, tensor, k == RD_STRING ? shard : NULL))
-			return false;
-		rd_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			continue;
-		}
-		if (r->p < r->end && *r->p == '}') {
-			r->p++;
-			r->depth--;
-			return true;
-		}
-		return false;
-	}
+	return rd_value(r, &k, &d, &shard) &&
+	       keep_entry(r, pz, tensor, k == RD_STRING ? shard : NULL);
 }
 
-/* The first metadata object: its first total_size member. */
+/* A member of the first metadata object: the first total_size counts. */
 static bool
-rd_metadata(struct rd *r, struct parsed *pz)
+metadata_member(struct rd *r, const char *key, void *ctx)
 {
-	if (r->depth >= NESTING_MAX)
-		return false;
-	r->depth++;
-	r->p++;
-	rd_ws(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
-		r->depth--;
-		return true;
-	}
-	for (;;) {
-		const char *key = NULL;
-		enum rd_kind k;
-		double d = 0;
+	struct parsed *pz = ctx;
+	enum rd_kind k;
+	double d = 0;
 
-		rd_ws(r);
-		if (r->p >= r->end || *r->p != '"' || !rd_string(r, &key))
-			return false;
-		rd_ws(r);
-		if (r->p >= r->end || *r->p != ':')
-			return false;
-		r->p++;
-		rd_ws(r);
-		if (!rd_value(r, &k, &d, NULL))
-			return false;
-		if (!pz->have_total && strcmp(key, "total_size") == 0) {
-			pz->have_total = true;
-			pz->total_number = k == RD_NUMBER;
-			pz->total = d;
-		}
-		rd_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			continue;
-		}
-		if (r->p < r->end && *r->p == '}') {
-			r->p++;
-			r->depth--;
-			return true;
-		}
+	if (!rd_value(r, &k, &d, NULL))
 		return false;
+	if (!pz->have_total && strcmp(key, "total_size") == 0) {
+		pz->have_total = true;
+		pz->total_number = k == RD_NUMBER;
+		pz->total = d;
 	}
+	return true;
+}
+
+/* A member of the top-level object. */
+static bool
+root_member(struct rd *r, const char *key, void *ctx)
+{
+	struct parsed *pz = ctx;
+	enum rd_kind k;
+	double d;
+
+	if (r->p >= r->end)
+		return false;
+	if (strcmp(key, "weight_map") == 0 && !pz->have_wm) {
+		pz->have_wm = true;
+		pz->wm_object = *r->p == '{';
+		return pz->wm_object ? rd_object(r, weight_map_member, pz) :
+		       rd_value(r, &k, &d, NULL);
+	}
+	if (strcmp(key, "metadata") == 0 && !pz->have_md) {
+		pz->have_md = true;
+		return *r->p == '{' ? rd_object(r, metadata_member, pz) :
+		       rd_value(r, &k, &d, NULL);
+	}
+	if (strcmp(key, "weight_map") == 0)
+		pz->n_wm_dup++;
+	return rd_value(r, &k, &d, NULL);
 }
 
 /* The whole document; false when it is not JSON as read here. */
@@ -599,50 +606,7 @@ rd_index(struct rd *r, struct parsed *pz)
 		return rd_value(r, &k, &d, NULL);
 	}
 	pz->root_object = true;
-	r->depth = 1;
-	r->p++;
-	rd_ws(r);
-	if (r->p < r->end && *r->p == '}')
-		return true;
-	for (;;) {
-		const char *key = NULL;
-		enum rd_kind k;
-		double d;
-		bool ok;
-
-		rd_ws(r);
-		if (r->p >= r->end || *r->p != '"' || !rd_string(r, &key))
-			return false;
-		rd_ws(r);
-		if (r->p >= r->end || *r->p != ':')
-			return false;
-		r->p++;
-		rd_ws(r);
-		if (r->p >= r->end)
-			return false;
-		if (strcmp(key, "weight_map") == 0 && !pz->have_wm) {
-			pz->have_wm = true;
-			pz->wm_object = *r->p == '{';
-			ok = pz->wm_object ? rd_weight_map(r, pz) :
-			     rd_value(r, &k, &d, NULL);
-		} else if (strcmp(key, "metadata") == 0 && !pz->have_md) {
-			pz->have_md = true;
-			ok = *r->p == '{' ? rd_metadata(r, pz) :
-			     rd_value(r, &k, &d, NULL);
-		} else {
-			if (strcmp(key, "weight_map") == 0)
-				pz->n_wm_dup++;
-			ok = rd_value(r, &k, &d, NULL);
-		}
-		if (!ok)
-			return false;
-		rd_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			continue;
-		}
-		return r->p < r->end && *r->p == '}';
-	}
+	return rd_object(r, root_member, pz);
 }
 
 int
