@@ -1190,6 +1190,25 @@ streamed_input(void *ctx, struct qa_audit_input *in)
 	return s->rc;
 }
 
+/* The report options the command line sets, for both ways of writing
+ * a report (streamed and all at once). */
+static void
+report_options(const struct cli *cli, struct qa_report_options *ropt)
+{
+	memset(ropt, 0, sizeof(*ropt));
+	ropt->view = commands[cli->command].view;
+	/* fit's JSON is about the fit: no tensor list unless asked */
+	ropt->summary = cli->summary || (cli->command == CMD_FIT &&
+					 !cli->summary_given);
+	ropt->layers = cli->layers;
+	ropt->fail_on = cli->fail_on;
+	if (cli->policy)
+		ropt->extra_rules = qa_policy_rules(cli->policy,
+						    &ropt->n_extra_rules);
+	ropt->color = !cli->no_color && !cli->output &&
+		      !getenv("NO_COLOR") && isatty(fileno(stdout));
+}
+
 /* Returns the exit code, or -1 when this run cannot stream (the reporter
  * needs every input, --calibrate, or an invalid --match or an -o that
  * cannot be opened: run() then says so after the inputs' reasons, as
@@ -1221,18 +1240,7 @@ run_streamed(struct cli *cli, char **paths, int n_paths,
 	s.cli = cli;
 	s.reporter = cli->reporter;
 	s.verdict = "pass";
-	memset(&ropt, 0, sizeof(ropt));
-	ropt.view = commands[cli->command].view;
-	/* fit's JSON is about the fit: no tensor list unless asked */
-	ropt.summary = cli->summary || (cli->command == CMD_FIT &&
-					!cli->summary_given);
-	ropt.layers = cli->layers;
-	ropt.fail_on = cli->fail_on;
-	if (cli->policy)
-		ropt.extra_rules = qa_policy_rules(cli->policy,
-						   &ropt.n_extra_rules);
-	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
-		     isatty(fileno(stdout));
+	report_options(cli, &ropt);
 	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
 		s.diag = open_memstream(&s.diag_buf, &s.diag_len);
 	s.st.out = out;
@@ -1363,19 +1371,8 @@ run(struct cli *cli, char **paths, int n_paths)
 		worst_exit = QA_EXIT_PASS;
 		goto out_close;
 	}
-	memset(&ropt, 0, sizeof(ropt));
-	ropt.view = commands[cli->command].view;
-	/* fit's JSON is about the fit: no tensor list unless asked */
-	ropt.summary = cli->summary || (cli->command == CMD_FIT &&
-					!cli->summary_given);
-	ropt.layers = cli->layers;
-	ropt.fail_on = cli->fail_on;
+	report_options(cli, &ropt);
 	ropt.tensor_mask = (const bool *const *)masks;
-	if (cli->policy)
-		ropt.extra_rules = qa_policy_rules(cli->policy,
-						   &ropt.n_extra_rules);
-	ropt.color = !cli->no_color && !cli->output && !getenv("NO_COLOR") &&
-		     isatty(fileno(stdout));
 	ropt.advisories = audit.advisories;
 	ropt.n_advisories = audit.n_advisories;
 	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
