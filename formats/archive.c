@@ -914,6 +914,10 @@ qa_archive_annotate(const struct qa_archive *ar, struct qa_inventory *inv,
 						  ar->streamed ?
 						  "streamed without "
 						  "extracting" :
+						  ar->some_streamed ?
+						  "stored members read in "
+						  "place, compressed ones "
+						  "streamed" :
 						  "members read in place",
 						  ar->nemo ? "; " : "",
 						  ar->nemo ? ar->nemo : "");

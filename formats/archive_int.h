@@ -75,6 +75,7 @@ struct qa_archive {
 	char *root;		/* path + "!" */
 	const char *format;	/* static label */
 	bool streamed;		/* a compressed tar: members were streamed */
+	bool some_streamed;	/* zip: compressed members were streamed */
 	bool llamafile;
 	struct qa_source src;	/* the archive file */
 	bool src_open;

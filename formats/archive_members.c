@@ -764,6 +764,18 @@ ar_keeper_finish(struct ar_keeper *k, bool complete)
 				 "archive stopped inside it");
 		return;
 	}
+	if (!k->full && k->len < m->size) {
+		/* The member's stream ended before its declared size (a
+		 * short deflate stream, or an entry whose mode names no
+		 * file type, for which libarchive gives no data): reading
+		 * its header from the bytes there are would pass a cut
+		 * file off as whole. */
+		free(k->buf);
+		snprintf(why, sizeof(why), "the archive gives %zu of the %"
+			 PRIu64 " bytes it declares for it", k->len, m->size);
+		ar_not_inspected(k->ar, m, AR_UNDECODABLE, why);
+		return;
+	}
 	if (k->len < k->cap && k->len > 0) {
 		unsigned char *nb = realloc(k->buf, k->len);
 

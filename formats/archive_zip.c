@@ -569,6 +569,7 @@ stream(struct qa_archive *ar)
 		if (ar->m[i].want_stream && ar->m[i].why == AR_OK)
 			v[n++] = &ar->m[i];
 	qsort(v, n, sizeof(*v), cmp_offset);
+	ar->some_streamed = true;
 	a = ar_la_open(ar, AR_LA_ZIP, err, sizeof(err));
 	if (!a) {
 		snprintf(detail, sizeof(detail), "libarchive cannot read the "

@@ -632,6 +632,29 @@ def hostile(c, tmp):
         z.writestr(zi, "../../../etc/shadow")
     expect(c, p, ["QA1507"])
 
+    # a deflated member whose unix mode names no file type (0o07 in the
+    # type bits): Python's zipfile extracts its bytes, libarchive gives
+    # none of them. Found by fuzz_archive (exit 4, "read error", before
+    # the fix): the member is a finding naming it and the short count.
+    p = os.path.join(tmp, "no-type.zip")
+    st = os.path.join(FIX, "st", "qwen3")
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+        for n in sorted(os.listdir(st)):
+            zi = zipfile.ZipInfo(n)
+            zi.create_system = 3
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = ((0o077644 if n.endswith(".safetensors")
+                                 else 0o100644) << 16)
+            z.writestr(zi, open(os.path.join(st, n), "rb").read())
+    ins = expect(c, p, ["QA1509", "QA1403"])
+    if ins:
+        size = os.path.getsize(os.path.join(st, "model.safetensors"))
+        msgs = [f["message"] for f in ins[0]["findings"]
+                if f["code"] == "QA1509"]
+        c.check(any("'model.safetensors'" in m and
+                    f"gives 0 of the {size} bytes" in m for m in msgs),
+                f"no-type.zip: QA1509 messages {msgs}")
+
     # device and FIFO entries
     def dev(kind):
         def f(ti):
