@@ -53,6 +53,22 @@ qa_inventory_create(const char *path)
 	return inv;
 }
 
+const char *
+qa_inv_kind_name(enum qa_input_kind k)
+{
+	switch (k) {
+	case QA_KIND_GGUF:
+		return "gguf";
+	case QA_KIND_SAFETENSORS:
+		return "safetensors";
+	case QA_KIND_HF_DIR:
+		return "hf-dir";
+	case QA_KIND_PYTORCH:
+		return "pytorch";
+	}
+	return "unknown";
+}
+
 int
 qa_inv_open(const struct qa_inventory *inv, const char *path,
 	    struct qa_source *src)

@@ -444,6 +444,9 @@ struct qa_inventory {
 struct qa_inventory *qa_inventory_create(const char *path);
 
 /* The inventory's file system (inv->fs): open, stat and list. */
+/* The input kind as reports spell it: "gguf", "safetensors", "hf-dir",
+ * "pytorch". */
+const char *qa_inv_kind_name(enum qa_input_kind k);
 int qa_inv_open(const struct qa_inventory *inv, const char *path,
 		struct qa_source *src);
 int qa_inv_stat(const struct qa_inventory *inv, const char *path,

@@ -240,6 +240,12 @@ qa_jw_obj(struct qa_jw *w, const char *key)
 }
 
 void
+qa_jw_obj_line(struct qa_jw *w, const char *key)
+{
+	jw_open(w, key, '{', true);
+}
+
+void
 qa_jw_arr(struct qa_jw *w, const char *key, bool one_line)
 {
 	jw_open(w, key, '[', one_line);

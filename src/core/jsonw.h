@@ -72,6 +72,8 @@ void qa_jw_raw(struct qa_jw *w, const char *s, size_t n);
 void qa_jw_key(struct qa_jw *w, const char *key);
 
 void qa_jw_obj(struct qa_jw *w, const char *key);
+/* An object written on one line (a row of a long list). */
+void qa_jw_obj_line(struct qa_jw *w, const char *key);
 void qa_jw_arr(struct qa_jw *w, const char *key, bool one_line);
 /* Closes the innermost container; brace is '}' or ']'. */
 void qa_jw_close(struct qa_jw *w, char brace);

@@ -189,6 +189,38 @@ prefix_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 static const struct qa_source_ops prefix_ops = { prefix_read, mem_close };
 
 void
+qa_source_span(const struct qa_source *src, struct qa_source_span *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->fd = -1;
+	if (src->ops == &range_ops && src->parent) {
+		qa_source_span(src->parent, out);
+		if (src->base >= out->avail) {
+			out->avail = 0;
+		} else {
+			out->avail -= src->base;
+			if (out->avail > src->size)
+				out->avail = src->size;
+		}
+		if (out->fd >= 0)
+			out->base += src->base;
+		else if (out->mem)
+			out->mem += src->base;
+		return;
+	}
+	if (src->ops == &file_ops) {
+		out->fd = src->fd;
+		out->avail = src->fd >= 0 ? src->size : 0;
+	} else if (src->ops == &prefix_ops) {
+		out->mem = src->mem;
+		out->avail = src->mem_len;
+	} else if (src->ops == &mem_ops) {
+		out->mem = src->mem;
+		out->avail = src->mem ? src->size : 0;
+	}
+}
+
+void
 qa_source_open_prefix(struct qa_source *src, const char *path,
 		      const void *data, uint64_t kept, uint64_t size)
 {

@@ -112,6 +112,23 @@ int qa_source_read(struct qa_source *src, uint64_t off, void *buf,
 		   size_t len);
 
 /*
+ * Where the bytes of src are, for readers on other threads (hashing):
+ * a descriptor to pread at base + off (a file, or a range over one), or
+ * bytes in memory (a memory source, or the kept bytes of a prefix
+ * source). avail is how many bytes, from byte 0, can be read that way:
+ * less than src->size only for a prefix source. The source (and its
+ * parent) must stay open while the span is used; reads through a span
+ * are not counted in bytes_read.
+ */
+struct qa_source_span {
+	int fd;				/* -1 when the bytes are at mem */
+	uint64_t base;
+	const unsigned char *mem;
+	uint64_t avail;
+};
+void qa_source_span(const struct qa_source *src, struct qa_source_span *out);
+
+/*
  * Where sources come from: the file system (qa_fs_default) or, for tests
  * and fuzzers, a set of files in memory (qa_memfs). Every loader opens,
  * stats and lists through the inventory's qa_fs, so a test can hand a

@@ -39,22 +39,6 @@ jw_known(struct qa_jw *w, const char *key, int64_t v)
 /* ---- pieces of one input ---------------------------------------------- */
 
 static const char *
-kind_name(enum qa_input_kind k)
-{
-	switch (k) {
-	case QA_KIND_GGUF:
-		return "gguf";
-	case QA_KIND_SAFETENSORS:
-		return "safetensors";
-	case QA_KIND_HF_DIR:
-		return "hf-dir";
-	case QA_KIND_PYTORCH:
-		return "pytorch";
-	}
-	return "unknown";
-}
-
-static const char *
 file_role_name(enum qa_file_role r)
 {
 	switch (r) {
@@ -747,7 +731,7 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
 	/* A model read from an archive is of kind "archive"; its own kind
 	 * is archive.kind. */
 	qa_jw_str(w, "kind", inv->archive.file ? "archive" :
-		  kind_name(inv->kind));
+		  qa_inv_kind_name(inv->kind));
 	if (inv->input_note)
 		qa_jw_str(w, "source", inv->input_note);
 	if (inv->archive.file) {
