@@ -27,11 +27,13 @@ ALLOWED = {
     "fit": {"core", "analysis", "fit"},
     "rules": {"core", "analysis", "fit", "rules"},
     "engine": {"core", "formats", "analysis", "fit", "rules", "engine"},
-    "report": {"core", "analysis", "fit", "report"},
+    "integrity": {"core", "integrity"},
+    "report": {"core", "analysis", "fit", "integrity", "report"},
     "cli": {"core", "formats", "analysis", "fit", "rules", "engine",
-            "report", "cli"},
+            "integrity", "report", "cli"},
 }
-LAYERS_IN_SRC = ("core", "analysis", "fit", "engine", "report", "cli")
+LAYERS_IN_SRC = ("core", "analysis", "fit", "engine", "integrity", "report",
+                 "cli")
 
 
 def layer_of(rel):

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/cli_integrity.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,11 +30,17 @@
 
 /* ---- commands and options: the single source of the help --------------- */
 
-enum cmd { CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_RULES };
+enum cmd {
+	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_HASH, CMD_VERIFY,
+	CMD_RULES
+};
 
 #define C(x) (1u << CMD_##x)
 #define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT))
-#define C_ALL (C_AUDIT | C(RULES))
+/* Commands that read tensor data (src/integrity/). */
+#define C_DATA (C(HASH) | C(VERIFY))
+#define C_READ (C_AUDIT | C_DATA)
+#define C_ALL (C_READ | C(RULES))
 #define C_GPU (C(INSPECT) | C(CHECK) | C(FIT))
 
 static const struct command {
@@ -68,6 +75,21 @@ static const struct command {
 		"type and a decode speed ceiling. Formulas and sources:\n"
 		"docs/fit.md.",
 		QA_VIEW_FIT },
+	[CMD_HASH] = { "hash", "hash PATH... [-o MANIFEST]",
+		"per-tensor XXH3-128 manifest",
+		"Reads every byte of the model and writes a manifest (JSON; gzip\n"
+		"when MANIFEST ends in .gz): the XXH3-128 of every tensor, of\n"
+		"each file's header and of its other bytes, and with --sha256\n"
+		"the SHA-256 the Hugging Face hub lists for each file.\n"
+		"docs/integrity.md.",
+		QA_VIEW_INSPECT },
+	[CMD_VERIFY] = { "verify", "verify PATH MANIFEST",
+		"check a model against a manifest",
+		"Hashes the model again where the manifest says each region is\n"
+		"and names every file or tensor that is missing, extra,\n"
+		"truncated or changed, with its offset. Exit 1 on any\n"
+		"difference.",
+		QA_VIEW_INSPECT },
 	[CMD_RULES] = { "rules", "rules [--explain RULE]",
 		"list the rules, or document one",
 		"The rule registry (and a policy file's rules with --rules), or\n"
@@ -84,6 +106,7 @@ enum opt_id {
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
+	O_JOBS, O_SHA256,
 	O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
@@ -96,19 +119,27 @@ static const struct option_def {
 	unsigned commands;
 	const char *help;	/* '\n' starts a continuation line */
 } options[] = {
-	{ O_FORMAT, "format", 'f', "FMT", C_ALL,
+	{ O_FORMAT, "format", 'f', "FMT", C_AUDIT | C(VERIFY) | C(RULES),
 	  "text (default), json, markdown, sarif, junit\n"
-	  "(tensors: text or json; fit: text, json or markdown)" },
-	{ O_OUTPUT, "output", 'o', "FILE", C_AUDIT,
-	  "write the report to FILE instead of stdout" },
+	  "(tensors, verify: text or json; fit: text, json\n"
+	  "or markdown)" },
+	{ O_OUTPUT, "output", 'o', "FILE", C_READ,
+	  "write the report (hash: the manifest) to FILE\n"
+	  "instead of stdout" },
+	{ O_JOBS, "jobs", 'j', "N", C_DATA,
+	  "threads reading and hashing (default: one per\n"
+	  "CPU)" },
+	{ O_SHA256, "sha256", 0, NULL, C(HASH),
+	  "also the SHA-256 of each whole file (what the\n"
+	  "Hugging Face hub lists as an LFS file's oid)" },
 	{ O_MATCH, "match", 'm', "RE", C(TENSORS),
 	  "list only names matching the POSIX extended\n"
 	  "regular expression RE" },
-	{ O_FOLLOW_SYMLINKS, "follow-symlinks", 0, NULL, C_AUDIT,
+	{ O_FOLLOW_SYMLINKS, "follow-symlinks", 0, NULL, C_READ,
 	  "follow symbolic links out of the model folder\n"
 	  "(by default they are reported, QA1411, and not\n"
 	  "read; only for folders you trust)" },
-	{ O_REVISION, "revision", 0, "REV", C_AUDIT,
+	{ O_REVISION, "revision", 0, "REV", C_READ,
 	  "Hugging Face cache folders (models--org--name):\n"
 	  "the branch, tag or commit to read (default main)" },
 	{ O_SUMMARY, "summary", 0, NULL, C_AUDIT,
@@ -303,6 +334,8 @@ struct cli {
 	const char *calibrate;
 	const char *revision;
 	bool follow_symlinks;
+	unsigned jobs;		/* hash, verify: 0 one per CPU */
+	bool sha256;
 	enum qa_severity fail_on;
 	bool quiet, no_color, summary, summary_given, layers;
 	const char *engine;
@@ -322,16 +355,11 @@ struct cli {
 static int usage_error(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/*
- * Writes "quantaudit: " and the formatted line to stderr with everything
- * that came from a model or the command line (names, paths, messages)
- * escaped for a terminal and a CI log (core/escape.h), then a newline.
- * Every diagnostic of the CLI goes through here.
- */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Every diagnostic of the CLI goes through qa_cli_say (cli.h). */
+#define say qa_cli_say
 
-static void
-say(const char *fmt, ...)
+void
+qa_cli_say(const char *fmt, ...)
 {
 	char buf[2048];
 	va_list ap;
@@ -734,6 +762,15 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_QUIET:
 		cli->quiet = true;
 		break;
+	case O_JOBS:
+		if (!parse_int(arg, 1, 256, &v))
+			return usage_error(cli, "--jobs '%s': a number from 1 "
+					   "to 256", arg);
+		cli->jobs = (unsigned)v;
+		break;
+	case O_SHA256:
+		cli->sha256 = true;
+		break;
 	case O_NO_COLOR:
 		cli->no_color = true;
 		break;
@@ -825,6 +862,20 @@ check_args(struct cli *cli, int n_paths)
 			    QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
 			    QA_FIT_GIVEN_TP;
 
+	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY) {
+		if (cli->command == CMD_VERIFY &&
+		    strcmp(cli->reporter->name, "text") != 0 &&
+		    strcmp(cli->reporter->name, "json") != 0)
+			return usage_error(cli, "the verify command writes "
+					   "text or json");
+		if (cli->command == CMD_VERIFY && n_paths != 2)
+			return usage_error(cli, "verify takes a model and a "
+					   "manifest (got %d argument%s)",
+					   n_paths, n_paths == 1 ? "" : "s");
+		if (n_paths == 0)
+			return usage_error(cli, "no input given");
+		return -1;
+	}
 	if (!(cli->reporter->views & (1u << commands[cli->command].view))) {
 		if (cli->command == CMD_FIT)
 			return usage_error(cli, "--format '%s': fit writes "
@@ -1030,8 +1081,8 @@ build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 	return QA_EXIT_PASS;
 }
 
-static int
-exit_of(int status)
+int
+qa_cli_exit_of(int status)
 {
 	switch (status) {
 	case QA_E_UNRECOGNIZED:
@@ -1151,8 +1202,8 @@ streamed_input(void *ctx, struct qa_audit_input *in)
 	if (!inv) {
 		if (!cli->quiet || in->status != QA_E_UNRECOGNIZED)
 			say("%s", in->error);
-		if (exit_of(in->status) > s->worst_exit)
-			s->worst_exit = exit_of(in->status);
+		if (qa_cli_exit_of(in->status) > s->worst_exit)
+			s->worst_exit = qa_cli_exit_of(in->status);
 		return 0;
 	}
 	if (inv->fit_error && cli->command == CMD_FIT) {
@@ -1314,6 +1365,20 @@ run(struct cli *cli, char **paths, int n_paths)
 			cli->fit.ctx = -1;
 		aopt.fit = &cli->fit;
 	}
+	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY) {
+		struct qa_cli_integrity io;
+
+		memset(&io, 0, sizeof(io));
+		io.output = cli->output;
+		io.json = strcmp(cli->reporter->name, "json") == 0;
+		io.sha256 = cli->sha256;
+		io.quiet = cli->quiet;
+		io.jobs = cli->jobs;
+		io.audit = &aopt;
+		return cli->command == CMD_HASH ?
+		       qa_cli_hash(&io, paths, n_paths) :
+		       qa_cli_verify(&io, paths[0], paths[1]);
+	}
 	rc = run_streamed(cli, paths, n_paths, &aopt);
 	if (rc >= 0)
 		return rc;
@@ -1348,8 +1413,8 @@ run(struct cli *cli, char **paths, int n_paths)
 		}
 		if (!cli->quiet || in->status != QA_E_UNRECOGNIZED)
 			say("%s", in->error);
-		if (exit_of(in->status) > worst_exit)
-			worst_exit = exit_of(in->status);
+		if (qa_cli_exit_of(in->status) > worst_exit)
+			worst_exit = qa_cli_exit_of(in->status);
 	}
 	if (cli->match) {
 		exit_code = build_masks(invs, n_ok, cli->match, &masks);

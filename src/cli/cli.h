@@ -15,6 +15,14 @@ enum qa_exit {
 	QA_EXIT_SYSTEM = 4,	/* I/O error, out of memory */
 };
 
+/* Writes "quantaudit: " and the formatted line to stderr, everything in
+ * it escaped for a terminal and a CI log (core/escape.h): every
+ * diagnostic of the CLI goes through here. */
+void qa_cli_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The exit code of a failed input's status (QA_E_*). */
+int qa_cli_exit_of(int status);
+
 /* Runs quantaudit with argv; returns the process exit code. */
 int qa_cli_main(int argc, char **argv);
 

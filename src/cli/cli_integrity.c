@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `hash` and `verify` on the command line (cli_integrity.h): models read
+ * through the audit pipeline (every input kind inspect reads), hashed by
+ * src/integrity/, the manifest written (gzip when its name ends in .gz)
+ * or the verify report; a progress line on stderr when it is a terminal
+ * and the run passes a second.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli_integrity.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/escape.h"
+#include "core/units.h"
+#include "integrity/content.h"
+#include "integrity/libs.h"
+#include "integrity/manifest.h"
+#include "integrity/verify.h"
+#include "report/report_integrity.h"
+
+#define say qa_cli_say
+
+/* ---- progress ----------------------------------------------------------- */
+
+struct progress {
+	const char *what;	/* escaped */
+	struct timespec start;
+	bool tty, shown;
+};
+
+static double
+seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void
+progress_start(struct progress *p, const char *what, bool quiet)
+{
+	memset(p, 0, sizeof(*p));
+	p->what = what;
+	p->tty = !quiet && isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+}
+
+static void
+on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *p = ctx;
+	double s = seconds_since(&p->start);
+	char d[32], t[32];
+
+	if (!p->tty || s < 1.0 || total == 0)
+		return;
+	qa_fmt_bytes(d, sizeof(d), done);
+	qa_fmt_bytes(t, sizeof(t), total);
+	fprintf(stderr, "\r%s: %3u%%  %s of %s  %.0f MB/s ", p->what,
+		(unsigned)(done * 100 / total), d, t, (double)done / s / 1e6);
+	p->shown = true;
+}
+
+static void
+progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->shown = false;
+}
+
+/* ---- hash --------------------------------------------------------------- */
+
+struct hash_run {
+	const struct qa_cli_integrity *o;
+	struct qa_jw *w;
+	int worst;
+	size_t models;
+	uint64_t bytes;
+};
+
+/* Says, for at most ten regions, why they have no hash. */
+static void
+say_unhashed(const char *path, const struct qa_content *c)
+{
+	unsigned shown = 0, more = 0;
+	uint32_t i;
+
+	for (i = 0; i < c->n_files; i++) {
+		const struct qa_file_hash *f = &c->files[i];
+
+		if (f->open_errno) {
+			if (shown++ < 10)
+				say("%s: %s cannot be opened: %s", path,
+				    f->path, strerror(f->open_errno));
+			else
+				more++;
+		}
+	}
+	for (i = 0; i < c->n_tensors; i++) {
+		const struct qa_tensor_hash *t = &c->tensors[i];
+
+		if (t->h.state == QA_REGION_HASHED ||
+		    t->h.state == QA_REGION_NO_FILE)
+			continue;
+		if (shown++ >= 10) {
+			more++;
+			continue;
+		}
+		if (t->h.state == QA_REGION_READ_ERROR)
+			say("%s: tensor %s not hashed: read error at offset %"
+			    PRIu64 " of %s: %s", path, t->name,
+			    t->h.error_offset, c->files[t->file].path,
+			    strerror(t->h.error_errno));
+		else
+			say("%s: tensor %s not hashed: %s (%s ends at offset %"
+			    PRIu64 ")", path, t->name,
+			    qa_region_state_text(t->h.state),
+			    c->files[t->file].path, t->h.error_offset);
+	}
+	if (more)
+		say("%s: %u more regions not hashed (the manifest lists "
+		    "them)", path, more);
+}
+
+static int
+hash_input(void *ctx, struct qa_audit_input *in)
+{
+	struct hash_run *h = ctx;
+	struct qa_content c;
+	struct qa_content_options copt;
+	struct progress prog;
+	char err[512], *what;
+	uint32_t i;
+	int rc;
+
+	if (!in->inv) {
+		say("%s", in->error);
+		if (qa_cli_exit_of(in->status) > h->worst)
+			h->worst = qa_cli_exit_of(in->status);
+		return 0;
+	}
+	if (qa_content_plan(in->inv, &c) != QA_OK) {
+		say("%s: out of memory", in->path);
+		h->worst = QA_EXIT_SYSTEM;
+		return -1;
+	}
+	memset(&copt, 0, sizeof(copt));
+	copt.jobs = h->o->jobs;
+	copt.sha256 = h->o->sha256;
+	what = qa_esc_text_dup(in->path);
+	progress_start(&prog, what ? what : "hashing", h->o->quiet);
+	copt.progress = on_progress;
+	copt.progress_ctx = &prog;
+	rc = qa_content_hash(in->inv->fs, &in->inv->arena, &copt, &c, err,
+			     sizeof(err));
+	progress_end(&prog);
+	free(what);
+	if (rc != QA_OK) {
+		say("%s: %s", in->path, err);
+		h->worst = QA_EXIT_SYSTEM;
+		return -1;
+	}
+	qa_manifest_model(h->w, in->path, qa_inv_kind_name(in->inv->kind), &c);
+	h->models++;
+	h->bytes += c.bytes_hashed;
+	if (c.n_unhashed) {
+		if (!h->o->quiet)
+			say_unhashed(in->path, &c);
+		for (i = 0; i < c.n_tensors; i++)
+			if (c.tensors[i].h.state == QA_REGION_READ_ERROR)
+				h->worst = QA_EXIT_SYSTEM;
+		for (i = 0; i < c.n_files; i++)
+			if (c.files[i].header.state == QA_REGION_READ_ERROR ||
+			    c.files[i].other.state == QA_REGION_READ_ERROR ||
+			    c.files[i].open_errno)
+				h->worst = QA_EXIT_SYSTEM;
+		if (h->worst < QA_EXIT_FAIL)
+			h->worst = QA_EXIT_FAIL;
+	}
+	return h->w->failed ? -1 : 0;
+}
+
+/* Writes the manifest text to path, through gzip when it ends in .gz
+ * (zlib loaded for it). */
+static int
+put_file(const char *path, const char *text, size_t len, char *err,
+	 size_t errlen)
+{
+	size_t n = strlen(path);
+
+	if (n > 3 && strcmp(path + n - 3, ".gz") == 0) {
+		const struct qa_zlib *z = qa_zlib_load(err, errlen);
+		gzFile gz;
+		size_t at = 0;
+
+		if (!z)
+			return -1;
+		/* gzopen writes no file name and no time into the gzip
+		 * header: the same manifest compresses to the same bytes. */
+		gz = z->open(path, "wb9");
+		if (!gz)
+			goto sys;
+		while (at < len) {
+			unsigned chunk = len - at > (1u << 30) ? 1u << 30 :
+					 (unsigned)(len - at);
+
+			if (z->write(gz, text + at, chunk) != (int)chunk) {
+				z->close(gz);
+				goto sys;
+			}
+			at += chunk;
+		}
+		if (z->close(gz) != Z_OK)
+			goto sys;
+		return 0;
+	} else {
+		FILE *f = fopen(path, "w");
+		int rc = 0;
+
+		if (!f)
+			goto sys;
+		if (fwrite(text, 1, len, f) != len)
+			rc = -1;
+		if (fclose(f) != 0)
+			rc = -1;
+		if (rc == 0)
+			return 0;
+	}
+sys:
+	snprintf(err, errlen, "%s", strerror(errno ? errno : EIO));
+	return -1;
+}
+
+int
+qa_cli_hash(const struct qa_cli_integrity *o, char **paths, int n_paths)
+{
+	struct hash_run h;
+	struct qa_audit audit;
+	struct timespec start;
+	struct qa_jw *w;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int rc;
+
+	w = malloc(sizeof(*w));
+	mem = o->output ? open_memstream(&text, &len) : stdout;
+	if (!w || !mem) {
+		free(w);
+		say("out of memory");
+		return QA_EXIT_SYSTEM;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	memset(&h, 0, sizeof(h));
+	h.o = o;
+	h.w = w;
+	qa_jw_init(w, mem);
+	qa_manifest_begin(w, o->sha256);
+	rc = qa_audit_run_each((const char *const *)paths, (size_t)n_paths,
+			       o->audit, hash_input, &h, &audit);
+	qa_audit_free(&audit);
+	qa_manifest_end(w);
+	if (qa_jw_finish(w) != 0 || fflush(mem) != 0 || ferror(mem))
+		rc = QA_E_IO;
+	free(w);
+	if (o->output) {
+		fclose(mem);
+		char err[256];
+
+		if (rc == QA_OK &&
+		    put_file(o->output, text, len, err, sizeof(err)) != 0) {
+			say("cannot write the manifest '%s': %s", o->output,
+			    err);
+			h.worst = QA_EXIT_SYSTEM;
+			rc = QA_E_IO;
+		}
+		free(text);
+	}
+	if (rc != QA_OK) {
+		if (rc == QA_E_NOMEM)
+			say("out of memory");
+		else if (h.worst < QA_EXIT_SYSTEM)
+			say("error writing the manifest");
+		return QA_EXIT_SYSTEM;
+	}
+	if (!o->quiet && o->output) {
+		double s = seconds_since(&start);
+		char b[32];
+
+		qa_fmt_bytes(b, sizeof(b), h.bytes);
+		fprintf(stderr, "quantaudit: %zu model%s, %s hashed in %.2f s "
+			"(%.0f MB/s) -> ", h.models, h.models == 1 ? "" : "s",
+			b, s, s > 0 ? (double)h.bytes / s / 1e6 : 0.0);
+		qa_esc_text(stderr, o->output);
+		fputc('\n', stderr);
+	}
+	return h.models == 0 && h.worst == QA_EXIT_PASS ?
+	       QA_EXIT_UNRECOGNIZED : h.worst;
+}
+
+/* ---- verify ------------------------------------------------------------- */
+
+struct verify_models {
+	struct qa_inventory **invs;
+	size_t n, cap;
+	char why[1024];
+};
+
+static int
+keep_model(void *ctx, struct qa_audit_input *in)
+{
+	struct verify_models *vm = ctx;
+
+	if (!in->inv) {
+		if (!vm->why[0])
+			snprintf(vm->why, sizeof(vm->why), "%s", in->error);
+		return 0;
+	}
+	if (vm->n == vm->cap) {
+		size_t cap = vm->cap ? vm->cap * 2 : 4;
+		struct qa_inventory **n = realloc(vm->invs,
+						  cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		vm->invs = n;
+		vm->cap = cap;
+	}
+	vm->invs[vm->n++] = in->inv;
+	in->inv = NULL;		/* kept: destroyed by the caller */
+	return 0;
+}
+
+int
+qa_cli_verify(const struct qa_cli_integrity *o, const char *path,
+	      const char *manifest)
+{
+	struct qa_manifest m;
+	struct verify_models vm;
+	struct qa_audit audit;
+	struct qa_verify v;
+	struct qa_content_options copt;
+	struct progress prog;
+	const char *paths[1] = { path };
+	char err[1024], *what;
+	FILE *out = stdout;
+	size_t i;
+	int rc, exit_code;
+
+	rc = qa_manifest_read(manifest, &m, err, sizeof(err));
+	if (rc != QA_OK) {
+		say("%s", err);
+		qa_manifest_free(&m);
+		return rc == QA_E_UNRECOGNIZED ? QA_EXIT_UNRECOGNIZED :
+		       QA_EXIT_SYSTEM;
+	}
+	memset(&vm, 0, sizeof(vm));
+	if (qa_audit_run_each(paths, 1, o->audit, keep_model, &vm, &audit) !=
+	    QA_OK) {
+		qa_audit_free(&audit);
+		say("out of memory");
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	qa_audit_free(&audit);
+	memset(&copt, 0, sizeof(copt));
+	copt.jobs = o->jobs;
+	what = qa_esc_text_dup(path);
+	progress_start(&prog, what ? what : "verifying", o->quiet);
+	copt.progress = on_progress;
+	copt.progress_ctx = &prog;
+	rc = qa_verify_run(path, vm.invs, vm.n, vm.why, &m, &copt, &v, err,
+			   sizeof(err));
+	progress_end(&prog);
+	free(what);
+	if (rc != QA_OK) {
+		say("%s", err);
+		qa_verify_free(&v);
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		say("cannot write '%s': %s", o->output, strerror(errno));
+		qa_verify_free(&v);
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	rc = o->json ? qa_report_verify_json(out, path, manifest, &v) :
+	     qa_report_verify_text(out, path, manifest, &v);
+	if (fflush(out) != 0)
+		rc = -1;
+	if (out != stdout && fclose(out) != 0)
+		rc = -1;
+	exit_code = rc != 0 ? QA_EXIT_SYSTEM :
+		    v.n_differences ? QA_EXIT_FAIL : QA_EXIT_PASS;
+	qa_verify_free(&v);
+out:
+	for (i = 0; i < vm.n; i++)
+		qa_inventory_destroy(vm.invs[i]);
+	free(vm.invs);
+	qa_manifest_free(&m);
+	return exit_code;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `quantaudit hash` and `verify` (src/integrity/): the command-line side,
+ * called by cli.c once the options are parsed. Return an exit code.
+ */
+#ifndef QA_CLI_INTEGRITY_H
+#define QA_CLI_INTEGRITY_H
+
+#include <stdbool.h>
+
+#include "engine/audit.h"
+
+struct qa_cli_integrity {
+	const char *output;	/* -o: the manifest (hash) or report */
+	bool json;		/* verify --format json */
+	bool sha256;		/* hash --sha256 */
+	bool quiet;
+	unsigned jobs;		/* 0: one per CPU */
+	const struct qa_audit_options *audit;	/* how models are read */
+};
+
+int qa_cli_hash(const struct qa_cli_integrity *o, char **paths, int n_paths);
+int qa_cli_verify(const struct qa_cli_integrity *o, const char *path,
+		  const char *manifest);
+
+#endif /* QA_CLI_INTEGRITY_H */
