@@ -28,12 +28,13 @@ ALLOWED = {
     "rules": {"core", "analysis", "fit", "rules"},
     "engine": {"core", "formats", "analysis", "fit", "rules", "engine"},
     "integrity": {"core", "integrity"},
-    "report": {"core", "analysis", "fit", "integrity", "report"},
+    "compare": {"core", "analysis", "fit", "integrity", "compare"},
+    "report": {"core", "analysis", "fit", "integrity", "compare", "report"},
     "cli": {"core", "formats", "analysis", "fit", "rules", "engine",
-            "integrity", "report", "cli"},
+            "integrity", "compare", "report", "cli"},
 }
-LAYERS_IN_SRC = ("core", "analysis", "fit", "engine", "integrity", "report",
-                 "cli")
+LAYERS_IN_SRC = ("core", "analysis", "fit", "engine", "integrity", "compare",
+                 "report", "cli")
 
 
 def layer_of(rel):

@@ -31,17 +31,17 @@
 /* ---- commands and options: the single source of the help --------------- */
 
 enum cmd {
-	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_HASH, CMD_VERIFY,
-	CMD_RULES
+	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_DIFF, CMD_HASH,
+	CMD_VERIFY, CMD_RULES
 };
 
 #define C(x) (1u << CMD_##x)
 #define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT))
-/* Commands that read tensor data (src/integrity/). */
-#define C_DATA (C(HASH) | C(VERIFY))
+/* Commands that read tensor data (src/integrity/; diff with --content). */
+#define C_DATA (C(HASH) | C(VERIFY) | C(DIFF))
 #define C_READ (C_AUDIT | C_DATA)
 #define C_ALL (C_READ | C(RULES))
-#define C_GPU (C(INSPECT) | C(CHECK) | C(FIT))
+#define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF))
 
 static const struct command {
 	const char *name;
@@ -75,6 +75,16 @@ static const struct command {
 		"type and a decode speed ceiling. Formulas and sources:\n"
 		"docs/fit.md.",
 		QA_VIEW_FIT },
+	[CMD_DIFF] = { "diff", "diff A B [--content] [--gpus SPEC]",
+		"what changed between two models or quants",
+		"Tensors added, removed, retyped or reshaped (paired by name, or\n"
+		"by role and layer between a GGUF and its checkpoint), each\n"
+		"component's bytes and bits per weight side by side, precision\n"
+		"changes, hyperparameters and GGUF metadata, MTP status, and the\n"
+		"fit of both with --gpus. --content also reads every byte:\n"
+		"changed and renamed tensors. Exit 1 when they differ.\n"
+		"docs/diff.md.",
+		QA_VIEW_INSPECT },
 	[CMD_HASH] = { "hash", "hash PATH... [-o MANIFEST]",
 		"per-tensor XXH3-128 manifest",
 		"Reads every byte of the model and writes a manifest (JSON; gzip\n"
@@ -106,7 +116,7 @@ enum opt_id {
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
-	O_JOBS, O_SHA256,
+	O_JOBS, O_SHA256, O_CONTENT,
 	O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
@@ -119,10 +129,14 @@ static const struct option_def {
 	unsigned commands;
 	const char *help;	/* '\n' starts a continuation line */
 } options[] = {
-	{ O_FORMAT, "format", 'f', "FMT", C_AUDIT | C(VERIFY) | C(RULES),
+	{ O_FORMAT, "format", 'f', "FMT", C_AUDIT | C(VERIFY) | C(DIFF) |
+	  C(RULES),
 	  "text (default), json, markdown, sarif, junit\n"
-	  "(tensors, verify: text or json; fit: text, json\n"
-	  "or markdown)" },
+	  "(tensors, verify: text or json; fit, diff: text,\n"
+	  "json or markdown)" },
+	{ O_CONTENT, "content", 0, NULL, C(DIFF),
+	  "also read every byte of both: tensors whose\n"
+	  "bytes changed, and renamed ones" },
 	{ O_OUTPUT, "output", 'o', "FILE", C_READ,
 	  "write the report (hash: the manifest) to FILE\n"
 	  "instead of stdout" },
@@ -336,6 +350,7 @@ struct cli {
 	bool follow_symlinks;
 	unsigned jobs;		/* hash, verify: 0 one per CPU */
 	bool sha256;
+	bool content;		/* diff --content */
 	enum qa_severity fail_on;
 	bool quiet, no_color, summary, summary_given, layers;
 	const char *engine;
@@ -771,6 +786,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_SHA256:
 		cli->sha256 = true;
 		break;
+	case O_CONTENT:
+		cli->content = true;
+		break;
 	case O_NO_COLOR:
 		cli->no_color = true;
 		break;
@@ -862,6 +880,17 @@ check_args(struct cli *cli, int n_paths)
 			    QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
 			    QA_FIT_GIVEN_TP;
 
+	if (cli->command == CMD_DIFF) {
+		if (strcmp(cli->reporter->name, "text") != 0 &&
+		    strcmp(cli->reporter->name, "json") != 0 &&
+		    strcmp(cli->reporter->name, "markdown") != 0)
+			return usage_error(cli, "the diff command writes text, "
+					   "json or markdown");
+		if (n_paths != 2)
+			return usage_error(cli, "diff takes two models (got %d "
+					   "argument%s)", n_paths,
+					   n_paths == 1 ? "" : "s");
+	}
 	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY) {
 		if (cli->command == CMD_VERIFY &&
 		    strcmp(cli->reporter->name, "text") != 0 &&
@@ -1365,7 +1394,8 @@ run(struct cli *cli, char **paths, int n_paths)
 			cli->fit.ctx = -1;
 		aopt.fit = &cli->fit;
 	}
-	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY) {
+	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY ||
+	    cli->command == CMD_DIFF) {
 		struct qa_cli_integrity io;
 
 		memset(&io, 0, sizeof(io));
@@ -1375,6 +1405,10 @@ run(struct cli *cli, char **paths, int n_paths)
 		io.quiet = cli->quiet;
 		io.jobs = cli->jobs;
 		io.audit = &aopt;
+		io.content = cli->content;
+		io.format = cli->reporter->name;
+		if (cli->command == CMD_DIFF)
+			return qa_cli_diff(&io, paths[0], paths[1]);
 		return cli->command == CMD_HASH ?
 		       qa_cli_hash(&io, paths, n_paths) :
 		       qa_cli_verify(&io, paths[0], paths[1]);

@@ -24,6 +24,8 @@
 #include "integrity/libs.h"
 #include "integrity/manifest.h"
 #include "integrity/verify.h"
+#include "compare/diff.h"
+#include "report/report_diff.h"
 #include "report/report_integrity.h"
 
 #define say qa_cli_say
@@ -315,6 +317,7 @@ struct verify_models {
 	struct qa_inventory **invs;
 	size_t n, cap;
 	char why[1024];
+	int status;		/* of the first input that failed */
 };
 
 static int
@@ -323,8 +326,10 @@ keep_model(void *ctx, struct qa_audit_input *in)
 	struct verify_models *vm = ctx;
 
 	if (!in->inv) {
-		if (!vm->why[0])
+		if (!vm->why[0]) {
 			snprintf(vm->why, sizeof(vm->why), "%s", in->error);
+			vm->status = in->status;
+		}
 		return 0;
 	}
 	if (vm->n == vm->cap) {
@@ -410,5 +415,120 @@ out:
 		qa_inventory_destroy(vm.invs[i]);
 	free(vm.invs);
 	qa_manifest_free(&m);
+	return exit_code;
+}
+
+/* ---- diff --------------------------------------------------------------- */
+
+/* The one model at path; NULL with *exit_code when there is none or
+ * more than one. */
+static struct qa_inventory *
+one_model(const struct qa_cli_integrity *o, const char *path, int *exit_code)
+{
+	struct verify_models vm;
+	struct qa_audit audit;
+	const char *paths[1] = { path };
+	struct qa_inventory *inv = NULL;
+	size_t i;
+
+	memset(&vm, 0, sizeof(vm));
+	if (qa_audit_run_each(paths, 1, o->audit, keep_model, &vm, &audit) !=
+	    QA_OK) {
+		say("out of memory");
+		*exit_code = QA_EXIT_SYSTEM;
+	} else if (vm.n == 0) {
+		say("%s", vm.why[0] ? vm.why : "no model found");
+		*exit_code = vm.status ? qa_cli_exit_of(vm.status) :
+			     QA_EXIT_UNRECOGNIZED;
+	} else if (vm.n > 1) {
+		say("%s holds %zu models: diff compares two models, name one "
+		    "file or set on each side", path, vm.n);
+		*exit_code = QA_EXIT_USAGE;
+	} else {
+		inv = vm.invs[0];
+		vm.invs[0] = NULL;
+	}
+	qa_audit_free(&audit);
+	for (i = 0; i < vm.n; i++)
+		qa_inventory_destroy(vm.invs[i]);
+	free(vm.invs);
+	return inv;
+}
+
+static int
+content_of(const struct qa_cli_integrity *o, struct qa_inventory *inv,
+	   struct qa_content *c)
+{
+	struct qa_content_options copt;
+	struct progress prog;
+	char err[512], *what;
+	int rc;
+
+	if (qa_content_plan(inv, c) != QA_OK) {
+		say("out of memory");
+		return QA_EXIT_SYSTEM;
+	}
+	memset(&copt, 0, sizeof(copt));
+	copt.jobs = o->jobs;
+	what = qa_esc_text_dup(inv->path);
+	progress_start(&prog, what ? what : "hashing", o->quiet);
+	copt.progress = on_progress;
+	copt.progress_ctx = &prog;
+	rc = qa_content_hash(inv->fs, &inv->arena, &copt, c, err, sizeof(err));
+	progress_end(&prog);
+	free(what);
+	if (rc != QA_OK) {
+		say("%s: %s", inv->path, err);
+		return QA_EXIT_SYSTEM;
+	}
+	if (c->n_unhashed && !o->quiet)
+		say_unhashed(inv->path, c);
+	return QA_EXIT_PASS;
+}
+
+int
+qa_cli_diff(const struct qa_cli_integrity *o, const char *a, const char *b)
+{
+	struct qa_inventory *ia, *ib = NULL;
+	struct qa_content ca, cb;
+	struct qa_diff d;
+	FILE *out = stdout;
+	int exit_code = QA_EXIT_PASS, rc;
+
+	ia = one_model(o, a, &exit_code);
+	if (ia)
+		ib = one_model(o, b, &exit_code);
+	if (!ia || !ib)
+		goto out;
+	if (o->content &&
+	    ((exit_code = content_of(o, ia, &ca)) != QA_EXIT_PASS ||
+	     (exit_code = content_of(o, ib, &cb)) != QA_EXIT_PASS))
+		goto out;
+	if (qa_diff_run(ia, ib, o->content ? &ca : NULL,
+			o->content ? &cb : NULL, &d) != QA_OK) {
+		say("out of memory");
+		qa_diff_free(&d);
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		say("cannot write '%s': %s", o->output, strerror(errno));
+		qa_diff_free(&d);
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	rc = strcmp(o->format, "json") == 0 ? qa_report_diff_json(out, &d) :
+	     strcmp(o->format, "markdown") == 0 ?
+	     qa_report_diff_markdown(out, &d) : qa_report_diff_text(out, &d);
+	if (fflush(out) != 0)
+		rc = -1;
+	if (out != stdout && fclose(out) != 0)
+		rc = -1;
+	exit_code = rc != 0 ? QA_EXIT_SYSTEM :
+		    qa_diff_differs(&d) ? QA_EXIT_FAIL : QA_EXIT_PASS;
+	qa_diff_free(&d);
+out:
+	qa_inventory_destroy(ia);
+	qa_inventory_destroy(ib);
 	return exit_code;
 }

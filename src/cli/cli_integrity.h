@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `quantaudit hash` and `verify` (src/integrity/): the command-line side,
+ * `quantaudit hash`, `verify` (src/integrity/) and `diff` (src/compare/):
+ * the command-line side,
  * called by cli.c once the options are parsed. Return an exit code.
  */
 #ifndef QA_CLI_INTEGRITY_H
@@ -14,6 +15,8 @@ struct qa_cli_integrity {
 	const char *output;	/* -o: the manifest (hash) or report */
 	bool json;		/* verify --format json */
 	bool sha256;		/* hash --sha256 */
+	bool content;		/* diff --content */
+	const char *format;	/* diff: text, json, markdown */
 	bool quiet;
 	unsigned jobs;		/* 0: one per CPU */
 	const struct qa_audit_options *audit;	/* how models are read */
@@ -22,5 +25,7 @@ struct qa_cli_integrity {
 int qa_cli_hash(const struct qa_cli_integrity *o, char **paths, int n_paths);
 int qa_cli_verify(const struct qa_cli_integrity *o, const char *path,
 		  const char *manifest);
+int qa_cli_diff(const struct qa_cli_integrity *o, const char *a,
+		const char *b);
 
 #endif /* QA_CLI_INTEGRITY_H */

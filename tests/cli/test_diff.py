@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""`quantaudit diff` (src/compare/diff.c, docs/diff.md).
+
+Independent truth:
+- two quant levels of one model (the corpus's tiny-llama written by
+  llama-quantize): which tensors changed type comes from the corpus's
+  expected/gguf.json (llama.cpp's gguf-py), and so does general.file_type;
+- a Hugging Face checkpoint against the GGUF llama.cpp's converter made of
+  it: tensors are paired through roles, checked against the converter's
+  own name map written out here (convert_hf_to_gguf.py / gguf-py
+  tensor_mapping.py for llama), and with --content the tensors whose bytes
+  differ must be exactly those whose bytes Python finds different at the
+  offsets of expected/*.json (the converter permutes q_proj and k_proj
+  for rotary embeddings, LlamaModel.permute, and stores norms as F32);
+- the same checkpoint re-sharded into one file by a Python safetensors
+  writer here: no difference with --content; one tensor renamed in it: a
+  rename.
+Fixtures always (self-diff, usage); the corpus when present.
+"""
+import json
+import os
+import re
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qa_common import Checker, env_path, run  # noqa: E402
+
+QA = None
+
+
+def diff_json(a, b, *extra):
+    code, out, err = run(QA, ["diff", "--format", "json", a, b] + list(extra))
+    try:
+        return code, json.loads(out), err
+    except json.JSONDecodeError:
+        return code, None, err + out[:300]
+
+
+# llama.cpp's names for a llama checkpoint's tensors (gguf-py
+# tensor_mapping.py, MODEL_ARCH.LLAMA)
+LLAMA_MAP = [
+    (r"model\.embed_tokens\.weight", "token_embd.weight"),
+    (r"lm_head\.weight", "output.weight"),
+    (r"model\.norm\.weight", "output_norm.weight"),
+    (r"model\.layers\.(\d+)\.input_layernorm\.weight", "blk.{}.attn_norm.weight"),
+    (r"model\.layers\.(\d+)\.post_attention_layernorm\.weight", "blk.{}.ffn_norm.weight"),
+    (r"model\.layers\.(\d+)\.self_attn\.q_proj\.weight", "blk.{}.attn_q.weight"),
+    (r"model\.layers\.(\d+)\.self_attn\.k_proj\.weight", "blk.{}.attn_k.weight"),
+    (r"model\.layers\.(\d+)\.self_attn\.v_proj\.weight", "blk.{}.attn_v.weight"),
+    (r"model\.layers\.(\d+)\.self_attn\.o_proj\.weight", "blk.{}.attn_output.weight"),
+    (r"model\.layers\.(\d+)\.mlp\.gate_proj\.weight", "blk.{}.ffn_gate.weight"),
+    (r"model\.layers\.(\d+)\.mlp\.up_proj\.weight", "blk.{}.ffn_up.weight"),
+    (r"model\.layers\.(\d+)\.mlp\.down_proj\.weight", "blk.{}.ffn_down.weight"),
+]
+
+
+def gguf_name(hf):
+    for pat, out in LLAMA_MAP:
+        m = re.fullmatch(pat, hf)
+        if m:
+            return out.format(*m.groups())
+    return None
+
+
+def quant_levels(c, root):
+    exp = json.load(open(os.path.join(root, "expected", "gguf.json")))
+    names = ["tiny-llama-e64-Q8_0", "tiny-llama-e64-Q4_K_M",
+             "tiny-llama-e64-Q2_K", "tiny-llama-e64-IQ4_NL"]
+    for x, y in zip(names, names[1:]):
+        ea, eb = (exp[f"tiny-llama/{n}.gguf"] for n in (x, y))
+        ta = {t["name"]: t for t in ea["tensors"]}
+        tb = {t["name"]: t for t in eb["tensors"]}
+        want = {n for n in ta if n in tb and ta[n]["type"] != tb[n]["type"]}
+        a, b = (os.path.join(root, "tiny-llama", f"{n}.gguf") for n in (x, y))
+        code, doc, err = diff_json(a, b)
+        if not c.check(doc is not None, f"{x} vs {y}: {err[:200]}"):
+            continue
+        got = {t["a"]["name"] for t in doc["tensors"] if t["kind"] == "retyped"}
+        types_ok = all(t["a"]["dtype"] == ta[t["a"]["name"]]["type"] and
+                       t["b"]["dtype"] == tb[t["a"]["name"]]["type"]
+                       for t in doc["tensors"] if t["kind"] == "retyped")
+        c.check(code == 1 and got == want and types_ok and
+                doc["paired_by"] == "name" and
+                doc["counts"]["unchanged"] == len(ta) - len(want) and
+                doc["counts"]["added"] == doc["counts"]["removed"] == 0,
+                f"{x} vs {y}: retyped {sorted(got ^ want)[:4]} differ from "
+                f"gguf-py, counts {doc['counts']}")
+        kv = {m["name"]: (m["a"], m["b"]) for m in doc["metadata"]}
+        fa = ea["kv"]["general.file_type"]
+        fb = eb["kv"]["general.file_type"]
+        fa = fa["value"] if isinstance(fa, dict) else fa
+        fb = fb["value"] if isinstance(fb, dict) else fb
+        c.check(kv.get("general.file_type") == (str(fa), str(fb)),
+                f"{x} vs {y}: general.file_type {kv.get('general.file_type')}"
+                f", gguf-py {fa} {fb}")
+        # Markdown names the precision change of the token embedding
+        code, out, err = run(QA, ["diff", "--format", "markdown", a, b])
+        emb_a = ta["token_embd.weight"]["type"]
+        emb_b = tb["token_embd.weight"]["type"]
+        if emb_a != emb_b:
+            c.check(f"`embed` {emb_a} → {emb_b}" in out,
+                    f"{x} vs {y}: markdown lacks the embed change:\n{out[:400]}")
+
+
+def checkpoint_vs_gguf(c, root):
+    exp_g = json.load(open(os.path.join(root, "expected", "gguf.json")))
+    exp_s = json.load(open(os.path.join(root, "expected", "safetensors.json")))
+    hf_dir = os.path.join(root, "hf", "llama")
+    gg = os.path.join(root, "gguf", "llama-bf16.gguf")
+    code, doc, err = diff_json(hf_dir, gg, "--content")
+    if not c.check(doc is not None, f"hf/llama vs gguf: {err[:200]}"):
+        return
+    st = {t["name"]: t for t in exp_s["hf/llama/model.safetensors"]["tensors"]}
+    gt = {t["name"]: t for t in exp_g["gguf/llama-bf16.gguf"]["tensors"]}
+    st_bytes = open(os.path.join(hf_dir, "model.safetensors"), "rb").read()
+    gg_bytes = open(gg, "rb").read()
+    # every pair the diff names follows the converter's map
+    wrong = [(t["a"]["name"], t["b"]["name"]) for t in doc["tensors"]
+             if t["a"] and t["b"] and gguf_name(t["a"]["name"]) != t["b"]["name"]]
+    c.check(doc["paired_by"] == "role" and not wrong and
+            doc["counts"]["added"] == doc["counts"]["removed"] == 0 and
+            doc["counts"]["paired"] == len(st) == len(gt),
+            f"hf vs gguf: pairs off the converter's map {wrong[:3]}, "
+            f"counts {doc['counts']}")
+    # changed and retyped exactly where the bytes and types say
+    want_retyped, want_changed = set(), set()
+    for hn, t in st.items():
+        gn = gguf_name(hn)
+        g = gt[gn]
+        if g["type"] != t["dtype"]:
+            want_retyped.add(hn)
+            continue
+        a = st_bytes[t["offset"]:t["offset"] + t["bytes"]]
+        b = gg_bytes[g["offset"]:g["offset"] + g["bytes"]]
+        if a != b:
+            want_changed.add(hn)
+    got_retyped = {t["a"]["name"] for t in doc["tensors"]
+                   if t["kind"] == "retyped"}
+    got_changed = {t["a"]["name"] for t in doc["tensors"]
+                   if t["kind"] == "changed"}
+    c.check(got_retyped == want_retyped and got_changed == want_changed and
+            want_changed and
+            all(re.search(r"(q|k)_proj", n) for n in want_changed),
+            f"hf vs gguf --content: retyped {sorted(got_retyped ^ want_retyped)[:3]}"
+            f", changed {sorted(got_changed ^ want_changed)[:3]}")
+    c.check(code == 1 and doc["differ"] is True, f"hf vs gguf: exit {code}")
+
+
+def write_safetensors(path, tensors, meta=None):
+    """A safetensors file by the published format: 8-byte little-endian
+    header length, the JSON header padded with spaces, the data."""
+    header, data = {}, b""
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if meta:
+        header["__metadata__"] = meta
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + data)
+
+
+def read_safetensors(path):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        s, e = t["data_offsets"]
+        out[name] = (t["dtype"], t["shape"], raw[8 + n + s:8 + n + e])
+    return out
+
+
+def resharded(c, root, tmp):
+    src = os.path.join(root, "hf", "qwen3_moe")
+    tensors = {}
+    for f in sorted(os.listdir(src)):
+        if f.endswith(".safetensors"):
+            tensors.update(read_safetensors(os.path.join(src, f)))
+    one = os.path.join(tmp, "qwen3_moe-one")
+    os.makedirs(one)
+    for f in ("config.json", "generation_config.json", "tokenizer.model"):
+        open(os.path.join(one, f), "wb").write(
+            open(os.path.join(src, f), "rb").read())
+    # written in reverse order: other offsets, same tensors
+    write_safetensors(os.path.join(one, "model.safetensors"),
+                      dict(reversed(list(tensors.items()))), {"format": "pt"})
+    code, doc, err = diff_json(src, one, "--content")
+    c.check(code == 0 and doc and doc["tensors"] == [] and
+            doc["counts"]["unchanged"] == len(tensors),
+            f"qwen3_moe re-sharded: exit {code}, "
+            f"{doc and doc['tensors'][:3]} {err[:200]}")
+    # one tensor renamed, one changed in place
+    names = list(tensors)
+    renamed = dict(tensors)
+    dt, shape, raw = renamed.pop(names[0])
+    renamed["model.renamed.weight"] = (dt, shape, raw)
+    dt, shape, raw = renamed[names[1]]
+    renamed[names[1]] = (dt, shape, bytes([raw[0] ^ 1]) + raw[1:])
+    write_safetensors(os.path.join(one, "model.safetensors"), renamed,
+                      {"format": "pt"})
+    code, doc, err = diff_json(src, one, "--content")
+    kinds = sorted((t["kind"], (t["a"] or t["b"])["name"])
+                   for t in (doc or {}).get("tensors", []))
+    c.check(code == 1 and kinds == sorted([("renamed", names[0]),
+                                           ("changed", names[1])]),
+            f"renamed and changed: exit {code}, {kinds}")
+    # without --content neither is visible as such: a rename is a
+    # removal and an addition, the changed bytes are unchanged
+    code, doc, err = diff_json(src, one)
+    kinds = sorted(t["kind"] for t in (doc or {}).get("tensors", []))
+    c.check(code == 1 and kinds == ["added", "removed"],
+            f"header-only diff of the rename: {kinds}")
+
+
+def fixtures(c, fix):
+    gg = os.path.join(fix, "gguf", "valid-llama-q8_0.gguf")
+    code, doc, err = diff_json(gg, gg, "--content")
+    c.check(code == 0 and doc and doc["differ"] is False and
+            doc["tensors"] == [] and doc["metadata"] == [],
+            f"self-diff: exit {code} {err[:200]}")
+    code, out, err = run(QA, ["diff", gg])
+    c.check(code == 2, f"diff with one model: exit {code}")
+    code, out, err = run(QA, ["diff", "--format", "sarif", gg, gg])
+    c.check(code == 2, f"diff --format sarif: exit {code}")
+    code, out, err = run(QA, ["diff", gg, os.path.join(fix, "gguf",
+                                                       "bad-magic.gguf")])
+    c.check(code == 3, f"diff against an unreadable model: exit {code}")
+    # both sized with --gpus
+    code, doc, err = diff_json(gg, gg, "--gpus", "2x16G")
+    c.check(doc and doc["a"].get("fit", {}).get("verdict") ==
+            doc["b"].get("fit", {}).get("verdict") is not None,
+            f"diff --gpus: {doc and doc['a']}")
+
+
+def main():
+    global QA
+    QA = sys.argv[1]
+    fix = env_path("QA_FIXTURES")
+    c = Checker()
+    fixtures(c, fix)
+    root = os.environ.get("QA_CORPUS", "")
+    if os.path.isdir(os.path.join(root, "expected")):
+        quant_levels(c, root)
+        checkpoint_vs_gguf(c, root)
+        with tempfile.TemporaryDirectory() as tmp:
+            resharded(c, root, tmp)
+    else:
+        print(f"SKIP corpus: {root} absent")
+        c.skipped += 1
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
