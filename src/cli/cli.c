@@ -31,14 +31,14 @@
 /* ---- commands and options: the single source of the help --------------- */
 
 enum cmd {
-	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_DIFF, CMD_HASH,
-	CMD_VERIFY, CMD_RULES
+	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_DIFF,
+	CMD_HASH, CMD_VERIFY, CMD_RULES
 };
 
 #define C(x) (1u << CMD_##x)
-#define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT))
+#define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT) | C(SCAN))
 /* Commands that read tensor data (src/integrity/; diff with --content). */
-#define C_DATA (C(HASH) | C(VERIFY) | C(DIFF))
+#define C_DATA (C(HASH) | C(VERIFY) | C(DIFF) | C(SCAN))
 #define C_READ (C_AUDIT | C_DATA)
 #define C_ALL (C_READ | C(RULES))
 #define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF))
@@ -75,6 +75,14 @@ static const struct command {
 		"type and a decode speed ceiling. Formulas and sources:\n"
 		"docs/fit.md.",
 		QA_VIEW_FIT },
+	[CMD_SCAN] = { "scan", "scan PATH... [OPTIONS]",
+		"NaN, Inf, zero scales in the tensor data",
+		"Reads every tensor (on all cores) and adds data findings to the\n"
+		"audit: NaN and infinite values or block scales, all-zero and\n"
+		"constant tensors, zero or negative quantization scales, values\n"
+		"past the FP16 range (QA1701-QA1707). Reports and exit codes as\n"
+		"check. docs/scan.md.",
+		QA_VIEW_INSPECT },
 	[CMD_DIFF] = { "diff", "diff A B [--content] [--gpus SPEC]",
 		"what changed between two models or quants",
 		"Tensors added, removed, retyped or reshaped (paired by name, or\n"
@@ -1362,6 +1370,7 @@ run(struct cli *cli, char **paths, int n_paths)
 {
 	struct qa_audit_options aopt;
 	struct qa_resolve_options ropt_in;
+	struct qa_cli_integrity scan_opt;
 	const char *roots[3];
 	char root_bufs[2][4096];
 	struct qa_report_options ropt;
@@ -1374,6 +1383,7 @@ run(struct cli *cli, char **paths, int n_paths)
 
 	memset(&aopt, 0, sizeof(aopt));
 	memset(&ropt_in, 0, sizeof(ropt_in));
+	memset(&scan_opt, 0, sizeof(scan_opt));
 	ollama_roots(roots, root_bufs, &ropt_in.n_ollama_roots);
 	ropt_in.ollama_roots = roots;
 	ropt_in.revision = cli->revision;
@@ -1393,6 +1403,12 @@ run(struct cli *cli, char **paths, int n_paths)
 		    !(cli->fit.given & QA_FIT_GIVEN_CTX))
 			cli->fit.ctx = -1;
 		aopt.fit = &cli->fit;
+	}
+	if (cli->command == CMD_SCAN) {
+		scan_opt.jobs = cli->jobs;
+		scan_opt.quiet = cli->quiet;
+		aopt.data_step = qa_cli_scan_step;
+		aopt.data_ctx = &scan_opt;
 	}
 	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY ||
 	    cli->command == CMD_DIFF) {

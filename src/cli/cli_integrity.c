@@ -24,6 +24,7 @@
 #include "integrity/libs.h"
 #include "integrity/manifest.h"
 #include "integrity/verify.h"
+#include "integrity/scan.h"
 #include "compare/diff.h"
 #include "report/report_diff.h"
 #include "report/report_integrity.h"
@@ -531,4 +532,39 @@ out:
 	qa_inventory_destroy(ia);
 	qa_inventory_destroy(ib);
 	return exit_code;
+}
+
+/* ---- scan --------------------------------------------------------------- */
+
+int
+qa_cli_scan_step(void *ctx, struct qa_inventory *inv, char *err,
+		 size_t errlen)
+{
+	const struct qa_cli_integrity *o = ctx;
+	struct qa_content_options copt;
+	struct qa_scan_totals tot;
+	struct progress prog;
+	char *what, b[32];
+	int rc;
+
+	memset(&copt, 0, sizeof(copt));
+	copt.jobs = o->jobs;
+	what = qa_esc_text_dup(inv->path);
+	progress_start(&prog, what ? what : "scanning", o->quiet);
+	copt.progress = on_progress;
+	copt.progress_ctx = &prog;
+	rc = qa_scan_run(inv, &copt, &tot, err, errlen);
+	progress_end(&prog);
+	free(what);
+	if (rc != QA_OK)
+		return rc;
+	/* What the verdict rests on: which tensors were read, and how. */
+	if (!o->quiet) {
+		qa_fmt_bytes(b, sizeof(b), tot.bytes);
+		say("%s: scanned %u tensor%s (%s): %u by value, %u by block "
+		    "scale, %u for constant bytes only; %u not readable",
+		    inv->path, tot.tensors, tot.tensors == 1 ? "" : "s", b,
+		    tot.by_value, tot.by_scale, tot.bytes_only, tot.unread);
+	}
+	return QA_OK;
 }

@@ -27,5 +27,9 @@ int qa_cli_verify(const struct qa_cli_integrity *o, const char *path,
 		  const char *manifest);
 int qa_cli_diff(const struct qa_cli_integrity *o, const char *a,
 		const char *b);
+/* The data step of `scan` (struct qa_audit_options.data_step); ctx is
+ * a struct qa_cli_integrity (jobs, quiet). */
+int qa_cli_scan_step(void *ctx, struct qa_inventory *inv, char *err,
+		     size_t errlen);
 
 #endif /* QA_CLI_INTEGRITY_H */

@@ -143,6 +143,11 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 		qa_inventory_summarize(inv);
 		if (inv->out_of_memory)
 			(void)qa_inventory_limit_finding(inv, "summarizing");
+		if (opt->data_step)
+			rc = opt->data_step(opt->data_ctx, inv, in->error,
+					    sizeof(in->error));
+	}
+	if (rc == QA_OK) {
 		if (opt->fit)
 			rc = fit_step(inv, opt->fit, in->error,
 				      sizeof(in->error));

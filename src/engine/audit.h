@@ -34,6 +34,12 @@ struct qa_audit_options {
 						 * unless QA_FIT_GIVEN_ENGINE */
 	const struct qa_resolve_options *resolve;	/* revision, Ollama
 							 * stores; NULL none */
+	/* A step that reads the tensor data (scan), after loading and
+	 * before the fit and the checks, so its findings count in the
+	 * verdict; NULL none. QA_OK, or a QA_E_* with err set. */
+	int (*data_step)(void *ctx, struct qa_inventory *inv, char *err,
+			 size_t errlen);
+	void *data_ctx;
 };
 
 /* One model audited (or not). */

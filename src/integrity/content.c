@@ -57,6 +57,9 @@ struct run {
 	unsigned running;
 	bool failed_alloc;
 	const struct qa_xxh *xxh;
+	qa_content_visit visit;
+	void *visit_ctx;
+	const uint32_t *unit;
 };
 
 
@@ -118,23 +121,57 @@ qa_region_state_text(enum qa_region_state s)
 		return "in a compressed archive member, not kept";
 	case QA_REGION_NO_FILE:
 		return "the file cannot be opened";
+	case QA_REGION_SKIPPED:
+		return "not read";
 	}
 	return "?";
 }
 
 /* ---- one job ------------------------------------------------------------ */
 
-/* Feeds the bytes of ranges to the hash (XXH3-128, or SHA-256 when sha is
- * set). False with h set when a range cannot be read. */
+/* Reads exactly len bytes at off of the span into buf; false with h
+ * set on an error or the end of the file. */
+static bool
+read_full(const struct qa_source_span *span, uint64_t off, unsigned char *buf,
+	  size_t len, struct qa_region_hash *h)
+{
+	while (len > 0) {
+		ssize_t got = pread(span->fd, buf, len,
+				    (off_t)(span->base + off));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			h->state = QA_REGION_READ_ERROR;
+			h->error_offset = off;
+			h->error_errno = got < 0 ? errno : EIO;
+			return false;
+		}
+		buf += got;
+		off += (uint64_t)got;
+		len -= (size_t)got;
+	}
+	return true;
+}
+
+/*
+ * Feeds the bytes of ranges to the hash (XXH3-128, or SHA-256 when sha is
+ * set) or, for a visit job (tensor t, unit bytes per piece), to the
+ * visitor. False with h set when a range cannot be read.
+ */
 static bool
 feed(struct run *run, const struct qa_source_span *span,
      const struct range *r, uint32_t n, XXH3_state_t *xs,
-     struct qa_sha256 *sha, unsigned char *buf, struct qa_region_hash *h)
+     struct qa_sha256 *sha, unsigned char *buf, struct qa_region_hash *h,
+     uint32_t t, uint32_t unit)
 {
+	size_t piece = run->block;
 	uint32_t i;
 
+	if (unit > 0 && piece >= unit)
+		piece -= piece % unit;
 	for (i = 0; i < n; i++) {
-		uint64_t off = r[i].off, left = r[i].len;
+		uint64_t off = r[i].off, left = r[i].len, done = 0;
 
 		if (off > span->avail || left > span->avail - off) {
 			h->state = span->fd < 0 && span->mem ?
@@ -143,32 +180,24 @@ feed(struct run *run, const struct qa_source_span *span,
 			return false;
 		}
 		while (left > 0) {
-			size_t take = left < run->block ? (size_t)left :
-				      run->block;
+			size_t take = left < piece ? (size_t)left : piece;
 			const unsigned char *p;
 
 			if (span->fd >= 0) {
-				ssize_t got = pread(span->fd, buf, take,
-						    (off_t)(span->base + off));
-
-				if (got < 0 && errno == EINTR)
-					continue;
-				if (got <= 0) {
-					h->state = QA_REGION_READ_ERROR;
-					h->error_offset = off;
-					h->error_errno = got < 0 ? errno : EIO;
+				if (!read_full(span, off, buf, take, h))
 					return false;
-				}
-				take = (size_t)got;
 				p = buf;
 			} else {
 				p = span->mem + off;
 			}
-			if (sha)
+			if (run->visit)
+				run->visit(run->visit_ctx, t, done, p, take);
+			else if (sha)
 				qa_sha256_update(sha, p, take);
 			else
 				run->xxh->update(xs, p, take);
 			off += take;
+			done += take;
 			left -= take;
 			atomic_fetch_add_explicit(&run->done_bytes, take,
 						  memory_order_relaxed);
@@ -208,16 +237,22 @@ run_job(struct run *run, const struct job *j, XXH3_state_t *xs,
 		h->error_errno = f->open_errno;
 		return;
 	}
+	if (run->visit) {
+		if (feed(run, span, r, j->n_ranges, NULL, NULL, buf, h,
+			 j->tensor, run->unit[j->tensor]))
+			h->state = QA_REGION_HASHED;
+		return;
+	}
 	if (j->kind == JOB_SHA256) {
 		qa_sha256_init(&sha);
-		if (feed(run, span, r, j->n_ranges, NULL, &sha, buf, h)) {
+		if (feed(run, span, r, j->n_ranges, NULL, &sha, buf, h, 0, 0)) {
 			qa_sha256_final(&sha, f->sha256);
 			h->state = QA_REGION_HASHED;
 		}
 		return;
 	}
 	run->xxh->reset(xs);
-	if (feed(run, span, r, j->n_ranges, xs, NULL, buf, h)) {
+	if (feed(run, span, r, j->n_ranges, xs, NULL, buf, h, 0, 0)) {
 		XXH128_hash_t v = run->xxh->digest(xs);
 
 		h->digest.hi = v.high64;
@@ -231,9 +266,9 @@ worker(void *arg)
 {
 	struct run *run = arg;
 	unsigned char *buf = malloc(run->block);
-	XXH3_state_t *xs = run->xxh->create_state();
+	XXH3_state_t *xs = run->xxh ? run->xxh->create_state() : NULL;
 
-	if (!buf || !xs) {
+	if (!buf || (run->xxh && !xs)) {
 		pthread_mutex_lock(&run->lock);
 		run->failed_alloc = true;
 		pthread_mutex_unlock(&run->lock);
@@ -434,6 +469,10 @@ make_jobs(struct qa_arena *arena, const struct qa_content_options *opt,
 		uint64_t end;
 
 		memset(&th->h, 0, sizeof(th->h));
+		if (opt->visit && !opt->unit[i]) {
+			th->h.state = QA_REGION_SKIPPED;
+			continue;
+		}
 		if (th->file >= c->n_files) {
 			th->h.state = QA_REGION_NO_FILE;
 			continue;
@@ -456,7 +495,7 @@ make_jobs(struct qa_arena *arena, const struct qa_content_options *opt,
 		j->one.len = th->bytes;
 		j->n_ranges = 1;
 	}
-	for (i = 0; i < c->n_files; i++) {
+	for (i = 0; i < c->n_files && !opt->visit; i++) {
 		struct qa_file_hash *f = &c->files[i];
 		struct job *j;
 
@@ -525,13 +564,18 @@ qa_content_hash(const struct qa_fs *fs, struct qa_arena *arena,
 	if (jobs > 256)
 		jobs = 256;
 	memset(&run, 0, sizeof(run));
-	run.xxh = qa_xxh_load(err, errlen);
-	if (!run.xxh)
-		return QA_E_IO;
+	if (!opt->visit) {
+		run.xxh = qa_xxh_load(err, errlen);
+		if (!run.xxh)
+			return QA_E_IO;
+	}
 	run.out = c;
 	c->bytes_hashed = 0;
 	c->n_unhashed = 0;
 	run.block = opt->block ? opt->block : BLOCK_DEFAULT;
+	run.visit = opt->visit;
+	run.visit_ctx = opt->visit_ctx;
+	run.unit = opt->unit;
 	atomic_init(&run.next, 0);
 	atomic_init(&run.done_bytes, 0);
 	run.srcs = calloc(c->n_files ? c->n_files : 1, sizeof(*run.srcs));
@@ -597,8 +641,9 @@ qa_content_hash(const struct qa_fs *fs, struct qa_arena *arena,
 	}
 	c->bytes_hashed = atomic_load(&run.done_bytes);
 	for (i = 0; i < c->n_tensors; i++)
-		c->n_unhashed += c->tensors[i].h.state != QA_REGION_HASHED;
-	for (i = 0; i < c->n_files; i++) {
+		c->n_unhashed += c->tensors[i].h.state != QA_REGION_HASHED &&
+				 c->tensors[i].h.state != QA_REGION_SKIPPED;
+	for (i = 0; i < c->n_files && !opt->visit; i++) {
 		const struct qa_file_hash *f = &c->files[i];
 
 		c->n_unhashed += (f->header.state != QA_REGION_HASHED) +

@@ -37,6 +37,7 @@ enum qa_region_state {
 	QA_REGION_NOT_STORED,	/* a compressed archive member: only its
 				 * header was kept */
 	QA_REGION_NO_FILE,	/* its file could not be opened */
+	QA_REGION_SKIPPED,	/* not asked for (a visit run) */
 };
 
 struct qa_region_hash {
@@ -90,12 +91,25 @@ struct qa_content {
 typedef void (*qa_content_progress)(void *ctx, uint64_t done,
 				    uint64_t total);
 
+/* Called, from a worker thread, with consecutive pieces of tensor t:
+ * n bytes at offset at in the tensor, n a whole multiple of the
+ * tensor's unit (the last piece too, when the tensor's size is one).
+ * Pieces of one tensor come in order from one thread. */
+typedef void (*qa_content_visit)(void *ctx, uint32_t t, uint64_t at,
+				 const unsigned char *p, size_t n);
+
 struct qa_content_options {
 	unsigned jobs;		/* threads; 0: one per online CPU */
 	bool sha256;		/* also the SHA-256 of each whole file */
 	size_t block;		/* bytes per read; 0: the default */
 	qa_content_progress progress;	/* NULL: none */
 	void *progress_ctx;
+	/* A visit run (integrity/scan.c) instead of hashing: only the
+	 * tensors with unit[t] > 0 are read, in pieces of whole units,
+	 * handed to visit; no digest, header or other bytes. */
+	qa_content_visit visit;
+	void *visit_ctx;
+	const uint32_t *unit;
 };
 
 /*
