@@ -431,24 +431,19 @@ read_model(struct reader *r, const cJSON *jm, size_t mi,
 }
 
 int
-qa_manifest_read(const char *path, struct qa_manifest *m, char *err,
-		 size_t errlen)
+qa_manifest_parse(const char *text, size_t len, const char *path,
+		  struct qa_manifest *m, char *err, size_t errlen)
 {
 	struct reader r = { m, err, errlen, path };
 	struct qa_json_error jerr;
 	const cJSON *schema, *models, *x;
 	cJSON *root;
-	char *text;
-	size_t len, i;
+	size_t i;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
 	qa_arena_init(&m->arena, 0);
-	text = slurp(path, &len, err, errlen, &rc);
-	if (!text)
-		return rc;
 	root = qa_json_parse_python(text, len, &jerr);
-	free(text);
 	if (!root) {
 		snprintf(err, errlen, "%s: not JSON at offset %" PRIu64
 			 " (line %u, column %u): %s", path, jerr.offset,
@@ -481,6 +476,25 @@ qa_manifest_read(const char *path, struct qa_manifest *m, char *err,
 	cJSON_Delete(root);
 	if (rc == QA_E_NOMEM)
 		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+int
+qa_manifest_read(const char *path, struct qa_manifest *m, char *err,
+		 size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	qa_arena_init(&m->arena, 0);
+	text = slurp(path, &len, err, errlen, &rc);
+	if (!text)
+		return rc;
+	qa_arena_finish(&m->arena);
+	rc = qa_manifest_parse(text, len, path, m, err, errlen);
+	free(text);
 	return rc;
 }
 

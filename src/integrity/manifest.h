@@ -53,6 +53,10 @@ struct qa_manifest {
  */
 int qa_manifest_read(const char *path, struct qa_manifest *m, char *err,
 		     size_t errlen);
+/* The same on len bytes of JSON text already read; path names it in
+ * messages. */
+int qa_manifest_parse(const char *text, size_t len, const char *path,
+		      struct qa_manifest *m, char *err, size_t errlen);
 void qa_manifest_free(struct qa_manifest *m);
 
 #endif /* QA_INTEGRITY_MANIFEST_H */

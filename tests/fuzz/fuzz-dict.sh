@@ -10,5 +10,6 @@ archive) echo archive.dict ;;
 pytorch) echo pytorch.dict ;;
 template) echo template.dict ;;
 pipeline) echo pipeline.dict ;;
+manifest) echo manifest.dict ;;
 *) echo "$0: unknown fuzz target '${1:-}'" >&2; exit 2 ;;
 esac

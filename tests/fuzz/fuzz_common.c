@@ -15,6 +15,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fuzz_common.h"
 
+#include "integrity/scan.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -579,6 +581,19 @@ run_reporters(const char *in, const struct qa_audit *audit,
 
 /* ---- the pipeline ----------------------------------------------------- */
 
+/* The data step of `scan` on the in-memory model, on one thread. */
+static int
+scan_step(void *ctx, struct qa_inventory *inv, char *err, size_t errlen)
+{
+	struct qa_content_options copt;
+	struct qa_scan_totals tot;
+
+	(void)ctx;
+	memset(&copt, 0, sizeof(copt));
+	copt.jobs = 1;
+	return qa_scan_run(inv, &copt, &tot, err, errlen);
+}
+
 static void
 audit_input(const char *name, bool unrecognized_ok, bool reports)
 {
@@ -607,6 +622,9 @@ audit_input(const char *name, bool unrecognized_ok, bool reports)
 	if (reports) {
 		opt.checks.engine = "llama.cpp";
 		opt.checks.gpus = "2x16G";
+		/* scan's data step too: the tensor bytes of a hostile
+		 * model through src/integrity/scan.c */
+		opt.data_step = scan_step;
 	}
 	if (qa_audit_run(&p, 1, &opt, &audit) != QA_OK || audit.n == 0)
 		fail(p, "the pipeline gave no input");

@@ -13,12 +13,12 @@
 # modified; the scratch folder is removed afterwards unless a target
 # crashed or QA_FUZZ_KEEP=1.
 #
-# CI runs it with 20 (8 targets: under 3 minutes of fuzzing); the long
+# CI runs it with 20 (9 targets: about 3 minutes of fuzzing); the long
 # campaign is campaign.sh.
 #
 # Environment: CC (default clang), QA_FUZZ_BUILD, QA_FUZZ_TARGETS (default
-# all eight: "gguf safetensors index config archive pytorch template
-# pipeline"), QA_FUZZ_KEEP, TMPDIR.
+# all nine: "gguf safetensors index config archive pytorch template
+# pipeline manifest"), QA_FUZZ_KEEP, TMPDIR.
 set -eu
 
 usage() {
@@ -34,7 +34,7 @@ duration=$1
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${QA_FUZZ_BUILD:-$src/build-fuzz}
-targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline"}
+targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest"}
 
 if [ ! -f "$build/build.ninja" ]; then
 	# -fno-sanitize-recover: a UBSan report must stop the run like an
