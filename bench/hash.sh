@@ -76,7 +76,22 @@ cmds+=(-n "sha256sum" "sha256sum $model"
 
 hyperfine -N --warmup 2 --runs "$RUNS" --export-json "$OUT/hyperfine.json" "${cmds[@]}" >"$OUT/hyperfine.txt"
 
-python3 - "$OUT/hyperfine.json" "$model" "$OUT/results.md" "$qa" <<'PY'
+# Cold cache (as root, where the page cache can be dropped): the same
+# file read from the disk, against dd's sequential read of it.
+cold=""
+if [ -w /proc/sys/vm/drop_caches ]; then
+	cold=$OUT/cold.json
+	hyperfine --runs 3 --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' \
+		--export-json "$cold" \
+		-n "dd bs=4M (sequential read)" "dd if=$model of=/dev/null bs=4M" \
+		-n "xxh128sum" "xxh128sum $model" \
+		-n "quantaudit hash --jobs 1" "$qa hash -q --jobs 1 $model -o /dev/null" \
+		-n "quantaudit hash --jobs $cpus" "$qa hash -q --jobs $cpus $model -o /dev/null" \
+		>"$OUT/cold.txt"
+	cat "$model" >/dev/null
+fi
+
+python3 - "$OUT/hyperfine.json" "$model" "$OUT/results.md" "$qa" "$cold" <<'PY'
 import json, os, platform, subprocess, sys
 res = json.load(open(sys.argv[1]))["results"]
 size = os.path.getsize(sys.argv[2])
@@ -92,6 +107,14 @@ for r in res:
     lines.append(f"| {r['command']} | {r['mean']:.3f} ± {r['stddev']:.3f} | "
                  f"{size / r['mean'] / 1e9:.2f} | {r['user'] + r['system']:.3f} | "
                  f"{base / r['mean']:.2f}× |")
+if len(sys.argv) > 5 and sys.argv[5]:
+    cold = json.load(open(sys.argv[5]))["results"]
+    dd = cold[0]["mean"]
+    lines += ["", "Cold cache (page cache dropped before each run, 3 runs):", "",
+              "| command | wall s (mean ± sd) | GB/s | ÷ dd wall |", "|---|---:|---:|---:|"]
+    for r in cold:
+        lines.append(f"| {r['command']} | {r['mean']:.3f} ± {r['stddev']:.3f} | "
+                     f"{size / r['mean'] / 1e9:.2f} | {dd / r['mean']:.2f}× |")
 cpu = open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")
 lines += ["", f"Machine: {cpu}, {os.cpu_count()} CPUs, kernel {platform.release()}; "
           f"load average at the end {os.getloadavg()[0]:.2f}."]

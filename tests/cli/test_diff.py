@@ -219,6 +219,111 @@ def resharded(c, root, tmp):
             f"header-only diff of the rename: {kinds}")
 
 
+GGUF_SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8,
+               12: 8}
+
+
+def gguf_value_end(raw, at, vtype):
+    """Offset after a GGUF value of vtype at `at` (docs/gguf.md)."""
+    if vtype in GGUF_SCALAR:
+        return at + GGUF_SCALAR[vtype]
+    if vtype == 8:
+        n = struct.unpack_from("<Q", raw, at)[0]
+        return at + 8 + n
+    if vtype == 9:
+        etype, count = struct.unpack_from("<IQ", raw, at)
+        at += 12
+        if etype in GGUF_SCALAR:
+            return at + count * GGUF_SCALAR[etype]
+        for _ in range(count):
+            at = gguf_value_end(raw, at, etype)
+        return at
+    raise ValueError(f"GGUF value type {vtype}")
+
+
+def gguf_parse(raw):
+    """(kvs as (key, raw bytes of the whole entry), tensor infos as
+    (name, ne, type, offset), alignment, data start)."""
+    n_t, n_kv = struct.unpack_from("<QQ", raw, 8)
+    at, kvs, align = 24, [], 32
+    for _ in range(n_kv):
+        start = at
+        n = struct.unpack_from("<Q", raw, at)[0]
+        key = raw[at + 8:at + 8 + n].decode()
+        vtype = struct.unpack_from("<I", raw, at + 8 + n)[0]
+        at = gguf_value_end(raw, at + 12 + n, vtype)
+        if key == "general.alignment":
+            align = struct.unpack_from("<I", raw, at - 4)[0]
+        kvs.append((key, raw[start:at]))
+    infos = []
+    for _ in range(n_t):
+        n = struct.unpack_from("<Q", raw, at)[0]
+        name = raw[at + 8:at + 8 + n].decode()
+        at += 8 + n
+        nd = struct.unpack_from("<I", raw, at)[0]
+        ne = list(struct.unpack_from(f"<{nd}Q", raw, at + 4))
+        at += 4 + 8 * nd
+        ttype, off = struct.unpack_from("<IQ", raw, at)
+        at += 12
+        infos.append((name, ne, ttype, off))
+    return kvs, infos, align, at + (-at % align)
+
+
+def merge_split(parts, sizes, out):
+    """One GGUF from a split set, as llama-gguf-split --merge would
+    write it: part 1's keys but split.*, every part's tensors in order,
+    data realigned. sizes: tensor name -> bytes (gguf-py's)."""
+    kvs, infos, data = [], [], b""
+    for i, p in enumerate(parts):
+        raw = open(p, "rb").read()
+        k, t, align, start = gguf_parse(raw)
+        if i == 0:
+            kvs = [(key, b) for key, b in k if not key.startswith("split.")]
+        for name, ne, ttype, off in t:
+            data += b"\0" * (-len(data) % 32)
+            infos.append((name, ne, ttype, len(data)))
+            data += raw[start + off:start + off + sizes[name]]
+    head = b"GGUF" + struct.pack("<IQQ", 3, len(infos), len(kvs))
+    head += b"".join(b for _, b in kvs)
+    for name, ne, ttype, off in infos:
+        nb = name.encode()
+        head += struct.pack("<Q", len(nb)) + nb + struct.pack("<I", len(ne))
+        head += b"".join(struct.pack("<Q", n) for n in ne)
+        head += struct.pack("<IQ", ttype, off)
+    head += b"\0" * (-len(head) % 32)
+    open(out, "wb").write(head + data)
+
+
+def split_form(c, root, tmp):
+    """A split set against the same model merged into one file."""
+    exp = json.load(open(os.path.join(root, "expected", "gguf.json")))
+    d = os.path.join(root, "tiny-llama", "split")
+    parts = sorted(os.path.join(d, f) for f in os.listdir(d))
+    sizes = {t["name"]: t["bytes"] for rel, e in exp.items()
+             if "split/" in rel for t in e["tensors"]}
+    merged = os.path.join(tmp, "tiny-llama-Q4_0.gguf")
+    merge_split(parts, sizes, merged)
+    code, doc, err = diff_json(parts[1], merged, "--content")
+    c.check(code == 0 and doc and doc["tensors"] == [] and
+            doc["metadata"] == [] and doc["paired_by"] == "name" and
+            doc["counts"]["unchanged"] == len(sizes),
+            f"split set against its merged form: exit {code}, "
+            f"{doc and (doc['tensors'][:2], doc['metadata'][:3])} {err[:200]}")
+    # one tensor's bytes changed in the merged file: named
+    e1 = [t for t in gguf_parse(open(merged, "rb").read())[1]]
+    name, _, _, off = e1[len(e1) // 2]
+    start = gguf_parse(open(merged, "rb").read())[3]
+    with open(merged, "r+b") as f:
+        f.seek(start + off + 3)
+        b = f.read(1)
+        f.seek(start + off + 3)
+        f.write(bytes([b[0] ^ 0x10]))
+    code, doc, err = diff_json(parts[0], merged, "--content")
+    got = [(t["kind"], t["a"]["name"]) for t in (doc or {}).get("tensors", [])]
+    c.check(code == 1 and got == [("changed", name)],
+            f"split set against a merged form with {name} changed: {got}")
+
+
 def fixtures(c, fix):
     gg = os.path.join(fix, "gguf", "valid-llama-q8_0.gguf")
     code, doc, err = diff_json(gg, gg, "--content")
@@ -251,6 +356,7 @@ def main():
         checkpoint_vs_gguf(c, root)
         with tempfile.TemporaryDirectory() as tmp:
             resharded(c, root, tmp)
+            split_form(c, root, tmp)
     else:
         print(f"SKIP corpus: {root} absent")
         c.skipped += 1

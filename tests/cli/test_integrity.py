@@ -217,11 +217,40 @@ def round_trip(c, name, path, tmp, expected=None):
                     f"{name}: truncation at {cut}: exit {code}, {diffs[:3]}")
 
 
+def truncated_header(c, name, path, tmp):
+    """A file cut inside its header: verify checks every region where
+    the manifest says it is, whatever the cut header still says."""
+    work = os.path.join(tmp, "cut-" + os.path.basename(path))
+    shutil.copy(path, work)
+    man_path = work + ".json"
+    hash_model(work, man_path)
+    man = load_manifest(man_path)
+    f0 = man["models"][0]["files"][0]
+    cut = f0["header_bytes"] // 2
+    os.truncate(work, cut)
+    code, doc, err = verify(work, man_path)
+    diffs = (doc or {}).get("differences", [])
+    trunc = [d for d in diffs if d["kind"] == "truncated"]
+    header = [d for d in diffs if d["region"] == "header"]
+    # every tensor is past the end now, each named with the offset
+    lost = {d["tensor"] for d in diffs
+            if d["kind"] == "unreadable" and d.get("tensor") and
+            d["at"] == cut}
+    c.check(code == 1 and len(trunc) == 1 and trunc[0]["at"] == cut and
+            len(header) == 1 and header[0]["at"] == cut and
+            lost == {t["name"] for t in man["models"][0]["tensors"]},
+            f"{name} cut at {cut}, inside its header: exit {code}, "
+            f"{diffs[:3]}")
+
+
 def fixtures(c, fix, tmp):
     gg = os.path.join(fix, "gguf", "valid-llama-q8_0.gguf")
     st = os.path.join(fix, "st", "qwen3")
     round_trip(c, "fixture-gguf", gg, tmp)
     round_trip(c, "fixture-st", st, tmp)
+    truncated_header(c, "fixture-gguf", gg, tmp)
+    truncated_header(c, "fixture-st", os.path.join(st, "model.safetensors"),
+                     tmp)
 
     # deterministic: the same manifest twice, with 1 or 4 threads, and
     # the .gz holds the same JSON
