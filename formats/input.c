@@ -1565,8 +1565,10 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		}
 	}
 	/* Inside an archive the members are the files (formats/archive.h). */
-	if (ref->archive)
+	if (ref->archive) {
 		inv->fs = qa_archive_fs(ref->archive);
+		inv->member_fs = inv->fs;
+	}
 	if (ref->kind == QA_REF_ARCHIVE) {
 		char what[512];
 

@@ -292,6 +292,11 @@ struct qa_inventory {
 	const char *path;		/* input path as given */
 	enum qa_input_kind kind;
 	const struct qa_fs *fs;		/* where the files are read from */
+	/* An input inside an archive: the file system of its members,
+	 * which the file paths ("<archive>!/<member>") open through. Valid
+	 * only while the pipeline runs the model (its data step, the
+	 * audit sink): NULL before and after, and for other inputs. */
+	const struct qa_fs *member_fs;
 
 	struct qa_file *files;
 	uint32_t n_files, cap_files;

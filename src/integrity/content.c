@@ -63,6 +63,12 @@ struct run {
 };
 
 
+const struct qa_fs *
+qa_content_fs(const struct qa_inventory *inv)
+{
+	return inv->member_fs ? inv->member_fs : inv->fs;
+}
+
 void
 qa_digest_hex(const struct qa_digest *d, char out[33])
 {

@@ -131,6 +131,11 @@ int qa_content_hash(const struct qa_fs *fs, struct qa_arena *arena,
 		    const struct qa_content_options *opt,
 		    struct qa_content *c, char *err, size_t errlen);
 
+/* The file system inv's files open through for their data: the
+ * archive's members while the pipeline runs a model read from one
+ * (struct qa_inventory.member_fs), else inv->fs. */
+const struct qa_fs *qa_content_fs(const struct qa_inventory *inv);
+
 /* 32 lowercase hex digits and a NUL. */
 void qa_digest_hex(const struct qa_digest *d, char out[33]);
 /* Parses 32 hex digits (either case); false otherwise. */

@@ -325,7 +325,7 @@ findings(struct qa_inventory *inv, const struct plan *plans,
 	 const struct stat *stats, const struct qa_content *c,
 	 struct qa_scan_totals *tot)
 {
-	uint32_t i;
+	uint32_t i, first_unread = UINT32_MAX;
 
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
@@ -337,7 +337,8 @@ findings(struct qa_inventory *inv, const struct plan *plans,
 		if (c->tensors[i].h.state == QA_REGION_SKIPPED)
 			continue;	/* no bytes */
 		if (c->tensors[i].h.state != QA_REGION_HASHED) {
-			tot->unread++;
+			if (tot->unread++ == 0)
+				first_unread = i;
 			continue;
 		}
 		tot->tensors++;
@@ -387,6 +388,18 @@ findings(struct qa_inventory *inv, const struct plan *plans,
 			     extra);
 		}
 	}
+	if (first_unread != UINT32_MAX) {
+		const struct qa_tensor *t = &inv->tensors[first_unread];
+		const struct qa_region_hash *h = &c->tensors[first_unread].h;
+
+		qa_inv_finding(inv, QA1708, t->file < inv->n_files ?
+			       inv->files[t->file].path : NULL,
+			       (int64_t)t->offset, t->name, "%u of the %u "
+			       "tensors could not be read, so their data is "
+			       "not checked (the first, %s: %s)", tot->unread,
+			       tot->unread + tot->tensors, t->name,
+			       qa_region_state_text(h->state));
+	}
 }
 
 int
@@ -422,7 +435,8 @@ qa_scan_run(struct qa_inventory *inv, const struct qa_content_options *opt,
 	o.visit = visit;
 	o.visit_ctx = &s;
 	o.unit = units;
-	rc = qa_content_hash(inv->fs, &inv->arena, &o, &c, err, errlen);
+	rc = qa_content_hash(qa_content_fs(inv), &inv->arena, &o, &c, err,
+			     errlen);
 	if (rc == QA_OK)
 		findings(inv, plans, stats, &c, tot);
 out:

@@ -8,7 +8,8 @@
  * safetensors schemes (zero or negative scales), and every tensor for
  * bytes that are all zero or all one value. What it finds are findings
  * QA1701-QA1707 (rules/registry_data.def) naming the tensor and the
- * offset of the first bad value; docs/scan.md lists what each type gets.
+ * offset of the first bad value, and QA1708 for tensors it could not
+ * read; docs/scan.md lists what each type gets.
  */
 #ifndef QA_INTEGRITY_SCAN_H
 #define QA_INTEGRITY_SCAN_H

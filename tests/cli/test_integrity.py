@@ -344,6 +344,23 @@ def fixtures(c, fix, tmp):
         c.check(code == 3 and err.count("\n") == 1 and "quantaudit:" in err,
                 f"manifest {n}: exit {code}, stderr {err[:200]!r}")
 
+    # a model stored in a zip: its members are hashed in place, to the
+    # same digests; verify of it is refused (exit 3), not misread
+    import zipfile
+    zp = os.path.join(tmp, "stored.zip")
+    with zipfile.ZipFile(zp, "w", zipfile.ZIP_STORED) as zf:
+        zf.write(gg, "model.gguf")
+    plain, inzip = os.path.join(tmp, "plain.json"), os.path.join(tmp, "zip.json")
+    hash_model(gg, plain)
+    code, err = hash_model(zp, inzip)
+    dig = lambda p: [t["xxh3_128"] for m in load_manifest(p)["models"]
+                     for t in m["tensors"]]
+    c.check(code == 0 and dig(plain) == dig(inzip) and None not in dig(inzip),
+            f"stored zip: exit {code}, digests differ from the plain file "
+            f"{err[:200]}")
+    code, _, err = run(QA, ["verify", zp, inzip])
+    c.check(code == 3 and "archive" in err, f"verify of a zip: exit {code}")
+
     # usage
     code, _, err = run(QA, ["verify", st])
     c.check(code == 2, f"verify with one argument: exit {code}")
