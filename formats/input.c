@@ -1547,6 +1547,13 @@ kind_label(const struct qa_inventory *inv, const struct qa_model_ref *ref)
 	}
 }
 
+/* struct qa_inventory.release_members of a model read from an archive. */
+static void
+release_archive(void *ctx)
+{
+	qa_archive_release(ctx);
+}
+
 int
 qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	      char *err, size_t errlen)
@@ -1567,7 +1574,13 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	/* Inside an archive the members are the files (formats/archive.h). */
 	if (ref->archive) {
 		inv->fs = qa_archive_fs(ref->archive);
-		inv->member_fs = inv->fs;
+		if (!inv->release_members) {
+			/* The members stay readable (hash, scan) as long
+			 * as the inventory lives. */
+			inv->member_fs = inv->fs;
+			inv->members_ctx = qa_archive_ref(ref->archive);
+			inv->release_members = release_archive;
+		}
 	}
 	if (ref->kind == QA_REF_ARCHIVE) {
 		char what[512];

@@ -144,6 +144,8 @@ qa_inventory_destroy(struct qa_inventory *inv)
 {
 	if (!inv)
 		return;
+	if (inv->release_members)
+		inv->release_members(inv->members_ctx);
 	free(inv->tally);
 	free(inv->kv_index);
 	qa_arena_finish(&inv->arena);

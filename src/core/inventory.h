@@ -293,10 +293,12 @@ struct qa_inventory {
 	enum qa_input_kind kind;
 	const struct qa_fs *fs;		/* where the files are read from */
 	/* An input inside an archive: the file system of its members,
-	 * which the file paths ("<archive>!/<member>") open through. Valid
-	 * only while the pipeline runs the model (its data step, the
-	 * audit sink): NULL before and after, and for other inputs. */
+	 * which the file paths ("<archive>!/<member>") open through, kept
+	 * open as long as the inventory (release_members(members_ctx) is
+	 * called by qa_inventory_destroy); NULL for other inputs. */
 	const struct qa_fs *member_fs;
+	void (*release_members)(void *ctx);
+	void *members_ctx;
 
 	struct qa_file *files;
 	uint32_t n_files, cap_files;

@@ -211,17 +211,11 @@ deliver(struct qa_audit *out, qa_audit_sink sink, void *ctx)
 {
 	struct qa_audit_input *in = &out->inputs[out->n - 1];
 	int rc;
-	struct qa_inventory *inv = in->inv;
-
 	if (in->inv && in->inv->kind == QA_KIND_GGUF)
 		out->any_gguf = true;
 	if (!sink)
 		return QA_OK;
 	rc = sink(ctx, in);
-	/* A model the sink kept outlives its archive (released with the
-	 * refs): the members can no longer be opened. */
-	if (inv && !in->inv)
-		inv->member_fs = NULL;
 	input_release(in);
 	out->n--;
 	return rc == 0 ? QA_OK : QA_E_IO;
@@ -280,10 +274,6 @@ qa_audit_run_each(const char *const *paths, size_t n_paths,
 			if (rc != QA_OK)
 				break;
 		}
-		/* The models kept (no sink) outlive the refs' archives. */
-		for (k = 0; k < out->n; k++)
-			if (out->inputs[k].inv)
-				out->inputs[k].inv->member_fs = NULL;
 		qa_model_refs_free(&refs);
 		if (rc != QA_OK)
 			return rc;
@@ -340,7 +330,6 @@ qa_input_inspect(const char *path, struct qa_inventory **out, char *err,
 	}
 	rc = qa_input_load(inv, &refs.v[0], err, errlen);
 	qa_model_refs_free(&refs);
-	inv->member_fs = NULL;	/* its archive is released */
 	if (rc == QA_OK) {
 		qa_inventory_summarize(inv);
 		if (inv->out_of_memory) {
