@@ -25,6 +25,7 @@ struct plan {
 	enum kind kind;
 	uint32_t unit;		/* bytes per element or block */
 	uint16_t d_off;		/* offset of the scale in a block */
+	uint16_t m_off;		/* of its min, 0 when it has none */
 	bool scale;		/* a safetensors scale tensor */
 };
 
@@ -48,7 +49,10 @@ struct scan {
  * (after scales[16] and qs[64]: offset 80), Q3_K (after hmask[32],
  * qs[64], scales[12]: 108), Q6_K (after ql[128], qh[64], scales[16]:
  * 208), TQ1_0 (after qs[48], qh[4]: 52) and TQ2_0 (after qs[64]: 64);
- * MXFP4's is its E8M0 exponent e, the first byte. The block sizes are
+ * MXFP4's is its E8M0 exponent e, the first byte. Blocks with a min
+ * keep it beside d: m of Q4_1 and Q5_1 and dmin of Q4_K and Q5_K at 2,
+ * dmin of Q2_K at 82 (Q8_1's second half, s, is a sum, not a scale).
+ * The block sizes are
  * checked against the type table (core/dtypes.c) before use. IQ1_M
  * packs its scale into the scales field and NVFP4 has four UE4M3
  * sub-block scales: those get the constant-bytes check only.
@@ -57,20 +61,21 @@ static const struct {
 	const char *type;
 	uint32_t block_bytes;
 	uint16_t d_off;
+	uint16_t m_off;		/* the block's min (m, dmin), 0: none */
 	bool e8m0;
 } block_scales[] = {
-	{ "Q4_0", 18, 0, false }, { "Q4_1", 20, 0, false },
-	{ "Q5_0", 22, 0, false }, { "Q5_1", 24, 0, false },
-	{ "Q8_0", 34, 0, false }, { "Q8_1", 36, 0, false },
-	{ "Q2_K", 84, 80, false }, { "Q3_K", 110, 108, false },
-	{ "Q4_K", 144, 0, false }, { "Q5_K", 176, 0, false },
-	{ "Q6_K", 210, 208, false },
-	{ "IQ2_XXS", 66, 0, false }, { "IQ2_XS", 74, 0, false },
-	{ "IQ2_S", 82, 0, false }, { "IQ3_XXS", 98, 0, false },
-	{ "IQ3_S", 110, 0, false }, { "IQ1_S", 50, 0, false },
-	{ "IQ4_NL", 18, 0, false }, { "IQ4_XS", 136, 0, false },
-	{ "TQ1_0", 54, 52, false }, { "TQ2_0", 66, 64, false },
-	{ "MXFP4", 17, 0, true },
+	{ "Q4_0", 18, 0, 0, false }, { "Q4_1", 20, 0, 2, false },
+	{ "Q5_0", 22, 0, 0, false }, { "Q5_1", 24, 0, 2, false },
+	{ "Q8_0", 34, 0, 0, false }, { "Q8_1", 36, 0, 0, false },
+	{ "Q2_K", 84, 80, 82, false }, { "Q3_K", 110, 108, 0, false },
+	{ "Q4_K", 144, 0, 2, false }, { "Q5_K", 176, 0, 2, false },
+	{ "Q6_K", 210, 208, 0, false },
+	{ "IQ2_XXS", 66, 0, 0, false }, { "IQ2_XS", 74, 0, 0, false },
+	{ "IQ2_S", 82, 0, 0, false }, { "IQ3_XXS", 98, 0, 0, false },
+	{ "IQ3_S", 110, 0, 0, false }, { "IQ1_S", 50, 0, 0, false },
+	{ "IQ4_NL", 18, 0, 0, false }, { "IQ4_XS", 136, 0, 0, false },
+	{ "TQ1_0", 54, 52, 0, false }, { "TQ2_0", 66, 64, 0, false },
+	{ "MXFP4", 17, 0, 0, true },
 };
 
 /* The last dotted component of a scale tensor's name, as the schemes
@@ -128,6 +133,7 @@ plan_of(const struct qa_tensor *t, struct plan *p)
 					  K_BLOCK_F16;
 				p->unit = block_scales[i].block_bytes;
 				p->d_off = block_scales[i].d_off;
+				p->m_off = block_scales[i].m_off;
 			}
 	}
 	p->scale = t->ggml_type < 0 && is_scale_name(t->name) &&
@@ -276,10 +282,15 @@ visit(void *ctx, uint32_t t, uint64_t at, const unsigned char *p, size_t n)
 		break;
 	case K_BLOCK_F16:
 		for (i = 0; i < k; i++) {
-			const unsigned char *b = p + (size_t)pl->unit * i +
-						 pl->d_off;
-			uint16_t d = (uint16_t)(b[0] | b[1] << 8);
+			const unsigned char *b = p + (size_t)pl->unit * i;
+			uint16_t d = (uint16_t)(b[pl->d_off] |
+						b[pl->d_off + 1] << 8);
+			uint16_t m = pl->m_off ? (uint16_t)(b[pl->m_off] |
+							    b[pl->m_off + 1] << 8) : 0;
 
+			/* a NaN or inf min breaks the block as its d does */
+			if ((d & 0x7c00) != 0x7c00 && (m & 0x7c00) == 0x7c00)
+				d = m;
 			if ((d & 0x7c00) == 0x7c00) {
 				if (d & 0x3ff)
 					COUNT(st, nan, base + i);

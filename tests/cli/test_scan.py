@@ -81,14 +81,17 @@ def write_gguf(path, tensors):
     open(path, "wb").write(head + data)
 
 
-def blocks(fields, scale_at):
-    """N_BLOCKS blocks with filler bytes and scale_at(i) as the scale."""
+def blocks(fields, scale_at, min_at=None):
+    """N_BLOCKS blocks with filler bytes, scale_at(i) as the scale and
+    min_at(i) (default 1.0) as the min (m, dmin) where there is one."""
     out = b""
     for i in range(N_BLOCKS):
         for name, size in fields:
             if name in ("d", "e"):
                 v = scale_at(i)
                 out += bytes([v]) if size == 1 else struct.pack("<H", v)
+            elif name in ("m", "dmin"):
+                out += struct.pack("<H", min_at(i) if min_at else F16_ONE)
             else:
                 out += bytes((i * 7 + k + 1) & 0xFF for k in range(size))
     return out
@@ -137,6 +140,11 @@ def ggml_blocks(c, tmp):
             tensors.append((f"{n}.zero", tid, ne,
                             blocks(fields, lambda i: 0)))
             want[f"{n}.zero"] = {"QA1703": "all 4 blocks is zero"}
+        if any(f in ("m", "dmin") for f, _ in fields):
+            tensors.append((f"{n}.nanmin", tid, ne, blocks(
+                fields, lambda i: one, lambda i: F16_NAN if i == 3
+                else F16_ONE)))
+            want[f"{n}.nanmin"] = {"QA1701": "the first is block 3"}
     p = os.path.join(tmp, "blocks.gguf")
     write_gguf(p, tensors)
     code, doc, err = scan(p)
