@@ -26,6 +26,7 @@
 #include "integrity/verify.h"
 #include "integrity/scan.h"
 #include "compare/diff.h"
+#include "core/json_file.h"
 #include "report/report_diff.h"
 #include "report/report_integrity.h"
 
@@ -495,6 +496,37 @@ content_of(const struct qa_cli_integrity *o, struct qa_inventory *inv,
 	return QA_EXIT_PASS;
 }
 
+/* config.json of inv, read again through its file system; NULL when it
+ * has none or it does not parse (the audit reported that). */
+static cJSON *
+config_of(const struct qa_inventory *inv)
+{
+	struct qa_source src;
+	cJSON *doc;
+
+	if (!inv->config_file || qa_inv_open(inv, inv->config_file, &src) !=
+	    QA_OK)
+		return NULL;
+	doc = qa_json_read_source(&src, QA_JSON_SIDE_MAX, NULL);
+	qa_source_close(&src);
+	return doc;
+}
+
+/* The config.json keys of both, when both have one. */
+static int
+diff_configs(const struct qa_inventory *a, const struct qa_inventory *b,
+	     struct qa_diff *d)
+{
+	cJSON *ca = config_of(a), *cb = ca ? config_of(b) : NULL;
+	int rc = QA_OK;
+
+	if (ca && cb)
+		rc = qa_diff_config(d, ca, cb);
+	cJSON_Delete(ca);
+	cJSON_Delete(cb);
+	return rc;
+}
+
 int
 qa_cli_diff(const struct qa_cli_integrity *o, const char *a, const char *b)
 {
@@ -521,7 +553,8 @@ qa_cli_diff(const struct qa_cli_integrity *o, const char *a, const char *b)
 	     (exit_code = content_of(o, ib, &cb)) != QA_EXIT_PASS))
 		goto out;
 	if (qa_diff_run(ia, ib, o->content ? &ca : NULL,
-			o->content ? &cb : NULL, &d) != QA_OK) {
+			o->content ? &cb : NULL, &d) != QA_OK ||
+	    diff_configs(ia, ib, &d) != QA_OK) {
 		say("out of memory");
 		qa_diff_free(&d);
 		exit_code = QA_EXIT_SYSTEM;

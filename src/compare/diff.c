@@ -3,6 +3,7 @@
  * diff (diff.h): tensors paired by name or by role, components side by
  * side, hyperparameters and GGUF metadata compared.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "compare/diff.h"
 
 #include <inttypes.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 
 #include "core/roles.h"
+
+#include <cjson/cJSON.h>
 
 const char *
 qa_diff_kind_name(enum qa_diff_kind k)
@@ -615,7 +618,133 @@ qa_diff_run(const struct qa_inventory *a, const struct qa_inventory *b,
 bool
 qa_diff_differs(const struct qa_diff *d)
 {
-	return d->n_tensors > 0 || d->n_hparams > 0 || d->n_metadata > 0;
+	return d->n_tensors > 0 || d->n_hparams > 0 || d->n_metadata > 0 ||
+	       d->n_config > 0;
+}
+
+/* ---- config.json -------------------------------------------------------- */
+
+struct leaf {
+	char *path;
+	char *json;	/* compact JSON text of the value */
+};
+
+struct leaves {
+	struct leaf *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void
+collect(struct leaves *l, const cJSON *x, const char *prefix)
+{
+	const cJSON *c;
+
+	if (cJSON_IsObject(x) && x->child) {
+		cJSON_ArrayForEach(c, x) {
+			size_t n = strlen(prefix) + strlen(c->string ? c->string :
+							   "") + 2;
+			char *p = malloc(n);
+
+			if (!p) {
+				l->nomem = true;
+				return;
+			}
+			snprintf(p, n, "%s%s%s", prefix, *prefix ? "." : "",
+				 c->string ? c->string : "");
+			collect(l, c, p);
+			free(p);
+		}
+		return;
+	}
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		struct leaf *nv = realloc(l->v, nc * sizeof(*nv));
+
+		if (!nv) {
+			l->nomem = true;
+			return;
+		}
+		l->v = nv;
+		l->cap = nc;
+	}
+	l->v[l->n].path = strdup(prefix);
+	l->v[l->n].json = cJSON_PrintUnformatted(x);
+	if (!l->v[l->n].path || !l->v[l->n].json) {
+		free(l->v[l->n].path);
+		free(l->v[l->n].json);
+		l->nomem = true;
+		return;
+	}
+	l->n++;
+}
+
+static int
+cmp_leaf(const void *x, const void *y)
+{
+	return strcmp(((const struct leaf *)x)->path,
+		      ((const struct leaf *)y)->path);
+}
+
+static void
+leaves_free(struct leaves *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].json);
+	}
+	free(l->v);
+}
+
+int
+qa_diff_config(struct qa_diff *d, const cJSON *a, const cJSON *b)
+{
+	struct leaves la = { 0 }, lb = { 0 };
+	size_t i = 0, j = 0, cap = 0;
+	int rc = QA_OK;
+
+	collect(&la, a, "");
+	collect(&lb, b, "");
+	if (la.nomem || lb.nomem) {
+		rc = QA_E_NOMEM;
+		goto out;
+	}
+	qsort(la.v, la.n, sizeof(*la.v), cmp_leaf);
+	qsort(lb.v, lb.n, sizeof(*lb.v), cmp_leaf);
+	d->config_compared = true;
+	while (rc == QA_OK && (i < la.n || j < lb.n)) {
+		int c = i == la.n ? 1 : j == lb.n ? -1 :
+			strcmp(la.v[i].path, lb.v[j].path);
+		const char *name, *x = NULL, *y = NULL;
+
+		if (c == 0 && strcmp(la.v[i].json, lb.v[j].json) == 0) {
+			i++;
+			j++;
+			continue;
+		}
+		name = c <= 0 ? la.v[i].path : lb.v[j].path;
+		if (c <= 0)
+			x = la.v[i].json;
+		if (c >= 0)
+			y = lb.v[j].json;
+		name = qa_arena_strdup(&d->arena, name);
+		x = x ? qa_arena_strdup(&d->arena, x) : NULL;
+		y = y ? qa_arena_strdup(&d->arena, y) : NULL;
+		if (!name ||
+		    add_field(d, &d->config, &d->n_config, &cap, name, x, y) !=
+		    QA_OK)
+			rc = QA_E_NOMEM;
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+out:
+	leaves_free(&la);
+	leaves_free(&lb);
+	return rc;
 }
 
 void

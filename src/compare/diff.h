@@ -78,6 +78,11 @@ struct qa_diff {
 					 * GGUF), split.* left out */
 	size_t n_metadata;
 	bool metadata_compared;
+	struct qa_diff_field *config;	/* config.json keys that differ
+					 * (both have one): dotted paths,
+					 * values as compact JSON */
+	size_t n_config;
+	bool config_compared;
 };
 
 /*
@@ -90,7 +95,17 @@ int qa_diff_run(const struct qa_inventory *a, const struct qa_inventory *b,
 		struct qa_diff *out);
 void qa_diff_free(struct qa_diff *d);
 
-/* Whether anything differs (tensors, hyperparameters, metadata). */
+struct cJSON;
+/*
+ * Adds the keys of two config.json documents that differ (every leaf and
+ * array by its dotted path, values compared as compact JSON), for models
+ * that both have one. QA_OK or QA_E_NOMEM.
+ */
+int qa_diff_config(struct qa_diff *d, const struct cJSON *a,
+		   const struct cJSON *b);
+
+/* Whether anything differs (tensors, hyperparameters, metadata,
+ * config keys). */
 bool qa_diff_differs(const struct qa_diff *d);
 
 const char *qa_diff_kind_name(enum qa_diff_kind k);

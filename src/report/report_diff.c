@@ -175,6 +175,24 @@ qa_report_diff_text(FILE *f, const struct qa_diff *d)
 			fprintf(f, "  ... %zu more (--format json lists all)\n",
 				d->n_metadata - LIST_MAX);
 	}
+	if (d->n_config) {
+		fprintf(f, "\nconfig.json: %zu key%s\n", d->n_config,
+			d->n_config == 1 ? " differs" : "s differ");
+		for (i = 0; i < d->n_config && i < LIST_MAX; i++) {
+			fputs("  ", f);
+			qa_esc_text(f, d->config[i].name);
+			fputs(": ", f);
+			qa_esc_text(f, d->config[i].a ? d->config[i].a :
+				    "(absent)");
+			fputs(" -> ", f);
+			qa_esc_text(f, d->config[i].b ? d->config[i].b :
+				    "(absent)");
+			fputc('\n', f);
+		}
+		if (d->n_config > LIST_MAX)
+			fprintf(f, "  ... %zu more (--format json lists all)\n",
+				d->n_config - LIST_MAX);
+	}
 	fprintf(f, "\ntensors: %u paired by %s%s, %u unchanged; %u added, %u "
 		"removed, %u retyped, %u reshaped", d->paired,
 		d->by_role ? "role and layer" : "name",
@@ -281,6 +299,9 @@ qa_report_diff_markdown(FILE *f, const struct qa_diff *d)
 		fprintf(f, ", %u changed, %u renamed", d->count[QA_D_CHANGED],
 			d->count[QA_D_RENAMED]);
 	fputs(".\n", f);
+	if (d->n_config)
+		fprintf(f, "\n%zu `config.json` key%s.\n", d->n_config,
+			d->n_config == 1 ? " differs" : "s differ");
 	if (d->n_hparams) {
 		fputs("\nHyperparameters that differ: ", f);
 		for (i = 0; i < d->n_hparams; i++) {
@@ -425,6 +446,10 @@ qa_report_diff_json(FILE *f, const struct qa_diff *d)
 		json_fields(&w, "metadata", d->metadata, d->n_metadata);
 	else
 		qa_jw_null(&w, "metadata");
+	if (d->config_compared)
+		json_fields(&w, "config", d->config, d->n_config);
+	else
+		qa_jw_null(&w, "config");
 	qa_jw_arr(&w, "tensors", false);
 	for (i = 0; i < d->n_tensors; i++) {
 		const struct qa_diff_tensor *t = &d->tensors[i];

@@ -196,6 +196,29 @@ def resharded(c, root, tmp):
             doc["counts"]["unchanged"] == len(tensors),
             f"qwen3_moe re-sharded: exit {code}, "
             f"{doc and doc['tensors'][:3]} {err[:200]}")
+    c.check(doc and doc["config"] == [], f"re-sharded: config {doc and doc['config']}")
+    # config.json edited: exactly the keys Python's own comparison finds
+    cfg = json.load(open(os.path.join(src, "config.json")))
+    cfg2 = json.loads(json.dumps(cfg))
+    cfg2["max_position_embeddings"] = 131072
+    cfg2.pop("tie_word_embeddings", None)
+    cfg2["added_key"] = {"nested": [1, 2]}
+    json.dump(cfg2, open(os.path.join(one, "config.json"), "w"), indent=2)
+
+    def flat(x, pre=""):
+        if isinstance(x, dict) and x:
+            out = {}
+            for k, v in x.items():
+                out.update(flat(v, f"{pre}.{k}" if pre else k))
+            return out
+        return {pre: json.dumps(x, separators=(",", ":"))}
+    fa, fb = flat(cfg), flat(cfg2)
+    want = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
+    code, doc, err = diff_json(src, one)
+    got = sorted(f["name"] for f in (doc or {}).get("config") or [])
+    c.check(code == 1 and got == want, f"config.json keys: {got} != {want}")
+    open(os.path.join(one, "config.json"), "wb").write(
+        open(os.path.join(src, "config.json"), "rb").read())
     # one tensor renamed, one changed in place
     names = list(tensors)
     renamed = dict(tensors)
