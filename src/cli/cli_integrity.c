@@ -381,14 +381,6 @@ qa_cli_verify(const struct qa_cli_integrity *o, const char *path,
 		goto out;
 	}
 	qa_audit_free(&audit);
-	for (i = 0; i < vm.n; i++)
-		if (vm.invs[i]->archive.file) {
-			say("%s: verify does not read models inside archives "
-			    "yet: verify the extracted model, or compare the "
-			    "archive file's own hash", path);
-			exit_code = QA_EXIT_UNRECOGNIZED;
-			goto out;
-		}
 	memset(&copt, 0, sizeof(copt));
 	copt.jobs = o->jobs;
 	what = qa_esc_text_dup(path);
@@ -484,7 +476,8 @@ content_of(const struct qa_cli_integrity *o, struct qa_inventory *inv,
 	progress_start(&prog, what ? what : "hashing", o->quiet);
 	copt.progress = on_progress;
 	copt.progress_ctx = &prog;
-	rc = qa_content_hash(inv->fs, &inv->arena, &copt, c, err, sizeof(err));
+	rc = qa_content_hash(qa_content_fs(inv), &inv->arena, &copt, c, err,
+			     sizeof(err));
 	progress_end(&prog);
 	free(what);
 	if (rc != QA_OK) {
@@ -541,13 +534,6 @@ qa_cli_diff(const struct qa_cli_integrity *o, const char *a, const char *b)
 		ib = one_model(o, b, &exit_code);
 	if (!ia || !ib)
 		goto out;
-	if (o->content && (ia->archive.file || ib->archive.file)) {
-		say("%s: diff --content does not read models inside archives "
-		    "yet: compare the extracted model, or diff without "
-		    "--content", ia->archive.file ? a : b);
-		exit_code = QA_EXIT_UNRECOGNIZED;
-		goto out;
-	}
 	if (o->content &&
 	    ((exit_code = content_of(o, ia, &ca)) != QA_EXIT_PASS ||
 	     (exit_code = content_of(o, ib, &cb)) != QA_EXIT_PASS))

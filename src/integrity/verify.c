@@ -262,6 +262,11 @@ qa_verify_run(const char *path, struct qa_inventory *const *invs,
 			goto nomem;
 		n_cur++;
 	}
+	/* A model inside an archive: its members open through the
+	 * archive (struct qa_inventory.member_fs). */
+	for (i = 0; i < n_invs; i++)
+		if (invs[i] && invs[i]->member_fs)
+			fs = invs[i]->member_fs;
 	out->model_read = n_cur > 0;
 	if (!out->model_read)
 		snprintf(out->model_note, sizeof(out->model_note), "%s",
