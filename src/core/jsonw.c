@@ -483,3 +483,73 @@ qa_jw_null_k(struct qa_jw *w, const char *key, size_t key_len)
 	qa_jw_key_k(w, key, key_len);
 	qa_jw_raw(w, "null", 4);
 }
+
+/* ---- rows written in one piece ---------------------------------------- */
+
+const char qa_jw_newline_indent[1 + 2 * QA_JW_MAX_DEPTH + 64] = "\n"
+	"                                                                "
+	"                                                                ";
+
+char *
+qa_jw_put_u64(char *p, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+	uint64_t t = v;
+	size_t n = 1;
+	char *e;
+
+	while (t >= 10) {
+		t /= 10;
+		n++;
+	}
+	e = p + n;
+	while (v >= 100) {
+		unsigned k = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--e = pairs[k + 1];
+		*--e = pairs[k];
+	}
+	if (v >= 10) {
+		*--e = pairs[v * 2 + 1];
+		*--e = pairs[v * 2];
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p + n;
+}
+
+bool
+qa_jw_row_begin(struct qa_jw *w, struct qa_jw_row *r, size_t max)
+{
+	size_t need = max + sizeof(newline_indent) + 8;
+
+	if (max > QA_JW_ROW_MAX || w->depth + 2 >= QA_JW_MAX_DEPTH ||
+	    w->inline_[w->depth])
+		return false;
+	jw_item(w);
+	jw_room(w, need);
+	r->w = w;
+	r->p = w->buf + w->len;
+	*r->p++ = '{';
+	r->indent = 1 + 2 * (size_t)(w->depth + 1);
+	r->first = true;
+	return true;
+}
+
+void
+qa_jw_row_end(struct qa_jw_row *r)
+{
+	struct qa_jw *w = r->w;
+
+	if (!r->first) {
+		memcpy(r->p, newline_indent, 1 + 2 * (size_t)w->depth);
+		r->p += 1 + 2 * (size_t)w->depth;
+	}
+	*r->p++ = '}';
+	w->len = (size_t)(r->p - w->buf);
+}

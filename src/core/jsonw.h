@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Containers deeper than this are not expected; the writer stays sane. */
 #define QA_JW_MAX_DEPTH 32
@@ -114,5 +115,123 @@ void qa_jw_arr_k(struct qa_jw *w, const char *key, size_t key_len,
 		 bool one_line);
 void qa_jw_bool_k(struct qa_jw *w, const char *key, size_t key_len, bool v);
 void qa_jw_null_k(struct qa_jw *w, const char *key, size_t key_len);
+
+/*
+ * A whole row (an object of scalars, one per tensor or module) written
+ * in one piece: qa_jw_row_begin reserves room for at most `max` bytes
+ * and writes the separator, indentation and '{'; each field appends
+ * ",\n<indent>\"key\": value" by pointer; qa_jw_row_end closes it. The
+ * output is byte for byte what the qa_jw_*_k calls write. Strings must
+ * be plain (qa_jw_plain_len) and the caller's `max` must cover every
+ * field (keys, values, 6 bytes of quotes and separators plus the
+ * indentation per field); begin returns false, writing nothing, when
+ * max is over QA_JW_ROW_MAX, and the caller writes the row the long
+ * way.
+ */
+#define QA_JW_ROW_MAX ((size_t)QA_JW_BUF_SIZE / 4)
+
+struct qa_jw_row {
+	struct qa_jw *w;
+	char *p;		/* next byte */
+	size_t indent;		/* bytes of "\n" + indentation of a field */
+	bool first;
+};
+
+bool qa_jw_row_begin(struct qa_jw *w, struct qa_jw_row *r, size_t max);
+void qa_jw_row_end(struct qa_jw_row *r);
+
+/* A newline and spaces enough for any depth and 64 bytes more, so that
+ * a fixed-size copy of 64 (inlined) covers any indentation. */
+extern const char qa_jw_newline_indent[1 + 2 * QA_JW_MAX_DEPTH + 64];
+/* The digits of v at p, as printf's %llu writes them; the end. */
+char *qa_jw_put_u64(char *p, uint64_t v);
+
+/* The fields are inline: with literal keys every copy but the values'
+ * is a fixed-size move. */
+
+/* Bytes one field of key_len and value_len takes at most: ",\n", the
+ * indentation (copied 64 bytes at a time), quotes, colon and space. */
+static inline size_t
+qa_jw_row_field_max(const struct qa_jw *w, size_t key_len, size_t value_len)
+{
+	return 2 + 64 + 2 * (size_t)(w->depth + 1) + key_len + 4 + value_len;
+}
+
+static inline void
+qa_jw_row_key(struct qa_jw_row *r, const char *key, size_t key_len)
+{
+	char *p = r->p;
+
+	*p = ',';
+	p += !r->first;
+	r->first = false;
+	memcpy(p, qa_jw_newline_indent, 64);
+	if (r->indent > 64)
+		memcpy(p, qa_jw_newline_indent, r->indent);
+	p += r->indent;
+	*p++ = '"';
+	memcpy(p, key, key_len);
+	p += key_len;
+	memcpy(p, "\": ", 3);
+	r->p = p + 3;
+}
+
+static inline void
+qa_jw_row_str(struct qa_jw_row *r, const char *key, size_t key_len,
+	      const char *s, size_t len)
+{
+	qa_jw_row_key(r, key, key_len);
+	*r->p++ = '"';
+	memcpy(r->p, s, len);
+	r->p += len;
+	*r->p++ = '"';
+}
+
+static inline void
+qa_jw_row_u64(struct qa_jw_row *r, const char *key, size_t key_len,
+	      uint64_t v)
+{
+	qa_jw_row_key(r, key, key_len);
+	r->p = qa_jw_put_u64(r->p, v);
+}
+
+static inline void
+qa_jw_row_i64(struct qa_jw_row *r, const char *key, size_t key_len,
+	      int64_t v)
+{
+	qa_jw_row_key(r, key, key_len);
+	if (v < 0)
+		*r->p++ = '-';
+	r->p = qa_jw_put_u64(r->p, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* A value already spelled as JSON ("null", "true"). */
+static inline void
+qa_jw_row_raw(struct qa_jw_row *r, const char *key, size_t key_len,
+	      const char *v, size_t len)
+{
+	qa_jw_row_key(r, key, key_len);
+	memcpy(r->p, v, len);
+	r->p += len;
+}
+
+/* A one-line array of unsigned integers ("[256, 64]"). */
+static inline void
+qa_jw_row_u64s(struct qa_jw_row *r, const char *key, size_t key_len,
+	       const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	qa_jw_row_key(r, key, key_len);
+	*r->p++ = '[';
+	for (i = 0; i < n; i++) {
+		if (i) {
+			*r->p++ = ',';
+			*r->p++ = ' ';
+		}
+		r->p = qa_jw_put_u64(r->p, v[i]);
+	}
+	*r->p++ = ']';
+}
 
 #endif /* QA_SRC_JSONW_H */

@@ -321,6 +321,103 @@ test_literal_keys(void)
 	free(got);
 }
 
+/* One row both ways: field by field, and in one piece. */
+static void
+row_both(struct doc *fields, struct doc *rows, uint64_t n, int64_t layer,
+	 const uint64_t *shape, size_t dims, bool mtp)
+{
+	struct qa_jw_row r;
+	char name[64];
+	size_t d;
+
+	snprintf(name, sizeof(name), "blk.%llu.attn_q.weight",
+		 (unsigned long long)n);
+	qa_jw_obj(fields->w, NULL);
+	qa_jw_str_k(fields->w, QA_JW_K("name"), name);
+	qa_jw_u64_k(fields->w, QA_JW_K("offset"), n * 1000003u);
+	qa_jw_arr_k(fields->w, QA_JW_K("shape"), true);
+	for (d = 0; d < dims; d++)
+		qa_jw_u64(fields->w, NULL, shape[d]);
+	qa_jw_close(fields->w, ']');
+	qa_jw_i64_k(fields->w, QA_JW_K("layer"), layer);
+	if (mtp)
+		qa_jw_bool_k(fields->w, QA_JW_K("mtp"), true);
+	else
+		qa_jw_null_k(fields->w, QA_JW_K("claimed"));
+	qa_jw_close(fields->w, '}');
+
+	CHECK(qa_jw_row_begin(rows->w, &r, 4096));
+	qa_jw_row_str(&r, QA_JW_K("name"), name, strlen(name));
+	qa_jw_row_u64(&r, QA_JW_K("offset"), n * 1000003u);
+	qa_jw_row_u64s(&r, QA_JW_K("shape"), shape, dims);
+	qa_jw_row_i64(&r, QA_JW_K("layer"), layer);
+	if (mtp)
+		qa_jw_row_raw(&r, QA_JW_K("mtp"), "true", 4);
+	else
+		qa_jw_row_raw(&r, QA_JW_K("claimed"), "null", 4);
+	qa_jw_row_end(&r);
+}
+
+/* The row writer (one piece) against the field writer, byte for byte:
+ * numbers of every length (0, 9, 10, 99, 100, ..., 2^64-1), negative
+ * layers, no dims and eight, nested depths, and 40,000 rows so that
+ * rows straddle the buffer's flushes. */
+static void
+test_rows(void)
+{
+	static const uint64_t shapes[][8] = {
+		{ 0 }, { 9, 10 }, { 99, 100, 101 },
+		{ 18446744073709551615u, 1, 2, 3, 4, 5, 6, 7 },
+	};
+	static const size_t dims[] = { 0, 2, 3, 8 };
+	struct doc a, b;
+	char *ga, *gb;
+	uint64_t i;
+	int depth;
+
+	th_case = "rows";
+	for (depth = 0; depth < 3; depth++) {
+		int k;
+
+		if (!doc_open(&a) || !doc_open(&b)) {
+			FAIL("no memory stream");
+			return;
+		}
+		for (k = 0; k < depth; k++) {
+			qa_jw_obj(a.w, NULL);
+			qa_jw_obj(b.w, NULL);
+		}
+		qa_jw_arr(a.w, k ? "rows" : NULL, false);
+		qa_jw_arr(b.w, k ? "rows" : NULL, false);
+		for (i = 0; i < 40000; i++)
+			row_both(&a, &b, i * 7919 % 100000000000u,
+				 i % 5 == 0 ? -1 : (int64_t)(i % 97),
+				 shapes[i % 4], dims[i % 4], i % 3 == 0);
+		for (k = 0; k <= depth; k++) {
+			qa_jw_close(a.w, k ? '}' : ']');
+			qa_jw_close(b.w, k ? '}' : ']');
+		}
+		ga = doc_close(&a);
+		gb = doc_close(&b);
+		CHECKF(ga && gb && strcmp(ga, gb) == 0,
+		       "depth %d: the row writer differs from the field writer",
+		       depth);
+		free(ga);
+		free(gb);
+	}
+	/* too large for one piece: refused, nothing written */
+	if (doc_open(&a)) {
+		struct qa_jw_row r;
+
+		qa_jw_arr(a.w, NULL, false);
+		CHECK(!qa_jw_row_begin(a.w, &r, QA_JW_ROW_MAX + 1));
+		qa_jw_close(a.w, ']');
+		ga = doc_close(&a);
+		CHECK_STR(ga, "[]");
+		free(ga);
+	}
+}
+
 static void
 test_buffer(void)
 {
@@ -434,6 +531,7 @@ main(void)
 	test_numbers();
 	test_layout();
 	test_literal_keys();
+	test_rows();
 	test_buffer();
 	test_errors();
 	return th_done("jsonw");
