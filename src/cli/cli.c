@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/cli_fleet.h"
 #include "cli/cli_integrity.h"
 
 #include <errno.h>
@@ -31,17 +32,18 @@
 /* ---- commands and options: the single source of the help --------------- */
 
 enum cmd {
-	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_DIFF,
-	CMD_HASH, CMD_VERIFY, CMD_RULES
+	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_SCAN_DIR,
+	CMD_DIFF, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES
 };
 
 #define C(x) (1u << CMD_##x)
-#define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT) | C(SCAN))
+#define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT) | C(SCAN) | \
+		 C(SCAN_DIR))
 /* Commands that read tensor data (src/integrity/; diff with --content). */
 #define C_DATA (C(HASH) | C(VERIFY) | C(DIFF) | C(SCAN))
 #define C_READ (C_AUDIT | C_DATA)
-#define C_ALL (C_READ | C(RULES))
-#define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF))
+#define C_ALL (C_READ | C(RULES) | C(SUMMARIZE))
+#define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF) | C(SCAN_DIR))
 
 static const struct command {
 	const char *name;
@@ -83,6 +85,14 @@ static const struct command {
 		"past the FP16 range (QA1701-QA1707). Reports and exit codes as\n"
 		"check. docs/scan.md.",
 		QA_VIEW_INSPECT },
+	[CMD_SCAN_DIR] = { "scan-dir", "scan-dir DIR... [OPTIONS]",
+		"check every model under folders",
+		"Finds every model under the folders (model folders, folders of\n"
+		"GGUFs, Hugging Face cache repos, Ollama manifests; blobs/ and\n"
+		"hidden folders are skipped) and checks each as `check` does.\n"
+		"--format jsonl writes a report line per model for summarize.\n"
+		"docs/fleet.md.",
+		QA_VIEW_INSPECT },
 	[CMD_DIFF] = { "diff", "diff A B [--content] [--gpus SPEC]",
 		"what changed between two models or quants",
 		"Tensors added, removed, retyped or reshaped (paired by name, or\n"
@@ -108,6 +118,13 @@ static const struct command {
 		"truncated or changed, with its offset. Exit 1 on any\n"
 		"difference.",
 		QA_VIEW_INSPECT },
+	[CMD_SUMMARIZE] = { "summarize", "summarize FILE.jsonl...",
+		"counts over many reports",
+		"Reads quantaudit/1 reports (--format jsonl lines, from one run\n"
+		"or many merged) and prints the models by verdict, the findings\n"
+		"by rule, the worst models and the total bytes. Exit 1 when a\n"
+		"model failed or could not be read. docs/fleet.md.",
+		QA_VIEW_INSPECT },
 	[CMD_RULES] = { "rules", "rules [--explain RULE]",
 		"list the rules, or document one",
 		"The rule registry (and a policy file's rules with --rules), or\n"
@@ -124,7 +141,7 @@ enum opt_id {
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
-	O_JOBS, O_SHA256, O_CONTENT,
+	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
 	O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
@@ -138,14 +155,20 @@ static const struct option_def {
 	const char *help;	/* '\n' starts a continuation line */
 } options[] = {
 	{ O_FORMAT, "format", 'f', "FMT", C_AUDIT | C(VERIFY) | C(DIFF) |
-	  C(RULES),
-	  "text (default), json, markdown, sarif, junit\n"
-	  "(tensors, verify: text or json; fit, diff: text,\n"
-	  "json or markdown)" },
+	  C(RULES) | C(SUMMARIZE),
+	  "text (default), json, jsonl (a document per model\n"
+	  "per line), markdown, sarif, junit (tensors: text,\n"
+	  "json or jsonl; verify: text or json; fit: text,\n"
+	  "json, jsonl or markdown; diff: text, json or\n"
+	  "markdown)" },
+	{ O_LIST, "list", 0, NULL, C(SCAN_DIR),
+	  "print the paths it would audit, one per line\n"
+	  "(the work list of GNU parallel, a Slurm array,\n"
+	  "a Kubernetes indexed Job), and stop" },
 	{ O_CONTENT, "content", 0, NULL, C(DIFF),
 	  "also read every byte of both: tensors whose\n"
 	  "bytes changed, and renamed ones" },
-	{ O_OUTPUT, "output", 'o', "FILE", C_READ,
+	{ O_OUTPUT, "output", 'o', "FILE", C_READ | C(SUMMARIZE),
 	  "write the report (hash: the manifest) to FILE\n"
 	  "instead of stdout" },
 	{ O_JOBS, "jobs", 'j', "N", C_DATA,
@@ -359,6 +382,7 @@ struct cli {
 	unsigned jobs;		/* hash, verify: 0 one per CPU */
 	bool sha256;
 	bool content;		/* diff --content */
+	bool list;		/* scan-dir --list */
 	enum qa_severity fail_on;
 	bool quiet, no_color, summary, summary_given, layers;
 	const char *engine;
@@ -540,8 +564,8 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		cli->reporter = qa_reporter_find(arg);
 		if (!cli->reporter)
 			return usage_error(cli, "unknown --format '%s' (text, "
-					   "json, markdown, sarif or junit)",
-					   arg);
+					   "json, jsonl, markdown, sarif or "
+					   "junit)", arg);
 		break;
 	case O_OUTPUT:
 		cli->output = arg;
@@ -797,6 +821,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_CONTENT:
 		cli->content = true;
 		break;
+	case O_LIST:
+		cli->list = true;
+		break;
 	case O_NO_COLOR:
 		cli->no_color = true;
 		break;
@@ -888,6 +915,15 @@ check_args(struct cli *cli, int n_paths)
 			    QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
 			    QA_FIT_GIVEN_TP;
 
+	if (cli->command == CMD_SUMMARIZE) {
+		if (strcmp(cli->reporter->name, "text") != 0 &&
+		    strcmp(cli->reporter->name, "json") != 0)
+			return usage_error(cli, "the summarize command writes "
+					   "text or json");
+		if (n_paths == 0)
+			return usage_error(cli, "no report given");
+		return -1;
+	}
 	if (cli->command == CMD_DIFF) {
 		if (strcmp(cli->reporter->name, "text") != 0 &&
 		    strcmp(cli->reporter->name, "json") != 0 &&
@@ -1241,7 +1277,15 @@ streamed_input(void *ctx, struct qa_audit_input *in)
 			say("%s", in->error);
 		if (qa_cli_exit_of(in->status) > s->worst_exit)
 			s->worst_exit = qa_cli_exit_of(in->status);
-		return 0;
+		/* A report with a line per model says which failed. */
+		if (s->reporter->failed && s->rc == 0) {
+			streamed_flush(s, true);
+			if (s->reporter->failed(&s->st, in->path,
+						qa_cli_exit_of(in->status),
+						in->error) != 0)
+				s->rc = -1;
+		}
+		return s->rc;
 	}
 	if (inv->fit_error && cli->command == CMD_FIT) {
 		if (!cli->quiet)
@@ -1388,6 +1432,36 @@ run(struct cli *cli, char **paths, int n_paths)
 	ropt_in.ollama_roots = roots;
 	ropt_in.revision = cli->revision;
 	ropt_in.follow_symlinks = cli->follow_symlinks;
+	if (cli->command == CMD_SCAN_DIR) {
+		/* the models found, then check on each */
+		char **found;
+		size_t n_found;
+
+		rc = qa_cli_expand_dirs(paths, n_paths, &ropt_in, &found,
+					&n_found);
+		if (rc != QA_EXIT_PASS)
+			return rc;
+		if (cli->list) {
+			size_t k;
+
+			/* paths are printed as they are, one per line: a
+			 * name with a newline in it is left out (said) */
+			for (k = 0; k < n_found; k++)
+				if (strchr(found[k], '\n'))
+					say("scan-dir --list: a path with a "
+					    "newline is left out: %s",
+					    found[k]);
+				else
+					printf("%s\n", found[k]);
+			qa_cli_free_paths(found, n_found);
+			return fflush(stdout) == 0 ? QA_EXIT_PASS :
+			       QA_EXIT_SYSTEM;
+		}
+		cli->command = CMD_CHECK;
+		rc = run(cli, found, (int)n_found);
+		qa_cli_free_paths(found, n_found);
+		return rc;
+	}
 	aopt.resolve = &ropt_in;
 	aopt.checks.engine = cli->engine;
 	aopt.checks.engine_build = cli->engine_build;
@@ -1562,6 +1636,11 @@ qa_cli_main(int argc, char **argv)
 	if (rc < 0) {
 		if (cli->command == CMD_RULES)
 			rc = run_rules(cli);
+		else if (cli->command == CMD_SUMMARIZE)
+			rc = qa_cli_summarize(argv + optind, argc - optind,
+					      strcmp(cli->reporter->name,
+						     "json") == 0,
+					      cli->output);
 		else
 			rc = run(cli, argv + optind, argc - optind);
 	}

@@ -711,8 +711,10 @@ qa_diff_config(struct qa_diff *d, const cJSON *a, const cJSON *b)
 		rc = QA_E_NOMEM;
 		goto out;
 	}
-	qsort(la.v, la.n, sizeof(*la.v), cmp_leaf);
-	qsort(lb.v, lb.n, sizeof(*lb.v), cmp_leaf);
+	if (la.n)
+		qsort(la.v, la.n, sizeof(*la.v), cmp_leaf);
+	if (lb.n)
+		qsort(lb.v, lb.n, sizeof(*lb.v), cmp_leaf);
 	d->config_compared = true;
 	while (rc == QA_OK && (i < la.n || j < lb.n)) {
 		int c = i == la.n ? 1 : j == lb.n ? -1 :

@@ -29,6 +29,7 @@ qa_jw_init(struct qa_jw *w, FILE *f)
 	w->has_items[0] = false;
 	w->inline_[0] = false;
 	w->failed = false;
+	w->compact = false;
 	w->len = 0;
 }
 
@@ -221,7 +222,7 @@ jw_push(struct qa_jw *w, char brace, bool one_line)
 	if (w->depth + 1 < QA_JW_MAX_DEPTH) {
 		w->depth++;
 		w->has_items[w->depth] = false;
-		w->inline_[w->depth] = one_line ||
+		w->inline_[w->depth] = one_line || w->compact ||
 			(w->depth > 1 && w->inline_[w->depth - 1]);
 	}
 }

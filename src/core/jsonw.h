@@ -37,6 +37,8 @@ struct qa_jw {
 	bool has_items[QA_JW_MAX_DEPTH];	/* container has items */
 	bool inline_[QA_JW_MAX_DEPTH];		/* written on one line */
 	bool failed;				/* an fwrite fell short */
+	bool compact;				/* every container on one
+						 * line (JSON Lines) */
 	size_t len;				/* bytes in buf */
 	char buf[QA_JW_BUF_SIZE];
 };

@@ -81,6 +81,10 @@ struct qa_reporter {
 	 * A reporter that does not look at it gets each model written and
 	 * released as soon as it is audited. */
 	bool input_needs_several;
+	/* An input that could not be audited (NULL: it is left out, said
+	 * on stderr only): its path, exit code and reason. */
+	int (*failed)(struct qa_report_stream *st, const char *path,
+		      int exit_code, const char *error);
 };
 
 /* Every reporter, NULL-terminated (src/report/reporters.c). */
@@ -121,6 +125,20 @@ int qa_report_json_input(struct qa_report_stream *st,
 			 size_t index, bool several);
 int qa_report_json_end(struct qa_report_stream *st, size_t n,
 		       const char *verdict);
+/* JSON Lines: per model a whole quantaudit/1 document with one input on
+ * one line (no setup advisories: they belong to a run); an input that
+ * could not be audited is a line with no inputs and an "error" object
+ * (path, exit, message). */
+int qa_report_jsonl(FILE *out, struct qa_inventory *const *invs, size_t n,
+		    const struct qa_report_options *opt);
+int qa_report_jsonl_begin(struct qa_report_stream *st);
+int qa_report_jsonl_input(struct qa_report_stream *st,
+			  const struct qa_inventory *inv, const bool *mask,
+			  size_t index, bool several);
+int qa_report_jsonl_failed(struct qa_report_stream *st, const char *path,
+			   int exit_code, const char *error);
+int qa_report_jsonl_end(struct qa_report_stream *st, size_t n,
+			const char *verdict);
 /* Text in pieces, every view (struct qa_reporter begin, input, end). */
 int qa_report_text_begin(struct qa_report_stream *st);
 int qa_report_text_input(struct qa_report_stream *st,

@@ -959,6 +959,111 @@ qa_report_json_end(struct qa_report_stream *st, size_t n,
 	return 0;
 }
 
+/* ---- JSON Lines: one whole quantaudit/1 document per model --------- */
+
+int
+qa_report_jsonl_begin(struct qa_report_stream *st)
+{
+	struct qa_jw *w = malloc(sizeof(*w));
+
+	st->state = w;
+	if (!w)
+		return -1;
+	qa_jw_init(w, st->out);
+	w->compact = true;
+	return 0;
+}
+
+static void
+jsonl_head(struct qa_jw *w)
+{
+	qa_jw_obj(w, NULL);
+	qa_jw_str(w, "schema", "quantaudit/1");
+	qa_jw_obj(w, "tool");
+	qa_jw_str(w, "name", "quantaudit");
+	qa_jw_str(w, "version", QA_VERSION);
+	qa_jw_close(w, '}');
+}
+
+int
+qa_report_jsonl_input(struct qa_report_stream *st,
+		      const struct qa_inventory *inv, const bool *mask,
+		      size_t index, bool several)
+{
+	struct qa_jw *w = st->state;
+
+	(void)index;
+	(void)several;
+	if (!w)
+		return -1;
+	jsonl_head(w);
+	qa_jw_arr(w, "inputs", false);
+	write_input(w, inv, mask, st->opt);
+	qa_jw_close(w, ']');
+	qa_jw_str(w, "verdict", inv->verdict ? inv->verdict : "pass");
+	qa_jw_close(w, '}');
+	qa_jw_raw(w, "\n", 1);
+	return w->failed ? -1 : 0;
+}
+
+int
+qa_report_jsonl_failed(struct qa_report_stream *st, const char *path,
+		       int exit_code, const char *error)
+{
+	struct qa_jw *w = st->state;
+
+	if (!w)
+		return -1;
+	jsonl_head(w);
+	qa_jw_arr(w, "inputs", false);
+	qa_jw_close(w, ']');
+	qa_jw_obj(w, "error");
+	qa_jw_str(w, "path", path);
+	qa_jw_i64(w, "exit", exit_code);
+	qa_jw_str(w, "message", error);
+	qa_jw_close(w, '}');
+	qa_jw_str(w, "verdict", "fail");
+	qa_jw_close(w, '}');
+	qa_jw_raw(w, "\n", 1);
+	return w->failed ? -1 : 0;
+}
+
+int
+qa_report_jsonl_end(struct qa_report_stream *st, size_t n,
+		    const char *verdict)
+{
+	struct qa_jw *w = st->state;
+	int rc;
+
+	(void)n;
+	(void)verdict;
+	if (!w)
+		return -1;
+	rc = qa_jw_finish(w);
+	free(w);
+	st->state = NULL;
+	if (rc != 0 || fflush(st->out) != 0 || ferror(st->out))
+		return -1;
+	return 0;
+}
+
+int
+qa_report_jsonl(FILE *out, struct qa_inventory *const *invs, size_t n,
+		const struct qa_report_options *opt)
+{
+	struct qa_report_stream st = { .out = out, .opt = opt };
+	size_t i;
+	int rc = qa_report_jsonl_begin(&st);
+
+	for (i = 0; rc == 0 && i < n; i++)
+		rc = qa_report_jsonl_input(&st, invs[i], opt->tensor_mask ?
+					   opt->tensor_mask[i] : NULL, i,
+					   n > 1);
+	if (qa_report_jsonl_end(&st, n, NULL) != 0)
+		rc = -1;
+	return rc;
+}
+
 int
 qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
 	       const struct qa_report_options *opt)

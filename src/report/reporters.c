@@ -40,28 +40,34 @@ write_markdown(FILE *out, struct qa_inventory *const *invs, size_t n,
 static const struct qa_reporter text = {
 	"text", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
 	VIEW(QA_VIEW_FIT), write_text, qa_report_text_begin,
-	qa_report_text_input, qa_report_text_end, true,
+	qa_report_text_input, qa_report_text_end, true, NULL,
 };
 static const struct qa_reporter json = {
 	"json", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
 	VIEW(QA_VIEW_FIT), qa_report_json, qa_report_json_begin,
-	qa_report_json_input, qa_report_json_end, false,
+	qa_report_json_input, qa_report_json_end, false, NULL,
+};
+static const struct qa_reporter jsonl = {
+	"jsonl", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
+	VIEW(QA_VIEW_FIT), qa_report_jsonl, qa_report_jsonl_begin,
+	qa_report_jsonl_input, qa_report_jsonl_end, false,
+	qa_report_jsonl_failed,
 };
 static const struct qa_reporter markdown = {
 	"markdown", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_FIT), write_markdown,
-	NULL, NULL, NULL, false,
+	NULL, NULL, NULL, false, NULL,
 };
 static const struct qa_reporter sarif = {
 	"sarif", VIEW(QA_VIEW_INSPECT), qa_report_sarif, NULL, NULL, NULL,
-	false,
+	false, NULL,
 };
 static const struct qa_reporter junit = {
 	"junit", VIEW(QA_VIEW_INSPECT), qa_report_junit, NULL, NULL, NULL,
-	false,
+	false, NULL,
 };
 
 const struct qa_reporter *const qa_reporters[] = {
-	&text, &json, &markdown, &sarif, &junit, NULL,
+	&text, &json, &jsonl, &markdown, &sarif, &junit, NULL,
 };
 
 const struct qa_reporter *
