@@ -277,8 +277,8 @@ qa_report_diff_markdown(FILE *f, const struct qa_diff *d)
 		}
 		fputs("\n", f);
 	}
-	fputs("\n| component | A | B | Δ bytes | A bpw | B bpw |\n"
-	      "|---|---|---|---:|---:|---:|\n", f);
+	fputs("\n| component | A | B | A params | B params | Δ bytes | A bpw | "
+	      "B bpw |\n|---|---|---|---:|---:|---:|---:|---:|\n", f);
 	for (i = 0; i < d->n_components; i++) {
 		const struct qa_diff_component *c = &d->components[i];
 
@@ -286,9 +286,12 @@ qa_report_diff_markdown(FILE *f, const struct qa_diff *d)
 			    sizeof(z));
 		bpw_text(c->a, u, sizeof(u));
 		bpw_text(c->b, v, sizeof(v));
-		fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", c->name,
-			c->type_a ? c->type_a : "-",
-			c->type_b ? c->type_b : "-", z, u, v);
+		qa_fmt_params(x, sizeof(x), c->a ? c->a->params : 0);
+		qa_fmt_params(y, sizeof(y), c->b ? c->b->params : 0);
+		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			c->name, c->type_a ? c->type_a : "-",
+			c->type_b ? c->type_b : "-", c->a ? x : "-",
+			c->b ? y : "-", z, u, v);
 	}
 	fprintf(f, "\nTensors: %u paired by %s, %u unchanged, %u added, %u "
 		"removed, %u retyped, %u reshaped", d->paired,
