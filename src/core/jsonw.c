@@ -277,41 +277,16 @@ qa_jw_str(struct qa_jw *w, const char *key, const char *s)
 		qa_jw_raw(w, "null", 4);
 }
 
-/* The decimal digits of v, as printf's %llu writes them, written in
- * place (two digits a step, no call). */
+/* The decimal digits of v, as printf's %llu writes them (with a minus
+ * sign before them when minus), in place: qa_jw_put_u64. */
 static void
 jw_digits(struct qa_jw *w, bool minus, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
-	char *p = jw_room(w, 21), *end;
-	uint64_t t = v;
-	size_t n = 1;
+	char *p = jw_room(w, 21);
 
-	while (t >= 10) {
-		t /= 10;
-		n++;
-	}
 	if (minus)
 		*p++ = '-';
-	end = p + n;
-	while (v >= 100) {
-		unsigned k = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		*--end = pairs[k + 1];
-		*--end = pairs[k];
-	}
-	if (v >= 10) {
-		*--end = pairs[v * 2 + 1];
-		*--end = pairs[v * 2];
-	} else {
-		*--end = (char)('0' + v);
-	}
-	w->len = (size_t)(p + n - w->buf);
+	w->len = (size_t)(qa_jw_put_u64(p, v) - w->buf);
 }
 
 void
