@@ -1613,7 +1613,7 @@ const_binop(struct scan *sc, enum binop op, const struct cand *a,
 			p = new_str(sc, seq->s.n * (size_t)k);
 			if (!p)
 				return 0;
-			for (i = 0; i < k; i++)
+			for (i = 0; seq->s.n && i < k; i++)
 				memcpy(p + (size_t)i * seq->s.n, seq->s.p,
 				       seq->s.n);
 			return cand_string(sc, p, seq->s.n * (size_t)k, out) ?
@@ -1625,7 +1625,8 @@ const_binop(struct scan *sc, enum binop op, const struct cand *a,
 
 			if (seq->n_items && k > (int64_t)(MAXL / seq->n_items))
 				return 0;
-			for (i = 0; i < k; i++)
+			/* an empty list (items NULL) repeats to nothing */
+			for (i = 0; seq->n_items && i < k; i++)
 				memcpy(items + (size_t)i * seq->n_items,
 				       seq->items,
 				       seq->n_items * sizeof(*items));
