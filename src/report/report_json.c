@@ -882,6 +882,18 @@ write_input(struct qa_jw *w, const struct qa_inventory *inv, const bool *mask,
  * the verdict of the run. The writer (and its buffer) lives in
  * st->state from begin to end.
  */
+/* The head every quantaudit/1 document starts with: schema and tool. */
+static void
+json_head(struct qa_jw *w)
+{
+	qa_jw_obj(w, NULL);
+	qa_jw_str(w, "schema", "quantaudit/1");
+	qa_jw_obj(w, "tool");
+	qa_jw_str(w, "name", "quantaudit");
+	qa_jw_str(w, "version", QA_VERSION);
+	qa_jw_close(w, '}');
+}
+
 int
 qa_report_json_begin(struct qa_report_stream *st)
 {
@@ -891,12 +903,7 @@ qa_report_json_begin(struct qa_report_stream *st)
 	if (!w)
 		return -1;
 	qa_jw_init(w, st->out);
-	qa_jw_obj(w, NULL);
-	qa_jw_str(w, "schema", "quantaudit/1");
-	qa_jw_obj(w, "tool");
-	qa_jw_str(w, "name", "quantaudit");
-	qa_jw_str(w, "version", QA_VERSION);
-	qa_jw_close(w, '}');
+	json_head(w);
 	qa_jw_arr(w, "inputs", false);
 	return 0;
 }
@@ -974,17 +981,6 @@ qa_report_jsonl_begin(struct qa_report_stream *st)
 	return 0;
 }
 
-static void
-jsonl_head(struct qa_jw *w)
-{
-	qa_jw_obj(w, NULL);
-	qa_jw_str(w, "schema", "quantaudit/1");
-	qa_jw_obj(w, "tool");
-	qa_jw_str(w, "name", "quantaudit");
-	qa_jw_str(w, "version", QA_VERSION);
-	qa_jw_close(w, '}');
-}
-
 int
 qa_report_jsonl_input(struct qa_report_stream *st,
 		      const struct qa_inventory *inv, const bool *mask,
@@ -996,7 +992,7 @@ qa_report_jsonl_input(struct qa_report_stream *st,
 	(void)several;
 	if (!w)
 		return -1;
-	jsonl_head(w);
+	json_head(w);
 	qa_jw_arr(w, "inputs", false);
 	write_input(w, inv, mask, st->opt);
 	qa_jw_close(w, ']');
@@ -1014,7 +1010,7 @@ qa_report_jsonl_failed(struct qa_report_stream *st, const char *path,
 
 	if (!w)
 		return -1;
-	jsonl_head(w);
+	json_head(w);
 	qa_jw_arr(w, "inputs", false);
 	qa_jw_close(w, ']');
 	qa_jw_obj(w, "error");

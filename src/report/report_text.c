@@ -243,24 +243,6 @@ lb_field(struct lb *b, const char *s, size_t cols)
 	}
 }
 
-/* ---- names ------------------------------------------------------------ */
-
-static const char *
-kind_name(enum qa_input_kind k)
-{
-	switch (k) {
-	case QA_KIND_GGUF:
-		return "gguf";
-	case QA_KIND_SAFETENSORS:
-		return "safetensors";
-	case QA_KIND_HF_DIR:
-		return "hf-dir";
-	case QA_KIND_PYTORCH:
-		return "pytorch";
-	}
-	return "unknown";
-}
-
 /* ---- the model block -------------------------------------------------- */
 
 #define LABEL_COLS 12
@@ -1619,7 +1601,7 @@ verdict_line(FILE *out, const struct qa_inventory *inv,
 static void
 title_line(FILE *out, const struct qa_inventory *inv, bool color)
 {
-	const char *kind = kind_name(inv->kind);
+	const char *kind = qa_inv_kind_name(inv->kind);
 	char label[64];
 	size_t room;
 
