@@ -26,15 +26,17 @@ ALLOWED = {
     "analysis": {"core", "analysis"},
     "fit": {"core", "analysis", "fit"},
     "rules": {"core", "analysis", "fit", "rules"},
-    "engine": {"core", "formats", "analysis", "fit", "rules", "engine"},
+    "remote": {"core", "remote"},
+    "engine": {"core", "formats", "analysis", "fit", "rules", "remote",
+               "engine"},
     "integrity": {"core", "integrity"},
     "compare": {"core", "analysis", "fit", "integrity", "compare"},
     "report": {"core", "analysis", "fit", "integrity", "compare", "report"},
-    "cli": {"core", "formats", "analysis", "fit", "rules", "engine",
-            "integrity", "compare", "report", "cli"},
+    "cli": {"core", "formats", "analysis", "fit", "rules", "remote",
+            "engine", "integrity", "compare", "report", "cli"},
 }
-LAYERS_IN_SRC = ("core", "analysis", "fit", "engine", "integrity", "compare",
-                 "report", "cli")
+LAYERS_IN_SRC = ("core", "analysis", "fit", "remote", "engine", "integrity",
+                 "compare", "report", "cli")
 
 
 def layer_of(rel):

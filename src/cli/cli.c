@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/cli_fleet.h"
 #include "cli/cli_integrity.h"
+#include "cli/cli_remote.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -142,6 +143,8 @@ enum opt_id {
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
+	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
+	O_FULL_DOWNLOAD,
 	O_NO_COLOR, O_HELP,
 	O_VERSION,
 };
@@ -184,6 +187,26 @@ static const struct option_def {
 	  "follow symbolic links out of the model folder\n"
 	  "(by default they are reported, QA1411, and not\n"
 	  "read; only for folders you trust)" },
+	{ O_CACHE_DIR, "cache-dir", 0, "DIR", C_READ,
+	  "remote inputs: where fetched header bytes are\n"
+	  "kept, by URL and ETag (default\n"
+	  "$XDG_CACHE_HOME/quantaudit/http)" },
+	{ O_NO_CACHE, "no-cache", 0, NULL, C_READ,
+	  "remote inputs: keep nothing on disk" },
+	{ O_TOKEN_FILE, "token-file", 0, "FILE", C_READ,
+	  "remote inputs: the Hugging Face token, on the\n"
+	  "file's first line (default $HF_TOKEN); sent to\n"
+	  "the hub ($HF_ENDPOINT) only, never printed" },
+	{ O_TIMEOUT, "timeout", 0, "SECONDS", C_READ,
+	  "remote inputs: bound on each HTTP request\n"
+	  "(default 60; retried twice with backoff)" },
+	{ O_MAX_FETCH, "max-fetch", 0, "BYTES", C_READ,
+	  "remote inputs: bound on the bytes a run fetches\n"
+	  "(default 1G; K, M, G suffixes)" },
+	{ O_FULL_DOWNLOAD, "allow-full-download", 0, NULL, C_READ,
+	  "remote inputs: from a server that ignores Range\n"
+	  "requests, read the whole file (within\n"
+	  "--max-fetch) instead of failing" },
 	{ O_REVISION, "revision", 0, "REV", C_READ,
 	  "Hugging Face cache folders (models--org--name):\n"
 	  "the branch, tag or commit to read (default main)" },
@@ -383,6 +406,9 @@ struct cli {
 	bool sha256;
 	bool content;		/* diff --content */
 	bool list;		/* scan-dir --list */
+	struct qa_cli_remote_args remote_args;
+	struct qa_remote *remote;	/* the session when an input is
+					 * remote */
 	enum qa_severity fail_on;
 	bool quiet, no_color, summary, summary_given, layers;
 	const char *engine;
@@ -452,6 +478,32 @@ parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	if (errno || *end || v < lo || v > hi)
 		return false;
 	*out = v;
+	return true;
+}
+
+/* --max-fetch: N, or N with K, M or G (x1024 each). */
+static bool
+parse_size(const char *s, uint64_t *out)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	unsigned shift = 0;
+	int64_t v;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	default: break;
+	}
+	if (shift)
+		buf[n - 1] = '\0';
+	if (!parse_int(buf, 1, (int64_t)1 << 40, &v))
+		return false;
+	*out = (uint64_t)v << shift;
 	return true;
 }
 
@@ -823,6 +875,30 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		break;
 	case O_LIST:
 		cli->list = true;
+		break;
+	case O_CACHE_DIR:
+		cli->remote_args.cache_dir = arg;
+		break;
+	case O_NO_CACHE:
+		cli->remote_args.no_cache = true;
+		break;
+	case O_TOKEN_FILE:
+		cli->remote_args.token_file = arg;
+		break;
+	case O_TIMEOUT:
+		if (!parse_int(arg, 1, 3600, &v))
+			return usage_error(cli, "--timeout '%s': seconds, "
+					   "from 1 to 3600", arg);
+		cli->remote_args.timeout_s = (unsigned)v;
+		break;
+	case O_MAX_FETCH:
+		if (!parse_size(arg, &cli->remote_args.max_fetch))
+			return usage_error(cli, "--max-fetch '%s': a number "
+					   "of bytes, with an optional K, M "
+					   "or G (1024-based)", arg);
+		break;
+	case O_FULL_DOWNLOAD:
+		cli->remote_args.full_download = true;
 		break;
 	case O_NO_COLOR:
 		cli->no_color = true;
@@ -1463,6 +1539,7 @@ run(struct cli *cli, char **paths, int n_paths)
 		return rc;
 	}
 	aopt.resolve = &ropt_in;
+	aopt.remote = cli->remote;
 	aopt.checks.engine = cli->engine;
 	aopt.checks.engine_build = cli->engine_build;
 	aopt.checks.gpus = cli->gpus;
@@ -1641,8 +1718,23 @@ qa_cli_main(int argc, char **argv)
 					      strcmp(cli->reporter->name,
 						     "json") == 0,
 					      cli->output);
-		else
+		else {
+			if (cli->command == CMD_HASH ||
+			    cli->command == CMD_VERIFY ||
+			    cli->command == CMD_SCAN ||
+			    cli->command == CMD_SCAN_DIR ||
+			    (cli->command == CMD_DIFF && cli->content))
+				cli->remote_args.data_command =
+					cli->command == CMD_DIFF ?
+					"diff --content" :
+					commands[cli->command].name;
+			rc = qa_cli_remote_open(&cli->remote_args,
+						argv + optind, argc - optind,
+						&cli->remote);
+		}
+		if (rc < 0)
 			rc = run(cli, argv + optind, argc - optind);
+		qa_cli_remote_close(cli->remote, cli->quiet);
 	}
 	qa_policy_destroy(cli->policy);
 	free(cli);

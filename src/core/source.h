@@ -5,8 +5,8 @@
  * Formats never touch a file descriptor: they read byte ranges from a
  * struct qa_source (a plain file, bytes in memory, a byte range of another
  * source — a member stored in an archive — or the first bytes of a member
- * streamed out of a compressed archive; HTTP ranges later plug in behind
- * the same ops table). Every read is
+ * streamed out of a compressed archive; HTTP ranges plug in behind
+ * the same ops table: src/remote/). Every read is
  * bounds-checked against the source size and counted in bytes_read, which
  * is how the tests prove that inspecting a 20 GB model reads only its
  * header.
@@ -52,6 +52,8 @@ struct qa_source {
 					 * instead of a regular file ("a
 					 * FIFO", "a folder"...), else NULL */
 	uint64_t dev, ino;	/* file source: what fstat said it is */
+	void *ctx;		/* a source kind of another layer (an HTTP
+				 * file, src/remote/): its state */
 };
 
 /* Result codes shared by the core (negative = failure). */

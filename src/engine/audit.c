@@ -16,6 +16,7 @@
 #include "analysis/analysis.h"
 #include "engine/engine.h"
 #include "formats/input.h"
+#include "remote/remote.h"
 
 static struct qa_audit_input *
 add_input(struct qa_audit *a, const char *path)
@@ -123,7 +124,7 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 
 static void
 audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
-	  const struct qa_audit_options *opt)
+	  const struct qa_audit_options *opt, const struct qa_fs *fs)
 {
 	struct qa_inventory *inv = qa_inventory_create(ref->display);
 	int rc;
@@ -133,8 +134,7 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 		snprintf(in->error, sizeof(in->error), "out of memory");
 		return;
 	}
-	if (opt->fs)
-		inv->fs = opt->fs;
+	inv->fs = fs;
 	/* Disabled rules are known before anything is found: their
 	 * findings must not fill the caps and crowd out the others. */
 	inv->overrides = opt->overrides;
@@ -166,6 +166,13 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 		}
 	}
 	in->status = rc;
+	if (rc != QA_OK && rc != QA_E_NOMEM &&
+	    qa_remote_last_error(opt->remote)) {
+		/* what the server said, not a generic read error */
+		snprintf(in->error, sizeof(in->error), "%s",
+			 qa_remote_last_error(opt->remote));
+		rc = QA_E_IO;
+	}
 	if (rc != QA_OK) {
 		qa_inventory_destroy(inv);
 		return;
@@ -232,11 +239,41 @@ qa_audit_run_each(const char *const *paths, size_t n_paths,
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n_paths; i++) {
+		const struct qa_fs *pfs = fs;
 		struct qa_model_refs refs;
+		char *url = NULL;
 		char err[1024];
 
-		rc = qa_input_resolve(fs, paths[i], opt->resolve, &refs, err,
-				      sizeof(err));
+		qa_remote_clear_error(opt->remote);
+		if (qa_remote_is_url(paths[i])) {
+			/* read over HTTP through the run's session */
+			if (!opt->remote) {
+				snprintf(err, sizeof(err), "'%s': remote "
+					 "inputs are not available in this "
+					 "run", paths[i]);
+				rc = QA_E_USAGE;
+			} else {
+				rc = qa_remote_locate(opt->remote, paths[i],
+						      &url, err, sizeof(err));
+				pfs = qa_remote_fs(opt->remote);
+			}
+		} else {
+			rc = QA_OK;
+		}
+		if (rc == QA_OK)
+			/* a URL is no Ollama name nor cache repo: no
+			 * lookups beyond it */
+			rc = qa_input_resolve(pfs, url ? url : paths[i],
+					      url ? NULL : opt->resolve,
+					      &refs, err, sizeof(err));
+		free(url);
+		if (rc != QA_OK && rc != QA_E_NOMEM &&
+		    qa_remote_last_error(opt->remote)) {
+			/* what the server said; a read error (exit 4) */
+			snprintf(err, sizeof(err), "%s",
+				 qa_remote_last_error(opt->remote));
+			rc = QA_E_IO;
+		}
 		if (rc != QA_OK) {
 			struct qa_audit_input *in = add_input(out, paths[i]);
 
@@ -259,7 +296,8 @@ qa_audit_run_each(const char *const *paths, size_t n_paths,
 				rc = QA_E_NOMEM;
 				break;
 			}
-			audit_one(in, &refs.v[k], opt);
+			qa_remote_clear_error(opt->remote);
+			audit_one(in, &refs.v[k], opt, pfs);
 			seen = seen_before(out, in->inv);
 			if (seen != 0) {
 				input_release(in);

@@ -23,8 +23,13 @@
 #include "fit/fit.h"
 #include "rules/check.h"
 
+struct qa_remote;
+
 struct qa_audit_options {
 	const struct qa_fs *fs;			/* NULL: the real files */
+	/* The HTTP session remote inputs (http://, https://, hf://) are
+	 * read through (src/remote/); NULL: they are refused. */
+	struct qa_remote *remote;
 	struct qa_check_options checks;		/* engine advice, GPUs,
 						 * policy */
 	const struct qa_overrides *overrides;	/* NULL: none */

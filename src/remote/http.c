@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HTTP requests through libcurl, loaded on first use (http.h says why).
+ * The headers of <curl/curl.h> give the types and constants; the
+ * functions are looked up by name in libcurl.so.4.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "remote/http.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config.h"
+
+/* libcurl 7.x and 8.x keep soname libcurl.so.4 (its lib/Makefile.am
+ * VERSIONINFO); the Debian package names it libcurl.so.4. */
+static const char *const sonames[] = { "libcurl.so.4", "libcurl.so" };
+
+#define HTTP_SYMBOLS(X) \
+	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) \
+	X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_cleanup) \
+	X(curl_easy_reset) X(curl_easy_strerror) X(curl_slist_append) \
+	X(curl_slist_free_all)
+
+#define HTTP_DEFINE(name) static __typeof__(name) *sym_##name;
+HTTP_SYMBOLS(HTTP_DEFINE)
+#undef HTTP_DEFINE
+
+static void *curl_lib;
+
+static bool
+load_curl(char *err, size_t errlen)
+{
+	void *h = NULL, *p;
+	size_t i;
+
+	if (curl_lib)
+		return true;
+	for (i = 0; !h && i < sizeof(sonames) / sizeof(sonames[0]); i++)
+		h = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, errlen, "libcurl (%s) cannot be loaded: remote "
+			 "inputs cannot be read (Debian: apt-get install "
+			 "libcurl4)", sonames[0]);
+		return false;
+	}
+#define HTTP_RESOLVE(name)						\
+	p = dlsym(h, #name);						\
+	if (!p) {							\
+		snprintf(err, errlen, "libcurl has no %s", #name);	\
+		dlclose(h);						\
+		return false;						\
+	}								\
+	/* POSIX dlsym: a function pointer round-trips through void *. */ \
+	*(void **)&sym_##name = p;
+	HTTP_SYMBOLS(HTTP_RESOLVE)
+#undef HTTP_RESOLVE
+	if (sym_curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(err, errlen, "libcurl failed to start");
+		dlclose(h);
+		return false;
+	}
+	curl_lib = h;
+	return true;
+}
+
+struct qa_http {
+	CURL *curl;
+	struct qa_http_limits lim;
+	char *auth;		/* "Authorization: Bearer ..." or NULL */
+	uint64_t requests, bytes;
+};
+
+struct qa_http *
+qa_http_open(const struct qa_http_limits *lim, char *err, size_t errlen)
+{
+	struct qa_http *h;
+
+	if (!load_curl(err, errlen))
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h || !(h->curl = sym_curl_easy_init())) {
+		free(h);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	h->lim = *lim;
+	h->lim.bearer = NULL;
+	if (lim->bearer) {
+		size_t n = strlen(lim->bearer) + 32;
+
+		h->auth = malloc(n);
+		if (!h->auth) {
+			qa_http_close(h);
+			snprintf(err, errlen, "out of memory");
+			return NULL;
+		}
+		snprintf(h->auth, n, "Authorization: Bearer %s", lim->bearer);
+	}
+	return h;
+}
+
+void
+qa_http_close(struct qa_http *h)
+{
+	if (!h)
+		return;
+	if (h->curl)
+		sym_curl_easy_cleanup(h->curl);
+	if (h->auth) {
+		/* the token does not outlive the session in freed memory */
+		memset(h->auth, 0, strlen(h->auth));
+		free(h->auth);
+	}
+	free(h);
+}
+
+void
+qa_http_counts(const struct qa_http *h, uint64_t *requests, uint64_t *bytes)
+{
+	*requests = h ? h->requests : 0;
+	*bytes = h ? h->bytes : 0;
+}
+
+void
+qa_http_resp_free(struct qa_http_resp *resp)
+{
+	free(resp->body);
+	resp->body = NULL;
+	resp->body_len = 0;
+}
+
+/* ---- one transfer --------------------------------------------------------- */
+
+struct transfer {
+	struct qa_http_resp *resp;
+	size_t cap, max_body;
+	uint64_t *bytes;
+};
+
+static size_t
+on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct transfer *t = arg;
+	struct qa_http_resp *r = t->resp;
+	size_t n = size * nmemb, want;
+
+	*t->bytes += n;
+	if (n > t->max_body - r->body_len) {
+		/* past the bound: keep what fits, then stop the transfer
+		 * (returning less than n makes libcurl fail it) */
+		r->body_cut = true;
+		n = t->max_body - r->body_len;
+		want = 0;
+	} else {
+		want = n;
+	}
+	if (r->body_len + n > t->cap) {
+		size_t cap = t->cap ? t->cap : 65536;
+		unsigned char *p;
+
+		while (cap < r->body_len + n)
+			cap = cap > t->max_body / 2 ? t->max_body : cap * 2;
+		p = realloc(r->body, cap);
+		if (!p)
+			return 0;
+		r->body = p;
+		t->cap = cap;
+	}
+	if (n)
+		memcpy(r->body + r->body_len, data, n);
+	r->body_len += n;
+	return r->body_cut ? 0 : want;
+}
+
+/* Whether the header line starts with name (case-insensitive) and a
+ * colon; *value then points past the colon and blanks. */
+static bool
+header_is(const char *line, size_t n, const char *name, const char **value,
+	  size_t *vlen)
+{
+	size_t k = strlen(name);
+
+	if (n <= k || strncasecmp(line, name, k) != 0 || line[k] != ':')
+		return false;
+	line += k + 1;
+	n -= k + 1;
+	while (n && (*line == ' ' || *line == '\t')) {
+		line++;
+		n--;
+	}
+	while (n && (line[n - 1] == '\r' || line[n - 1] == '\n' ||
+		     line[n - 1] == ' '))
+		n--;
+	*value = line;
+	*vlen = n;
+	return true;
+}
+
+static bool
+parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (n == 0 || n > 19)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+static size_t
+on_header(char *line, size_t size, size_t nmemb, void *arg)
+{
+	struct transfer *t = arg;
+	struct qa_http_resp *r = t->resp;
+	size_t n = size * nmemb, vlen;
+	const char *v;
+
+	if (n >= 5 && memcmp(line, "HTTP/", 5) == 0) {
+		/* a new response (after a redirect): forget the last one's
+		 * headers */
+		r->etag[0] = '\0';
+		r->have_total = r->have_length = false;
+		return n;
+	}
+	if (header_is(line, n, "etag", &v, &vlen)) {
+		if (vlen < sizeof(r->etag)) {
+			memcpy(r->etag, v, vlen);
+			r->etag[vlen] = '\0';
+		}
+	} else if (header_is(line, n, "content-length", &v, &vlen)) {
+		r->have_length = parse_u64(v, vlen, &r->length);
+	} else if (header_is(line, n, "content-range", &v, &vlen)) {
+		/* "bytes FIRST-LAST/TOTAL" or "bytes * /TOTAL" */
+		const char *slash = memchr(v, '/', vlen);
+
+		if (slash)
+			r->have_total = parse_u64(slash + 1,
+						  vlen - (size_t)(slash + 1 - v),
+						  &r->total);
+	}
+	return n;
+}
+
+static int
+errno_of(CURLcode c)
+{
+	switch (c) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return ETIMEDOUT;
+	case CURLE_TOO_MANY_REDIRECTS:
+		return ELOOP;
+	case CURLE_COULDNT_CONNECT:
+		return ECONNREFUSED;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return EHOSTUNREACH;
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		return EPROTONOSUPPORT;
+	case CURLE_PARTIAL_FILE:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_WEIRD_SERVER_REPLY:
+		return EPROTO;
+	default:
+		return EIO;
+	}
+}
+
+static bool
+transient(int e, long status)
+{
+	if (e)
+		return e == ETIMEDOUT || e == EPROTO || e == ECONNREFUSED ||
+		       e == EIO;
+	return status == 429 || status == 500 || status == 502 ||
+	       status == 503 || status == 504;
+}
+
+static int
+attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
+	uint64_t len, size_t max_body, bool bearer,
+	struct qa_http_resp *resp, char *err, size_t errlen)
+{
+	CURL *c = h->curl;
+	struct curl_slist *hdrs = NULL;
+	struct transfer t;
+	char range[64];
+	char *eff = NULL;
+	long connect_s;
+	CURLcode rc;
+	int e = 0;
+
+	memset(resp, 0, sizeof(*resp));
+	memset(&t, 0, sizeof(t));
+	t.resp = resp;
+	t.max_body = max_body;
+	t.bytes = &h->bytes;
+	sym_curl_easy_reset(c);
+	connect_s = h->lim.timeout_s < 10 ? (long)h->lim.timeout_s : 10L;
+	sym_curl_easy_setopt(c, CURLOPT_URL, url);
+	sym_curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	sym_curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	sym_curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	sym_curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+	sym_curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	sym_curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_s);
+	sym_curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)h->lim.timeout_s);
+	/* under 1 KiB/s for a third of the time bound: stalled */
+	sym_curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+	sym_curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+			     (long)(h->lim.timeout_s / 3 ?
+				    h->lim.timeout_s / 3 : 1));
+	sym_curl_easy_setopt(c, CURLOPT_USERAGENT, "quantaudit/" QA_VERSION);
+	sym_curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	sym_curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+	sym_curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	sym_curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+	if (head)
+		sym_curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	if (!head && len > 0) {
+		snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, off,
+			 off + len - 1);
+		sym_curl_easy_setopt(c, CURLOPT_RANGE, range);
+	}
+	/* libcurl sends a custom Authorization header only to the host
+	 * first asked, not after a redirect to another one (CVE-2018-1000007,
+	 * curl 7.58); the caller asks for it only on the hub's own URLs */
+	if (bearer && h->auth) {
+		hdrs = sym_curl_slist_append(NULL, h->auth);
+		if (!hdrs) {
+			snprintf(err, errlen, "out of memory");
+			return ENOMEM;
+		}
+		sym_curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	}
+	h->requests++;
+	rc = sym_curl_easy_perform(c);
+	if (hdrs) {
+		sym_curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+		sym_curl_slist_free_all(hdrs);
+	}
+	sym_curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	if (sym_curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) ==
+	    CURLE_OK && eff && strcmp(eff, url) != 0)
+		snprintf(resp->final_url, sizeof(resp->final_url), "%s", eff);
+	if (rc == CURLE_WRITE_ERROR && resp->body_cut)
+		return 0;	/* the bound stopped it: the caller decides */
+	if (rc != CURLE_OK) {
+		e = errno_of(rc);
+		if (rc == CURLE_PARTIAL_FILE)
+			snprintf(err, errlen, "the response was cut short "
+				 "(%zu bytes of the body arrived)",
+				 resp->body_len);
+		else if (rc == CURLE_OPERATION_TIMEDOUT)
+			snprintf(err, errlen, "no complete answer within "
+				 "%u s (a stalled or very slow server; "
+				 "--timeout)", h->lim.timeout_s);
+		else if (rc == CURLE_TOO_MANY_REDIRECTS)
+			snprintf(err, errlen, "more than 10 redirects "
+				 "(a redirect loop)");
+		else
+			snprintf(err, errlen, "%s", sym_curl_easy_strerror(rc));
+		qa_http_resp_free(resp);
+	}
+	return e;
+}
+
+int
+qa_http_request(struct qa_http *h, const char *url, bool head, uint64_t off,
+		uint64_t len, size_t max_body, bool bearer,
+		struct qa_http_resp *resp, char *err, size_t errlen)
+{
+	unsigned k;
+	int e = 0;
+
+	for (k = 0;; k++) {
+		struct timespec pause;
+		long ms;
+
+		e = attempt(h, url, head, off, len, max_body, bearer, resp,
+			    err, errlen);
+		if (e == ENOMEM || !transient(e, e ? 0 : resp->status) ||
+		    k >= h->lim.retries)
+			break;
+		if (!e)
+			qa_http_resp_free(resp);
+		/* 0.25 s, 0.5 s, 1 s...: a server that is briefly
+		 * overloaded gets time; a dead one fails in seconds */
+		ms = 250L << (k < 4 ? k : 4);
+		pause.tv_sec = ms / 1000;
+		pause.tv_nsec = (ms % 1000) * 1000000L;
+		nanosleep(&pause, NULL);
+	}
+	return e;
+}
