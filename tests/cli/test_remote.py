@@ -281,6 +281,15 @@ def main():
         publish_repo(www, f"org/{name}", src)
         link_tree(src, os.path.join(www, "plain", name))
     publish_repo(www, "org/gated", repos["qwen3"])
+    # a GGUF repository as they are published: a quant per folder, a
+    # split set in one of them
+    ggrepo = os.path.join(tmp, "ggrepo")
+    link_tree(os.path.join(fix, "gguf", "split"),
+              os.path.join(ggrepo, "Q8_0"))
+    os.makedirs(os.path.join(ggrepo, "BIG"))
+    os.symlink(os.path.join(fix, "gguf", "sparse-20g.gguf"),
+               os.path.join(ggrepo, "BIG", "model-BIG.gguf"))
+    publish_repo(www, "org/ggufs", ggrepo)
     os.makedirs(os.path.join(www, "slow"))
     shutil.copy(os.path.join(fix, "gguf", "valid-llama-q8_0.gguf"),
                 os.path.join(www, "slow", "m.gguf"))
@@ -367,6 +376,18 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
                      f"{base}/plain/{name}/"] + nc,
                     ["check", "--format", "json", src],
                     f"{base}/plain/{name}", src)
+    # a GGUF repository's folders by hf://
+    split = os.path.join(fix, "gguf", "split")
+    same_report(c, "hf:// GGUF folder with a split set",
+                ["inspect", "--format", "json", "hf://org/ggufs/Q8_0"] + nc,
+                ["inspect", "--format", "json", split],
+                f"{base}/org/ggufs/resolve/main/Q8_0", split, env=hub_env)
+    code, out, err, _ = run(["inspect", "--format", "json",
+                             "hf://org/ggufs/BIG/model-BIG.gguf"] + nc,
+                            hub_env)
+    n = fetched(err)
+    c.check(code == 0 and n is not None and n < 8 << 20,
+            f"hf:// 20 GiB GGUF: exit {code}, {n} bytes fetched\n{err}")
     # a file inside a repository, by its hf:// path
     if "qwen3_moe" in repos:
         src = repos["qwen3_moe"]
