@@ -152,6 +152,34 @@ encode_name(const char *s)
 	return p;
 }
 
+/* A revision for a URL path: '/' and what is not unreserved
+ * percent-encoded, an escape already there ("%2F") kept. */
+static char *
+encode_rev(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(s), i, k = 0;
+	char *p = malloc(3 * n + 1);
+
+	if (!p)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+		    c == '.' || c == '~' || c == '%') {
+			p[k++] = (char)c;
+		} else {
+			p[k++] = '%';
+			p[k++] = hex[c >> 4];
+			p[k++] = hex[c & 15];
+		}
+	}
+	p[k] = '\0';
+	return p;
+}
+
 /* A copy of path without trailing '/' (keeping "scheme://"). */
 static char *
 strip_slashes(const char *path)
@@ -1315,7 +1343,6 @@ locate_hub(struct qa_remote *r, const char *ref, char **path, char *err,
 	const char *s = ref + 5, *slash1, *end, *at, *sub;
 	char *org_repo = NULL, *rev = NULL, *base = NULL, *api = NULL;
 	char *tmp;
-	size_t k;
 	int rc = QA_E_NOMEM;
 
 	slash1 = strchr(s, '/');
@@ -1341,24 +1368,11 @@ locate_hub(struct qa_remote *r, const char *ref, char **path, char *err,
 		goto out;
 	}
 	/* a revision with '/' (refs/pr/1) travels encoded, as the hub
-	 * expects */
-	tmp = encode_name(rev);
+	 * expects; one given encoded (refs%2Fpr%2F1, as huggingface_hub
+	 * writes it) is kept */
+	tmp = encode_rev(rev);
 	if (!tmp)
 		goto out;
-	for (k = 0; tmp[k]; k++)
-		if (tmp[k] == '/') {
-			char *t = malloc(strlen(tmp) + 3);
-
-			if (!t) {
-				free(tmp);
-				goto out;
-			}
-			memcpy(t, tmp, k);
-			memcpy(t + k, "%2F", 3);
-			strcpy(t + k + 3, tmp + k + 1);
-			free(tmp);
-			tmp = t;
-		}
 	free(rev);
 	rev = tmp;
 	{

@@ -78,7 +78,7 @@ def link_tree(src, dst):
             os.symlink(os.path.abspath(s), os.path.join(dst, name))
 
 
-def publish_repo(www, repo, src):
+def publish_repo(www, repo, src, rev="main"):
     """src as the hub serves repo at revision main: side files under
     resolve/main, weights redirected to /cdn/ (nginx.conf), and the tree
     API's listing of every folder."""
@@ -102,11 +102,11 @@ def publish_repo(www, repo, src):
                             "size": size, "pointerSize": 134}
                 where = os.path.join(www, "cdn", repo, rel)
             else:
-                where = os.path.join(www, repo, "resolve", "main", rel)
+                where = os.path.join(www, repo, "resolve", rev, rel)
             os.makedirs(where, exist_ok=True)
             os.symlink(os.path.abspath(s), os.path.join(where, f))
             entries.append(e)
-        api = os.path.join(www, "api", "models", repo, "tree", "main", rel)
+        api = os.path.join(www, "api", "models", repo, "tree", rev, rel)
         os.makedirs(api, exist_ok=True)
         with open(os.path.join(api, "index.json"), "w") as out:
             json.dump(entries, out)
@@ -129,10 +129,10 @@ http {{
     root {www};
     index index.json;
     # the hub sends LFS files to its CDN
-    location ~ ^/(org/[^/]+)/resolve/main/(.+\\.(safetensors|gguf))$ {{
+    location ~ ^/(org/[^/]+)/resolve/(main|refs/pr/1)/(.+\\.(safetensors|gguf))$ {{
       # another host name for the same server: curl keeps a custom
       # Authorization header to the host first asked, as for the CDN
-      return 302 http://localhost:{hub}/cdn/$1/$2;
+      return 302 http://localhost:{hub}/cdn/$1/$3;
     }}
     location /org/gated/ {{
       if ($http_authorization != "Bearer {token}") {{ return 401; }}
@@ -281,6 +281,8 @@ def main():
         publish_repo(www, f"org/{name}", src)
         link_tree(src, os.path.join(www, "plain", name))
     publish_repo(www, "org/gated", repos["qwen3"])
+    # a pull request's revision (refs/pr/1; nginx decodes the %2F)
+    publish_repo(www, "org/pr", repos["qwen3"], rev="refs/pr/1")
     # a GGUF repository as they are published: a quant per folder, a
     # split set in one of them
     ggrepo = os.path.join(tmp, "ggrepo")
@@ -376,6 +378,12 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
                      f"{base}/plain/{name}/"] + nc,
                     ["check", "--format", "json", src],
                     f"{base}/plain/{name}", src)
+    # a revision with '/' in it, given plain or encoded
+    q3 = repos["qwen3"]
+    for ref in ("hf://org/pr@refs%2Fpr%2F1", "hf://org/pr@refs%2Fpr%2F1/"):
+        same_report(c, ref, ["check", "--format", "json", ref] + nc,
+                    ["check", "--format", "json", q3],
+                    f"{base}/org/pr/resolve/refs%2Fpr%2F1", q3, env=hub_env)
     # a GGUF repository's folders by hf://
     split = os.path.join(fix, "gguf", "split")
     same_report(c, "hf:// GGUF folder with a split set",
