@@ -174,9 +174,11 @@ static const struct option_def {
 	{ O_OUTPUT, "output", 'o', "FILE", C_READ | C(SUMMARIZE),
 	  "write the report (hash: the manifest) to FILE\n"
 	  "instead of stdout" },
-	{ O_JOBS, "jobs", 'j', "N", C_DATA,
+	{ O_JOBS, "jobs", 'j', "N", C_DATA | C(SCAN_DIR),
 	  "threads reading and hashing (default: one per\n"
-	  "CPU)" },
+	  "CPU); scan-dir: models audited at once, in worker\n"
+	  "processes, reports in order (default 1; text or\n"
+	  "jsonl)" },
 	{ O_SHA256, "sha256", 0, NULL, C(HASH),
 	  "also the SHA-256 of each whole file (what the\n"
 	  "Hugging Face hub lists as an LFS file's oid)" },
@@ -991,6 +993,13 @@ check_args(struct cli *cli, int n_paths)
 			    QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
 			    QA_FIT_GIVEN_TP;
 
+	if (cli->command == CMD_SCAN_DIR && cli->jobs > 1 && !cli->list &&
+	    strcmp(cli->reporter->name, "text") != 0 &&
+	    strcmp(cli->reporter->name, "jsonl") != 0)
+		return usage_error(cli, "scan-dir --jobs writes text or jsonl "
+				   "(a report per model, in order); --format "
+				   "%s is one document over every model",
+				   cli->reporter->name);
 	if (cli->command == CMD_SUMMARIZE) {
 		if (strcmp(cli->reporter->name, "text") != 0 &&
 		    strcmp(cli->reporter->name, "json") != 0)
@@ -1485,6 +1494,18 @@ run_streamed(struct cli *cli, char **paths, int n_paths,
 	return exit_code;
 }
 
+static int run(struct cli *cli, char **paths, int n_paths);
+
+/* One model of scan-dir --jobs, in a worker: its report to file. */
+static int
+run_job(void *ctx, char *path, const char *file)
+{
+	struct cli *cli = ctx;
+
+	cli->output = file;
+	return run(cli, &path, 1);
+}
+
 static int
 run(struct cli *cli, char **paths, int n_paths)
 {
@@ -1534,7 +1555,11 @@ run(struct cli *cli, char **paths, int n_paths)
 			       QA_EXIT_SYSTEM;
 		}
 		cli->command = CMD_CHECK;
-		rc = run(cli, found, (int)n_found);
+		if (cli->jobs > 1 && n_found > 1)
+			rc = qa_cli_run_jobs(found, n_found, cli->jobs,
+					     run_job, cli, cli->output);
+		else
+			rc = run(cli, found, (int)n_found);
 		qa_cli_free_paths(found, n_found);
 		return rc;
 	}

@@ -6,13 +6,18 @@
  * GNU parallel, a Slurm array, a Kubernetes indexed Job) into counts.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE	/* MAP_ANONYMOUS (scan-dir --jobs) */
 #include "cli/cli_fleet.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/escape.h"
@@ -581,4 +586,142 @@ qa_cli_summarize(char **files, int n_files, bool json, const char *output)
 	free(s.rules);
 	free(s.rows);
 	return rc;
+}
+
+/* ---- scan-dir --jobs ------------------------------------------------------- */
+
+struct jobs_shared {
+	size_t next;		/* the next path to claim (atomic) */
+	int codes[];		/* each path's exit code; -1 not done */
+};
+
+static void
+job_file(char *buf, size_t cap, const char *dir, size_t i)
+{
+	snprintf(buf, cap, "%s/%zu", dir, i);
+}
+
+/* A worker: claims paths until none is left. */
+static void
+worker(struct jobs_shared *sh, char **paths, size_t n, const char *dir,
+       int (*run_one)(void *ctx, char *path, const char *file), void *ctx)
+{
+	char file[4096 + 32];
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST)) < n) {
+		job_file(file, sizeof(file), dir, i);
+		sh->codes[i] = run_one(ctx, paths[i], file);
+	}
+}
+
+/* Appends the file at path to out; false on a read or write error. */
+static bool
+copy_out(const char *path, FILE *out)
+{
+	char buf[65536];
+	FILE *in = fopen(path, "rb");
+	size_t k;
+	bool ok = true;
+
+	if (!in)
+		return false;
+	while ((k = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, k, out) != k) {
+			ok = false;
+			break;
+		}
+	if (ferror(in))
+		ok = false;
+	fclose(in);
+	return ok;
+}
+
+int
+qa_cli_run_jobs(char **paths, size_t n, unsigned n_jobs,
+		int (*run_one)(void *ctx, char *path, const char *file),
+		void *ctx, const char *output)
+{
+	char dir[4096], file[4096 + 32];
+	const char *tmp = getenv("TMPDIR");
+	struct jobs_shared *sh;
+	size_t bytes = sizeof(*sh) + (n ? n : 1) * sizeof(int), i;
+	pid_t *pids;
+	unsigned k, started = 0;
+	int worst = QA_EXIT_PASS;
+	FILE *out;
+
+	snprintf(dir, sizeof(dir), "%s/quantaudit-jobs-XXXXXX",
+		 tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		say("scan-dir --jobs: cannot make a temporary folder: %s",
+		    strerror(errno));
+		return QA_EXIT_SYSTEM;
+	}
+	sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pids = calloc(n_jobs, sizeof(*pids));
+	if (sh == MAP_FAILED || !pids) {
+		say("scan-dir --jobs: out of memory");
+		if (sh != MAP_FAILED)
+			munmap(sh, bytes);
+		free(pids);
+		rmdir(dir);
+		return QA_EXIT_SYSTEM;
+	}
+	sh->next = 0;
+	for (i = 0; i < n; i++)
+		sh->codes[i] = -1;
+	fflush(stdout);
+	fflush(stderr);
+	for (k = 0; k < n_jobs && k < n; k++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			worker(sh, paths, n, dir, run_one, ctx);
+			fflush(stderr);
+			_exit(0);
+		}
+		if (pid < 0) {
+			say("scan-dir --jobs: cannot start a worker: %s",
+			    strerror(errno));
+			break;
+		}
+		pids[started++] = pid;
+	}
+	if (started == 0)	/* no worker: do the work here */
+		worker(sh, paths, n, dir, run_one, ctx);
+	for (k = 0; k < started; k++) {
+		int st;
+
+		while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	out = output ? fopen(output, "w") : stdout;
+	if (!out) {
+		say("cannot write '%s': %s", output, strerror(errno));
+		worst = QA_EXIT_SYSTEM;
+	}
+	for (i = 0; i < n; i++) {
+		job_file(file, sizeof(file), dir, i);
+		if (sh->codes[i] < 0) {
+			/* the worker died on this model */
+			say("%s: the worker auditing it stopped before its "
+			    "report was written", paths[i]);
+			worst = QA_EXIT_SYSTEM;
+		} else if (sh->codes[i] > worst) {
+			worst = sh->codes[i];
+		}
+		if (out && access(file, F_OK) == 0 && !copy_out(file, out))
+			worst = QA_EXIT_SYSTEM;
+		unlink(file);
+	}
+	if (out && out != stdout && fclose(out) != 0)
+		worst = QA_EXIT_SYSTEM;
+	if (out == stdout && fflush(stdout) != 0)
+		worst = QA_EXIT_SYSTEM;
+	rmdir(dir);
+	munmap(sh, bytes);
+	free(pids);
+	return worst;
 }

@@ -153,6 +153,39 @@ def parallel_equals_single(c, root):
             f"({len(merged.stdout)} vs {len(single)} bytes)")
 
 
+def jobs_equal_single(c, root):
+    """scan-dir --jobs: worker processes, reports in the single run's
+    order, the same exit code; -o writes the merged reports."""
+    code1, single, _ = run(QA, ["scan-dir", "--format", "jsonl", root])
+    for jobs in ("2", "3"):
+        code, out, err = run(QA, ["scan-dir", "--jobs", jobs, "--format",
+                                  "jsonl", root])
+        c.check(out == single and code == code1 and single,
+                f"scan-dir --jobs {jobs} over {root}: exit {code} vs "
+                f"{code1}, {len(out)} vs {len(single)} bytes")
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = os.path.join(tmp, "out.jsonl")
+        # the workers' files go under TMPDIR and are removed
+        old = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = tmp
+        try:
+            code, out, err = run(QA, ["scan-dir", "--jobs", "2", "--format",
+                                      "jsonl", "-o", dst, root])
+        finally:
+            if old is None:
+                del os.environ["TMPDIR"]
+            else:
+                os.environ["TMPDIR"] = old
+        c.check(code == code1 and out == "" and
+                open(dst).read() == single and os.listdir(tmp) == [
+                    "out.jsonl"],
+                f"scan-dir --jobs -o: exit {code}, {os.listdir(tmp)}")
+    code, out, err = run(QA, ["scan-dir", "--jobs", "2", "--format", "json",
+                              root])
+    c.check(code == 2 and "text or jsonl" in err,
+            f"scan-dir --jobs --format json: exit {code} {err[:200]}")
+
+
 def main():
     global QA
     QA = sys.argv[1]
@@ -173,6 +206,7 @@ def main():
                 f"scan-dir jsonl: {len(lines_of(out))} lines")
         summarize_counts(c, lines)
         parallel_equals_single(c, root)
+        jobs_equal_single(c, root)
         code, out, err = run(QA, ["scan-dir", os.path.join(tmp, "nothing")])
         c.check(code == 2, f"scan-dir of a missing folder: exit {code}")
         os.makedirs(os.path.join(tmp, "empty"))
@@ -187,6 +221,7 @@ def main():
         corpus = os.environ.get("QA_CORPUS", "")
         if os.path.isdir(os.path.join(corpus, "gguf")):
             parallel_equals_single(c, corpus)
+            jobs_equal_single(c, corpus)
             code, out, err = run(QA, ["scan-dir", "--format", "jsonl",
                                       corpus])
             open(lines, "w").write(out)
