@@ -27,7 +27,9 @@ static const char *const sonames[] = { "libcurl.so.4", "libcurl.so" };
 	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) \
 	X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_cleanup) \
 	X(curl_easy_reset) X(curl_easy_strerror) X(curl_slist_append) \
-	X(curl_slist_free_all)
+	X(curl_slist_free_all) X(curl_multi_init) X(curl_multi_add_handle) \
+	X(curl_multi_remove_handle) X(curl_multi_perform) X(curl_multi_poll) \
+	X(curl_multi_info_read) X(curl_multi_cleanup)
 
 #define HTTP_DEFINE(name) static __typeof__(name) *sym_##name;
 HTTP_SYMBOLS(HTTP_DEFINE)
@@ -290,27 +292,16 @@ transient(int e, long status)
 	       status == 503 || status == 504;
 }
 
+/* Sets the options of one request on c; the header list (the token)
+ * is returned in *hdrs for the caller to free after the transfer. */
 static int
-attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
-	uint64_t len, size_t max_body, bool bearer,
-	struct qa_http_resp *resp, char *err, size_t errlen)
+setup(struct qa_http *h, CURL *c, const char *url, bool head, uint64_t off,
+      uint64_t len, bool bearer, struct transfer *t, char *range,
+      size_t range_cap, struct curl_slist **hdrs)
 {
-	CURL *c = h->curl;
-	struct curl_slist *hdrs = NULL;
-	struct transfer t;
-	char range[64];
-	char *eff = NULL;
-	long connect_s;
-	CURLcode rc;
-	int e = 0;
+	long connect_s = h->lim.timeout_s < 10 ? (long)h->lim.timeout_s : 10L;
 
-	memset(resp, 0, sizeof(*resp));
-	memset(&t, 0, sizeof(t));
-	t.resp = resp;
-	t.max_body = max_body;
-	t.bytes = &h->bytes;
-	sym_curl_easy_reset(c);
-	connect_s = h->lim.timeout_s < 10 ? (long)h->lim.timeout_s : 10L;
+	*hdrs = NULL;
 	sym_curl_easy_setopt(c, CURLOPT_URL, url);
 	sym_curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	sym_curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -326,13 +317,13 @@ attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
 				    h->lim.timeout_s / 3 : 1));
 	sym_curl_easy_setopt(c, CURLOPT_USERAGENT, "quantaudit/" QA_VERSION);
 	sym_curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	sym_curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+	sym_curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
 	sym_curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	sym_curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+	sym_curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
 	if (head)
 		sym_curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	if (!head && len > 0) {
-		snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, off,
+		snprintf(range, range_cap, "%" PRIu64 "-%" PRIu64, off,
 			 off + len - 1);
 		sym_curl_easy_setopt(c, CURLOPT_RANGE, range);
 	}
@@ -340,43 +331,76 @@ attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
 	 * first asked, not after a redirect to another one (CVE-2018-1000007,
 	 * curl 7.58); the caller asks for it only on the hub's own URLs */
 	if (bearer && h->auth) {
-		hdrs = sym_curl_slist_append(NULL, h->auth);
-		if (!hdrs) {
-			snprintf(err, errlen, "out of memory");
+		*hdrs = sym_curl_slist_append(NULL, h->auth);
+		if (!*hdrs)
 			return ENOMEM;
-		}
-		sym_curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+		sym_curl_easy_setopt(c, CURLOPT_HTTPHEADER, *hdrs);
 	}
 	h->requests++;
-	rc = sym_curl_easy_perform(c);
-	if (hdrs) {
-		sym_curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
-		sym_curl_slist_free_all(hdrs);
-	}
+	return 0;
+}
+
+/* The errno-style code and reason of a finished transfer. */
+static int
+outcome(struct qa_http *h, CURL *c, CURLcode rc, const char *url,
+	struct qa_http_resp *resp, char *err, size_t errlen)
+{
+	char *eff = NULL;
+	int e;
+
 	sym_curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	if (sym_curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) ==
 	    CURLE_OK && eff && strcmp(eff, url) != 0)
 		snprintf(resp->final_url, sizeof(resp->final_url), "%s", eff);
 	if (rc == CURLE_WRITE_ERROR && resp->body_cut)
 		return 0;	/* the bound stopped it: the caller decides */
-	if (rc != CURLE_OK) {
-		e = errno_of(rc);
-		if (rc == CURLE_PARTIAL_FILE)
-			snprintf(err, errlen, "the response was cut short "
-				 "(%zu bytes of the body arrived)",
-				 resp->body_len);
-		else if (rc == CURLE_OPERATION_TIMEDOUT)
-			snprintf(err, errlen, "no complete answer within "
-				 "%u s (a stalled or very slow server; "
-				 "--timeout)", h->lim.timeout_s);
-		else if (rc == CURLE_TOO_MANY_REDIRECTS)
-			snprintf(err, errlen, "more than 10 redirects "
-				 "(a redirect loop)");
-		else
-			snprintf(err, errlen, "%s", sym_curl_easy_strerror(rc));
-		qa_http_resp_free(resp);
-	}
+	if (rc == CURLE_OK)
+		return 0;
+	e = errno_of(rc);
+	if (rc == CURLE_PARTIAL_FILE)
+		snprintf(err, errlen, "the response was cut short (%zu bytes "
+			 "of the body arrived)", resp->body_len);
+	else if (rc == CURLE_OPERATION_TIMEDOUT)
+		snprintf(err, errlen, "no complete answer within %u s (a "
+			 "stalled or very slow server; --timeout)",
+			 h->lim.timeout_s);
+	else if (rc == CURLE_TOO_MANY_REDIRECTS)
+		snprintf(err, errlen, "more than 10 redirects (a redirect "
+			 "loop)");
+	else
+		snprintf(err, errlen, "%s", sym_curl_easy_strerror(rc));
+	qa_http_resp_free(resp);
 	return e;
+}
+
+static int
+attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
+	uint64_t len, size_t max_body, bool bearer,
+	struct qa_http_resp *resp, char *err, size_t errlen)
+{
+	CURL *c = h->curl;
+	struct curl_slist *hdrs;
+	struct transfer t;
+	char range[64];
+	CURLcode rc;
+
+	memset(resp, 0, sizeof(*resp));
+	memset(&t, 0, sizeof(t));
+	t.resp = resp;
+	t.max_body = max_body;
+	t.bytes = &h->bytes;
+	sym_curl_easy_reset(c);
+	if (setup(h, c, url, head, off, len, bearer, &t, range,
+		  sizeof(range), &hdrs) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return ENOMEM;
+	}
+	rc = sym_curl_easy_perform(c);
+	if (hdrs) {
+		sym_curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+		sym_curl_slist_free_all(hdrs);
+	}
+	return outcome(h, c, rc, url, resp, err, errlen);
 }
 
 int
@@ -405,5 +429,121 @@ qa_http_request(struct qa_http *h, const char *url, bool head, uint64_t off,
 		pause.tv_nsec = (ms % 1000) * 1000000L;
 		nanosleep(&pause, NULL);
 	}
+	return e;
+}
+
+/* ---- several at once ------------------------------------------------------ */
+
+struct slot {
+	CURL *c;
+	struct transfer t;
+	struct curl_slist *hdrs;
+	char range[64];
+	size_t item;
+};
+
+int
+qa_http_fetch_many(struct qa_http *h, struct qa_http_item *items, size_t n,
+		   unsigned max_parallel)
+{
+	struct slot *slots;
+	CURLM *m;
+	size_t next = 0, i;
+	unsigned k, active = 0;
+	int running = 0, e = 0;
+
+	if (n == 0)
+		return 0;
+	if (max_parallel == 0)
+		max_parallel = 1;
+	if (max_parallel > n)
+		max_parallel = (unsigned)n;
+	m = sym_curl_multi_init();
+	slots = calloc(max_parallel, sizeof(*slots));
+	if (!m || !slots) {
+		if (m)
+			sym_curl_multi_cleanup(m);
+		free(slots);
+		return ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		memset(&items[i].resp, 0, sizeof(items[i].resp));
+		items[i].err = EIO;
+	}
+	for (k = 0; k < max_parallel; k++)
+		if (!(slots[k].c = sym_curl_easy_init()))
+			e = ENOMEM;
+	for (;;) {
+		CURLMsg *msg;
+		int left;
+
+		/* fill the free slots */
+		for (k = 0; !e && k < max_parallel && next < n; k++) {
+			struct slot *s = &slots[k];
+			struct qa_http_item *it = &items[next];
+
+			if (s->t.resp)
+				continue;
+			sym_curl_easy_reset(s->c);
+			memset(&s->t, 0, sizeof(s->t));
+			s->t.resp = &it->resp;
+			s->t.max_body = (size_t)it->len;
+			s->t.bytes = &h->bytes;
+			s->item = next++;
+			if (setup(h, s->c, it->url, false, it->off, it->len,
+				  it->bearer, &s->t, s->range, sizeof(s->range),
+				  &s->hdrs) != 0 ||
+			    sym_curl_multi_add_handle(m, s->c) != CURLM_OK) {
+				e = ENOMEM;
+				break;
+			}
+			active++;
+		}
+		if (active == 0)
+			break;
+		if (sym_curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		while ((msg = sym_curl_multi_info_read(m, &left)) != NULL) {
+			struct slot *s = NULL;
+			char why[256];
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			for (k = 0; k < max_parallel; k++)
+				if (slots[k].c == msg->easy_handle &&
+				    slots[k].t.resp)
+					s = &slots[k];
+			if (!s)
+				continue;
+			items[s->item].err = outcome(h, s->c,
+						     msg->data.result,
+						     items[s->item].url,
+						     &items[s->item].resp, why,
+						     sizeof(why));
+			sym_curl_multi_remove_handle(m, s->c);
+			if (s->hdrs) {
+				sym_curl_slist_free_all(s->hdrs);
+				s->hdrs = NULL;
+			}
+			s->t.resp = NULL;
+			active--;
+		}
+		if (running > 0 &&
+		    sym_curl_multi_poll(m, NULL, 0, 1000, NULL) != CURLM_OK)
+			break;
+	}
+	for (k = 0; k < max_parallel; k++) {
+		if (slots[k].t.resp) {
+			/* stopped early: the item stays failed */
+			sym_curl_multi_remove_handle(m, slots[k].c);
+			qa_http_resp_free(slots[k].t.resp);
+		}
+		if (slots[k].hdrs)
+			sym_curl_slist_free_all(slots[k].hdrs);
+		if (slots[k].c)
+			sym_curl_easy_cleanup(slots[k].c);
+	}
+	free(slots);
+	sym_curl_multi_cleanup(m);
 	return e;
 }

@@ -59,6 +59,23 @@ int qa_http_request(struct qa_http *h, const char *url, bool head,
 		    struct qa_http_resp *resp, char *err, size_t errlen);
 void qa_http_resp_free(struct qa_http_resp *resp);
 
+/*
+ * Several range GETs at once (at most max_parallel in flight, on their
+ * own connections): each item asks for [off, off+len) of url. Best
+ * effort, not retried: an item whose transfer fails has err set and no
+ * body, for the caller to fetch again one by one (with retries and a
+ * reason). Returns 0, or ENOMEM.
+ */
+struct qa_http_item {
+	const char *url;
+	uint64_t off, len;
+	bool bearer;
+	struct qa_http_resp resp;
+	int err;		/* 0, or why the transfer failed */
+};
+int qa_http_fetch_many(struct qa_http *h, struct qa_http_item *items,
+		       size_t n, unsigned max_parallel);
+
 /* Requests sent and body bytes received so far. */
 void qa_http_counts(const struct qa_http *h, uint64_t *requests,
 		    uint64_t *bytes);

@@ -1090,6 +1090,92 @@ list_probe(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 	return e;
 }
 
+/* ---- prefetch ----------------------------------------------------------------- */
+
+#define PREFETCH_PARALLEL 8
+#define PREFETCH_MAX 1024
+
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/*
+ * The first range of every safetensors file just listed in d, fetched
+ * at once (PREFETCH_PARALLEL transfers): a sharded checkpoint's headers
+ * cost one round trip's worth of waiting instead of one per shard.
+ * Best effort: what fails here is fetched again, with retries and a
+ * reason, when a loader reads it.
+ */
+static void
+prefetch(struct qa_remote *r, const struct rdir *d,
+	 const struct qa_dirent *v, size_t n)
+{
+	struct qa_http_item *items;
+	struct rfile **files;
+	size_t i, k = 0;
+	uint64_t budget = budget_left(r);
+
+	items = calloc(n ? n : 1, sizeof(*items));
+	files = calloc(n ? n : 1, sizeof(*files));
+	if (!items || !files)
+		goto out;
+	for (i = 0; i < n && k < PREFETCH_MAX; i++) {
+		char *child;
+		struct rfile *f;
+		uint64_t next, len;
+
+		if (v[i].kind != QA_NODE_FILE ||
+		    !ends_with(v[i].name, ".safetensors"))
+			continue;
+		child = cat3(d->path, "/", v[i].name);
+		f = child ? file_get(r, child) : NULL;
+		free(child);
+		if (!f || f->state != R_FILE || f->size == 0)
+			continue;
+		if (!f->cache_checked)
+			cache_load(r, f);
+		if (holding(f, 0, &next))
+			continue;
+		len = f->size < FIRST_FETCH ? f->size : FIRST_FETCH;
+		if (len > budget)
+			break;
+		budget -= len;
+		items[k].url = f->url;
+		items[k].off = 0;
+		items[k].len = len;
+		items[k].bearer = f->bearer;
+		files[k++] = f;
+	}
+	if (k < 2 || qa_http_fetch_many(r->http, items, k,
+					 PREFETCH_PARALLEL) != 0)
+		k = 0;	/* one file gains nothing: read as usual */
+	for (i = 0; i < k; i++) {
+		struct qa_http_resp *resp = &items[i].resp;
+		struct rfile *f = files[i];
+		bool ok = !items[i].err && !resp->body_cut &&
+			  resp->body_len == items[i].len &&
+			  (resp->status == 206 ||
+			   (resp->status == 200 && resp->body_len == f->size)) &&
+			  !(resp->etag[0] && f->etag[0] &&
+			    strncmp(f->etag, "oid:", 4) != 0 &&
+			    strcmp(resp->etag, f->etag) != 0);
+
+		if (ok && add_extent(f, 0, resp->body, items[i].len)) {
+			cache_store(r, f, 0, resp->body, items[i].len);
+			f->last_end = items[i].len;
+			resp->body = NULL;
+		}
+		qa_http_resp_free(resp);
+	}
+out:
+	free(items);
+	free(files);
+}
+
 /* ---- the file system ------------------------------------------------------ */
 
 static int
@@ -1254,6 +1340,7 @@ rfs_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), by_name);
+	prefetch(r, d, v, n);
 	*out = v;
 	*n_out = n;
 	return QA_OK;
