@@ -316,7 +316,9 @@ static const char paths_text[] =
 "checkpoint, or a folder of GGUF files: every model in it is audited), a\n"
 "Hugging Face cache folder (models--org--name), or an Ollama model: its\n"
 "manifest file or its name[:tag] ($OLLAMA_MODELS, ~/.ollama/models,\n"
-"/usr/share/ollama/.ollama/models).\n";
+"/usr/share/ollama/.ollama/models). A URL (https://host/m.gguf, a folder\n"
+"URL ending in /) or hf://org/repo[@rev][/path] ($HF_ENDPOINT, $HF_TOKEN)\n"
+"is read over HTTP range requests, headers only (docs/remote.md).\n";
 
 static const char exit_text[] =
 "Exit status: 0 pass, 1 findings at or above --fail-on (fit: or a model\n"
