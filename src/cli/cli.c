@@ -162,8 +162,9 @@ static const struct option_def {
 	  "text (default), json, jsonl (a document per model\n"
 	  "per line), markdown, sarif, junit (tensors: text,\n"
 	  "json or jsonl; verify: text or json; fit: text,\n"
-	  "json, jsonl or markdown; diff: text, json or\n"
-	  "markdown)" },
+	  "json, jsonl, markdown or html; diff: text, json,\n"
+	  "markdown or html), html (one self-contained page\n"
+	  "with charts; several models are compared)" },
 	{ O_LIST, "list", 0, NULL, C(SCAN_DIR),
 	  "print the paths it would audit, one per line\n"
 	  "(the work list of GNU parallel, a Slurm array,\n"
@@ -1014,9 +1015,10 @@ check_args(struct cli *cli, int n_paths)
 	if (cli->command == CMD_DIFF) {
 		if (strcmp(cli->reporter->name, "text") != 0 &&
 		    strcmp(cli->reporter->name, "json") != 0 &&
-		    strcmp(cli->reporter->name, "markdown") != 0)
+		    strcmp(cli->reporter->name, "markdown") != 0 &&
+		    strcmp(cli->reporter->name, "html") != 0)
 			return usage_error(cli, "the diff command writes text, "
-					   "json or markdown");
+					   "json, markdown or html");
 		if (n_paths != 2)
 			return usage_error(cli, "diff takes two models (got %d "
 					   "argument%s)", n_paths,

@@ -554,7 +554,9 @@ qa_cli_diff(const struct qa_cli_integrity *o, const char *a, const char *b)
 	}
 	rc = strcmp(o->format, "json") == 0 ? qa_report_diff_json(out, &d) :
 	     strcmp(o->format, "markdown") == 0 ?
-	     qa_report_diff_markdown(out, &d) : qa_report_diff_text(out, &d);
+	     qa_report_diff_markdown(out, &d) :
+	     strcmp(o->format, "html") == 0 ? qa_report_diff_html(out, &d) :
+	     qa_report_diff_text(out, &d);
 	if (fflush(out) != 0)
 		rc = -1;
 	if (out != stdout && fclose(out) != 0)

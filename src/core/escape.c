@@ -386,6 +386,62 @@ qa_esc_xml(FILE *f, const char *str, bool attr)
 }
 
 void
+qa_esc_html(FILE *f, const char *str)
+{
+	const unsigned char *s;
+	struct qa_esc_char c;
+
+	if (!str)
+		return;
+	for (s = (const unsigned char *)str; *s; s += c.len) {
+		const unsigned char *run = s;
+		char spell[QA_ESC_SPELL_MAX];
+
+		while (byte_class[*s] == B_PLAIN && *s != '&' && *s != '<' &&
+		       *s != '>' && *s != '\'' && *s != '"')
+			s++;
+		if (s != run)
+			fwrite(run, 1, (size_t)(s - run), f);
+		if (!*s)
+			break;
+		qa_esc_next((const char *)s, &c);
+		if (c.kind == QA_ESC_MARKER) {
+			/* "::" and "##" mean nothing to a browser */
+			putc(*s, f);
+			continue;
+		}
+		if (c.kind != QA_ESC_KEEP) {
+			size_t used, n = qa_esc_text_spell((const char *)s,
+							   spell, &used);
+
+			fwrite(spell, 1, n, f);
+			c.len = used ? used : 1;
+			continue;
+		}
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fwrite(s, 1, c.len, f);
+			break;
+		}
+	}
+}
+
+void
 qa_esc_markdown(FILE *f, const char *str)
 {
 	char *t;

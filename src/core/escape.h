@@ -107,6 +107,16 @@ void qa_esc_json(FILE *f, const char *s);
 void qa_esc_xml(FILE *f, const char *s, bool attr);
 
 /*
+ * Writes s as HTML text or the inside of a double- or single-quoted
+ * attribute (the same spelling serves both): & < > " ' become entities,
+ * and what the text spelling escapes (controls, invalid bytes, C1 and
+ * bidi controls, line separators) is written visibly as that spelling
+ * (\x1b, \u202e): a numeric reference would give the browser the very
+ * character, and a bidi override would reorder what the reader sees.
+ */
+void qa_esc_html(FILE *f, const char *s);
+
+/*
  * Writes s as inline Markdown (a table cell, a heading): the text
  * spelling, then a backslash before each character that would start
  * markup or break a table (\ ` * _ [ ] < > | ~ and a leading #), and &

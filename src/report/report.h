@@ -156,6 +156,12 @@ int qa_report_text(FILE *out, struct qa_inventory *const *invs, size_t n,
 int qa_report_text_tensors(FILE *out, struct qa_inventory *const *invs,
 			   size_t n, const struct qa_report_options *opt);
 
+/* The HTML report (src/report/report_html.c): one self-contained page;
+ * several inputs are compared side by side first. 0 or -1 on a write
+ * error. */
+int qa_report_html(FILE *out, struct qa_inventory *const *invs, size_t n,
+		   const struct qa_report_options *opt);
+
 /* CI reporters (src/report/report_ci.c). Markdown: a pull-request comment.
  * SARIF 2.1.0: one run, every registry (and policy) rule in
  * tool.driver.rules, one result per finding. JUnit XML: one testsuite per

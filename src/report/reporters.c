@@ -66,8 +66,13 @@ static const struct qa_reporter junit = {
 	false, NULL,
 };
 
+static const struct qa_reporter html = {
+	"html", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_FIT), qa_report_html,
+	NULL, NULL, NULL, false, NULL,
+};
+
 const struct qa_reporter *const qa_reporters[] = {
-	&text, &json, &jsonl, &markdown, &sarif, &junit, NULL,
+	&text, &json, &jsonl, &markdown, &sarif, &junit, &html, NULL,
 };
 
 const struct qa_reporter *
