@@ -52,7 +52,7 @@ static const char script[] =
 
 static const char style[] =
 	"body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;"
-	"margin:0 auto;max-width:1200px;padding:0 16px 40px;color:#1a1a1a;"
+	"margin:0 auto;max-width:1440px;padding:0 16px 40px;color:#1a1a1a;"
 	"background:#fff}"
 	"h1{font-size:1.5em;margin:.8em 0 .2em}h2{font-size:1.25em;"
 	"border-bottom:2px solid #ccc;padding-bottom:.2em;margin-top:1.6em;"
@@ -77,7 +77,7 @@ static const char style[] =
 	".legend span{display:inline-block;padding:0 6px;margin:2px;"
 	"border:1px solid #888;font-size:.85em}"
 	"svg{max-width:100%;height:auto}svg text{font:12px sans-serif}"
-	".muted{color:#555}.scroll{overflow-x:auto}"
+	".muted{color:#555}.scroll{overflow-x:auto}.nw{white-space:nowrap}"
 	"input.filter{margin:.3em 0;padding:3px 6px;width:20em}"
 	"details>summary{cursor:pointer}"
 	"@media print{details{display:block}details>summary{display:none}"
@@ -267,6 +267,17 @@ bpw_text(FILE *out, uint64_t bytes, uint64_t params)
 	fputs(b, out);
 }
 
+/* A largest context: -1 means not even the smallest fits, or the
+ * engine refuses that KV type ("none", as the text report says). */
+static void
+ctx(FILE *out, int64_t v)
+{
+	if (v < 0)
+		fputs("none", out);
+	else
+		fprintf(out, "%" PRId64, v);
+}
+
 /* ---- findings ------------------------------------------------------------------ */
 
 static void
@@ -301,7 +312,7 @@ findings(FILE *out, const struct qa_inventory *inv)
 
 			if (f->severity != order[k])
 				continue;
-			fprintf(out, "<tr><td class=\"mono\">QA%04u</td><td>",
+			fprintf(out, "<tr><td class=\"mono nw\">QA%04u</td><td>",
 				(unsigned)f->rule->code);
 			h(out, f->rule->id);
 			fputs("</td><td>", out);
@@ -667,11 +678,13 @@ fit(FILE *out, const struct qa_inventory *inv, size_t idx)
 			(double)d->overhead_bytes / MIB,
 			(double)d->free_bytes / MIB);
 	}
-	fprintf(out, "</tbody></table></div>\n<p>Largest context: f16 %"
-		PRId64 ", q8_0 %" PRId64 ", q4_0 %" PRId64 ".",
-		f->max_context_f16 < 0 ? 0 : f->max_context_f16,
-		f->max_context_q8_0 < 0 ? 0 : f->max_context_q8_0,
-		f->max_context_q4_0 < 0 ? 0 : f->max_context_q4_0);
+	fputs("</tbody></table></div>\n<p>Largest context: f16 ", out);
+	ctx(out, f->max_context_f16);
+	fputs(", q8_0 ", out);
+	ctx(out, f->max_context_q8_0);
+	fputs(", q4_0 ", out);
+	ctx(out, f->max_context_q4_0);
+	putc('.', out);
 	if (f->placement.chosen) {
 		fputs(" Split used (-ts):", out);
 		for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
@@ -822,14 +835,14 @@ comparison(FILE *out, struct qa_inventory *const *invs, size_t n,
 		char sz[32];
 
 		qa_fmt_bytes(sz, sizeof(sz), inv->bytes);
-		fprintf(out, "<tr><td class=\"mono\"><a href=\"#model-%zu\" "
+		fprintf(out, "<tr><td class=\"mono nw\"><a href=\"#model-%zu\" "
 			"title=\"", i);
 		h(out, inv->path);
 		fputs("\">", out);
 		h(out, base_name(inv->path));
 		fputs("</a></td><td>", out);
 		badge(out, qa_verdict(inv, opt->fail_on));
-		fprintf(out, "</td><td class=\"n\">%s</td><td class=\"n\">",
+		fprintf(out, "</td><td class=\"n nw\">%s</td><td class=\"n\">",
 			sz);
 		bpw_text(out, inv->bytes, inv->params);
 		fputs("</td>", out);
@@ -844,12 +857,13 @@ comparison(FILE *out, struct qa_inventory *const *invs, size_t n,
 
 			fputs("<td>", out);
 			h(out, f->verdict ? f->verdict : "does-not-fit");
-			fprintf(out, "</td><td class=\"n\">%" PRId64 "</td><td "
-				"class=\"n\">%" PRId64 "</td><td class=\"n\">%"
-				PRId64 "</td>", f->max_context_f16 < 0 ? 0 :
-				f->max_context_f16, f->max_context_q8_0 < 0 ? 0 :
-				f->max_context_q8_0, f->max_context_q4_0 < 0 ? 0 :
-				f->max_context_q4_0);
+			fputs("</td><td class=\"n\">", out);
+			ctx(out, f->max_context_f16);
+			fputs("</td><td class=\"n\">", out);
+			ctx(out, f->max_context_q8_0);
+			fputs("</td><td class=\"n\">", out);
+			ctx(out, f->max_context_q4_0);
+			fputs("</td>", out);
 		} else if (any_fit) {
 			fputs("<td>-</td><td class=\"n\">-</td><td class=\"n\">"
 			      "-</td><td class=\"n\">-</td>", out);

@@ -132,7 +132,7 @@ def comparison(c, quants):
     text = page.all_text()
     c.check(f"Comparison of {len(quants)} models" in text,
             f"comparison: heading ({err[:200]})")
-    rows = re.findall(r'<tr><td class="mono"><a href="#model-(\d+)" '
+    rows = re.findall(r'<tr><td class="mono nw"><a href="#model-(\d+)" '
                       r'title="([^"]*)">[^<]*</a></td>(.*?)</tr>', doc)
     head = doc.split("</thead>")[0]
     c.check("expert_down bpw" not in head and "mtp bpw" not in head,
@@ -232,6 +232,20 @@ def diff_page(c, a, b):
     return doc
 
 
+def fit_context(c, model):
+    """The largest contexts as the text report says them (-1: "none")."""
+    code, txt, _ = run(QA, ["fit", "--gpus", "2x16G", model])
+    code_h, doc, _ = run(QA, ["fit", "--format", "html", "--gpus", "2x16G",
+                              model])
+    m = re.search(r"max context: f16 (\w+) \S+ q8_0 (\w+) \S+ q4_0 (\w+)",
+                  txt)
+    want = (f"Largest context: f16 {m.group(1)}, q8_0 {m.group(2)}, "
+            f"q4_0 {m.group(3)}.") if m else None
+    c.check(m is not None and code == code_h and
+            want in parse(doc).all_text(),
+            f"fit html of {model}: {want!r} as the text report says")
+
+
 def chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         p = shutil.which(name)
@@ -310,6 +324,7 @@ def main():
             two = [os.path.join(corpus, "gguf", "llama-q8_0.gguf"),
                    os.path.join(corpus, "gguf", "llama-bf16.gguf")]
             comparison(c, two)
+            fit_context(c, quants[3])
             diff_html = os.path.join(tmp, "diff.html")
             with open(diff_html, "w") as f:
                 f.write(diff_page(c, quants[3], quants[2]))
