@@ -4,7 +4,7 @@
 compares stdout, stderr and the exit code with tests/golden/<case>.out,
 .err and .exit, byte for byte except one thing: the tool's version, which
 the expected files spell {{version}} (the JSON "tool" object, SARIF's
-driver), so a release does not rewrite them. With QA_UPDATE_GOLDEN=1 the
+driver, the HTML page's prose), so a release does not rewrite them. With QA_UPDATE_GOLDEN=1 the
 expected files are rewritten instead: review the diff before committing
 it."""
 import os
@@ -28,6 +28,9 @@ def main():
     placeholder = "{{version}}"
     version_json = f'"version": "{version}"'
     version_glob = f'"version": "{placeholder}"'
+    # the HTML page names it in prose ("quantaudit 0.1.0")
+    version_prose = f"quantaudit {version}"
+    prose_glob = f"quantaudit {placeholder}"
     for line in open(os.path.join(golden, "cases.tsv")):
         if not line.strip() or line.startswith("#"):
             continue
@@ -41,13 +44,15 @@ def main():
             if update:
                 if text or ext != "err":
                     with open(path, "w") as f:
-                        f.write(text.replace(version_json, version_glob))
+                        f.write(text.replace(version_json, version_glob)
+                                .replace(version_prose, prose_glob))
                 elif os.path.exists(path):
                     os.remove(path)
                 continue
             want = open(path).read() if os.path.exists(path) else ""
             # the one tolerance: the version, where the report names it
-            want = want.replace(version_glob, version_json)
+            want = want.replace(version_glob, version_json).replace(
+                prose_glob, version_prose)
             if not c.check(text == want, f"{name}.{ext} differs"):
                 import difflib
                 sys.stdout.writelines(difflib.unified_diff(
