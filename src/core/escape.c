@@ -406,8 +406,9 @@ qa_esc_html(FILE *f, const char *str)
 			break;
 		qa_esc_next((const char *)s, &c);
 		if (c.kind == QA_ESC_MARKER) {
-			/* "::" and "##" mean nothing to a browser */
-			putc(*s, f);
+			/* the page may be printed to a CI log: as a
+			 * reference, which a browser shows as the character */
+			fprintf(f, "&#%u;", (unsigned)c.cp);
 			continue;
 		}
 		if (c.kind != QA_ESC_KEEP) {

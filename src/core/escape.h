@@ -113,6 +113,8 @@ void qa_esc_xml(FILE *f, const char *s, bool attr);
  * bidi controls, line separators) is written visibly as that spelling
  * (\x1b, \u202e): a numeric reference would give the browser the very
  * character, and a bidi override would reorder what the reader sees.
+ * The ':' of "::" and the '#' of "##" become references (&#58;), which
+ * a browser shows as the character and a CI log does not obey.
  */
 void qa_esc_html(FILE *f, const char *s);
 

@@ -369,7 +369,10 @@ def check_injection(c, q, tmp):
              ["fit", "--gpus", "16G", "-f", "json"],
              ["check", "--gpus", "16G"], ["check", "--fail-on", "info",
                                           "-f", "sarif"],
-             ["check", "--fail-on", "info", "-f", "junit"]]
+             ["check", "--fail-on", "info", "-f", "junit"],
+             # the HTML page (its own checks: tests/cli/test_html.py)
+             ["check", "-f", "html"], ["inspect", "-f", "html"],
+             ["fit", "--gpus", "16G", "-f", "html"]]
     for args in runs:
         for target in (path, d.encode()):
             label = " ".join(args) + (" (file)" if target == path

@@ -35,7 +35,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qa_common import Checker, env_path, run  # noqa: E402
-from test_hostile import gguf, gstr, kv_str, kv_u32  # noqa: E402
+from test_hostile import gguf, hostile_hf_folder, kv_str, kv_u32  # noqa: E402
 
 QA = None
 
@@ -246,6 +246,32 @@ def fit_context(c, model):
             f"fit html of {model}: {want!r} as the text report says")
 
 
+def hostile_folder(c, tmp):
+    """The hostile Hugging Face folder of test_hostile.py (config.json
+    strings, tensor names, metadata, tokenizer strings, file names) with
+    markup added to its config."""
+    d = hostile_hf_folder(os.path.join(tmp, "hostile-hf"))
+    cfg_path = os.path.join(d, "config.json")
+    cfg = json.load(open(cfg_path, encoding="utf-8"))
+    cfg["_name_or_path"] = HOSTILE[0].decode() + HOSTILE[1].decode()
+    cfg["architectures"] = [HOSTILE[3].decode()]
+    with open(cfg_path, "w", encoding="utf-8") as f:
+        json.dump(cfg, f, ensure_ascii=False)
+    code, doc, err = run(QA, ["check", "--format", "html", "--gpus", "16G",
+                              d])
+    page = parse(doc)
+    bad = [(t, k) for t, a in page.tags for k in a
+           if k.startswith("on") or k == "src"]
+    c.check(code in (0, 1) and len(page.scripts) == 1 and
+            page.count("img") == 0 and page.count("style") == 1 and
+            not bad and not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f"
+                                      r"\u202a-\u202e\u2066-\u2069]",
+                                      doc),
+            f"hostile folder: exit {code}, {len(page.scripts)} scripts, "
+            f"{page.count('img')} img, attributes {bad} {err[:200]}")
+    csp_ok(c, "hostile folder", doc, page)
+
+
 def chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         p = shutil.which(name)
@@ -331,6 +357,7 @@ def main():
             pages.append(("diff", diff_html, ["Components", "retyped"]))
         else:
             c.skipped += 1
+        hostile_folder(c, tmp)
         hp = hostile_page(c, tmp)
         hostile_html = os.path.join(tmp, "hostile.html")
         code, doc, err = run(QA, ["check", "--format", "html", hp])
