@@ -379,8 +379,21 @@ card(FILE *out, const struct qa_inventory *inv)
 	bpw_text(out, inv->bytes, inv->params);
 	fputs(" bits per weight</dd>\n<dt>method</dt><dd>", out);
 	method(out, inv);
-	fprintf(out, "</dd>\n<dt>files</dt><dd>%" PRIu32 "</dd>\n</dl>\n",
+	fprintf(out, "</dd>\n<dt>files</dt><dd>%" PRIu32 "</dd>\n",
 		inv->n_files);
+	if (inv->mmproj.file) {
+		char mp[32], mb[32];
+
+		qa_fmt_params(mp, sizeof(mp), inv->mmproj.params);
+		qa_fmt_bytes(mb, sizeof(mb), inv->mmproj.bytes);
+		fputs("<dt>vision projector</dt><dd><span class=\"mono\">",
+		      out);
+		h(out, base_name(inv->mmproj.file));
+		fprintf(out, "</span>: %" PRIu32 " tensors, %s parameters, %s "
+			"(counted in the fit)</dd>\n", inv->mmproj.tensors, mp,
+			mb);
+	}
+	fputs("</dl>\n", out);
 }
 
 /* ---- size by component ---------------------------------------------------------- */
@@ -476,7 +489,8 @@ layer_map(FILE *out, const struct qa_inventory *inv)
 	}
 	fprintf(out, "<h3>Precision by layer</h3>\n<p class=\"muted\">A row "
 		"per layer (runs of identical layers merged), a cell per role: "
-		"the type its tensors are stored in. %" PRIu32 " layer%s.</p>\n",
+		"the type its tensors are stored in; MTP and recurrent layers "
+		"are marked. %" PRIu32 " layer%s.</p>\n",
 		m.n_rows, m.n_rows == 1 ? "" : "s");
 	legend(out);
 	fputs("<div class=\"scroll\"><table class=\"map\"><thead><tr><th>"
@@ -492,8 +506,18 @@ layer_map(FILE *out, const struct qa_inventory *inv)
 		fprintf(out, "<tr><td class=\"l\">%" PRId32, m.layer[row]);
 		if (run > 1)
 			fprintf(out, "-%" PRId32, m.layer[row + run - 1]);
-		if (m.mtp[row])
+		if (m.mtp[row]) {
 			fputs(" <strong>MTP</strong>", out);
+		} else {
+			/* a recurrent (SSM) layer of a hybrid model */
+			for (c = 0; c < m.n_cols; c++)
+				if (m.cells[(size_t)row * m.n_cols + c] &&
+				    qa_layer_map_group(m.roles[c]) ==
+				    QA_GROUP_SSM)
+					break;
+			if (c < m.n_cols)
+				fputs(" <em>recurrent</em>", out);
+		}
 		fputs("</td>", out);
 		for (c = 0; c < m.n_cols; c++) {
 			const char *cell = m.cells[(size_t)row * m.n_cols + c];

@@ -36,6 +36,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qa_common import Checker, env_path, run  # noqa: E402
 from test_hostile import gguf, hostile_hf_folder, kv_str, kv_u32  # noqa: E402
+from test_inputs import gguf_read  # noqa: E402
 
 QA = None
 
@@ -272,6 +273,21 @@ def hostile_folder(c, tmp):
     csp_ok(c, "hostile folder", doc, page)
 
 
+def recurrent_rows(c, path):
+    """A hybrid's recurrent layers are marked: exactly the blocks whose
+    tensors (read here from the GGUF header) include ssm_* weights."""
+    names = [t[0] for t in gguf_read(path)["tensors"]]
+    want = sorted({int(n.split(".")[1]) for n in names
+                   if n.startswith("blk.") and ".ssm_" in n})
+    code, doc, err = run(QA, ["inspect", "--format", "html", path])
+    got = []
+    for first, last in re.findall(r'<td class="l">(\d+)(?:-(\d+))? '
+                                  r'<em>recurrent</em>', doc):
+        got += list(range(int(first), int(last or first) + 1))
+    c.check(want and got == want, f"recurrent rows of {path}: {got} vs "
+            f"the ssm blocks {want}")
+
+
 def chromium():
     for name in ("chromium", "chromium-browser", "google-chrome"):
         p = shutil.which(name)
@@ -357,6 +373,8 @@ def main():
             pages.append(("diff", diff_html, ["Components", "retyped"]))
         else:
             c.skipped += 1
+        recurrent_rows(c, os.path.join(
+            fix, "fit", "nemotron-nano-9b-v2-Q4_K_M.gguf"))
         hostile_folder(c, tmp)
         hp = hostile_page(c, tmp)
         hostile_html = os.path.join(tmp, "hostile.html")
