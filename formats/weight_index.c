@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/swar.h"
 
 static int
 cmp_str(const void *a, const void *b)
@@ -229,6 +230,7 @@ rd_string(struct rd *r, const char **out)
 
 	/* the closing quote: a backslash takes the byte after it along */
 	for (;;) {
+		q += qa_swar_json_plain(q, (size_t)(r->end - q));
 		while (q < r->end && *q != '"' && *q != '\\')
 			q++;
 		if (q >= r->end)

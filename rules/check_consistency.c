@@ -344,6 +344,7 @@ struct expert {
 	size_t proj_len;
 	long idx;
 	uint32_t tensor;
+	uint64_t group;		/* FNV-1a of prefix and proj */
 };
 
 static int
@@ -367,6 +368,100 @@ cmp_expert(const void *pa, const void *pb)
 	if (!r)
 		r = a->idx < b->idx ? -1 : a->idx > b->idx;
 	return r;
+}
+
+/* The (prefix, proj) group of e as a number: equal groups, equal
+ * numbers (FNV-1a, 64 bits; equal numbers are checked for equal
+ * groups before they are trusted). */
+static uint64_t
+group_hash(const struct expert *e)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < e->prefix_len; i++)
+		h = (h ^ (unsigned char)e->prefix[i]) * 0x100000001b3ULL;
+	h = (h ^ 0xff) * 0x100000001b3ULL;	/* no byte of a name */
+	for (i = 0; i < e->proj_len; i++)
+		h = (h ^ (unsigned char)e->proj[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static int
+cmp_hashed(const void *pa, const void *pb)
+{
+	const struct expert *a = pa, *b = pb;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->idx != b->idx)
+		return a->idx < b->idx ? -1 : 1;
+	return a->tensor < b->tensor ? -1 : a->tensor > b->tensor;
+}
+
+struct expert_run {
+	size_t start, n;
+	const struct expert *first;	/* its prefix and proj */
+};
+
+static int
+cmp_run(const void *pa, const void *pb)
+{
+	const struct expert *a = ((const struct expert_run *)pa)->first;
+	const struct expert *b = ((const struct expert_run *)pb)->first;
+	int r = cmp_span(a->prefix, a->prefix_len, b->prefix, b->prefix_len);
+
+	return r ? r : cmp_span(a->proj, a->proj_len, b->proj, b->proj_len);
+}
+
+/*
+ * Sorts ex by (prefix, proj, idx, tensor) — the order cmp_expert gives,
+ * tensor order breaking ties as glibc's merge sort keeps it — comparing
+ * numbers instead of names for all but the groups: tens of thousands of
+ * expert tensors fall into a few hundred groups. Returns false (ex
+ * unsorted) when out of memory or on a hash collision; the caller then
+ * sorts by name.
+ */
+static bool
+sort_experts(struct expert *ex, size_t n)
+{
+	struct expert_run *runs;
+	struct expert *out;
+	size_t i, j, k, n_runs = 0;
+
+	for (i = 0; i < n; i++)
+		ex[i].group = group_hash(&ex[i]);
+	qsort(ex, n, sizeof(*ex), cmp_hashed);
+	runs = malloc(n * sizeof(*runs));
+	out = malloc(n * sizeof(*out));
+	if (!runs || !out) {
+		free(runs);
+		free(out);
+		return false;
+	}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && ex[j].group == ex[i].group; j++)
+			if (cmp_span(ex[j].prefix, ex[j].prefix_len, ex[i].prefix,
+				     ex[i].prefix_len) != 0 ||
+			    cmp_span(ex[j].proj, ex[j].proj_len, ex[i].proj,
+				     ex[i].proj_len) != 0) {
+				free(runs);
+				free(out);
+				return false;	/* a collision */
+			}
+		runs[n_runs].start = i;
+		runs[n_runs].first = &ex[i];
+		runs[n_runs++].n = j - i;
+	}
+	qsort(runs, n_runs, sizeof(*runs), cmp_run);
+	for (i = 0, k = 0; i < n_runs; i++) {
+		memcpy(out + k, ex + runs[i].start, runs[i].n * sizeof(*out));
+		k += runs[i].n;
+	}
+	memcpy(ex, out, n * sizeof(*ex));
+	free(runs);
+	free(out);
+	return true;
 }
 
 /* Finds ".experts.<digits>." (or a leading "experts."); fills e. */
@@ -549,7 +644,8 @@ check_expert_names(struct ctx *c)
 	/* Without a declared count, the widest layer sets it. */
 	if (n_exp == 0)
 		n_exp = top + 1;
-	qsort(ex, n, sizeof(*ex), cmp_expert);
+	if (!sort_experts(ex, n))
+		qsort(ex, n, sizeof(*ex), cmp_expert);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n &&
 		     cmp_span(ex[i].prefix, ex[i].prefix_len, ex[j].prefix,

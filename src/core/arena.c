@@ -11,6 +11,7 @@
 #include "core/arena.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct qa_arena_chunk {
 	size_t cap;	/* usable bytes in data[] */
 	size_t off;	/* next free byte */
 	size_t mapped;	/* bytes mmap'd for it, 0 when malloc'd */
+	bool zeroed;	/* data[] was zero when made (mapped or calloc'd) */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -57,7 +59,7 @@ qa_arena_finish(struct qa_arena *a)
 }
 
 static struct qa_arena_chunk *
-new_chunk(size_t cap)
+new_chunk(size_t cap, bool zero)
 {
 	struct qa_arena_chunk *c;
 
@@ -74,15 +76,22 @@ new_chunk(size_t cap)
 		if (m != MAP_FAILED) {
 			c = m;
 			c->mapped = sizeof(*c) + cap;
+			c->zeroed = true;
 			c->next = NULL;
 			c->cap = cap;
 			c->off = 0;
 			return c;
 		}
 	}
-	c = malloc(sizeof(*c) + cap);
+	/* A block with a chunk of its own is asked zeroed from calloc,
+	 * which takes a large one straight from mmap, already zero (no
+	 * memset at all); the shared chunks of small blocks are not, so a
+	 * small model does not pay for zeroing the tail of a chunk it
+	 * never uses. */
+	c = zero ? calloc(1, sizeof(*c) + cap) : malloc(sizeof(*c) + cap);
 	if (!c)
 		return NULL;
+	c->zeroed = zero;
 	c->mapped = 0;
 	c->next = NULL;
 	c->cap = cap;
@@ -90,9 +99,10 @@ new_chunk(size_t cap)
 	return c;
 }
 
-/* n bytes, not cleared (the callers below fill them all). */
+/* n bytes, never handed out before; *zero says whether they are known
+ * to be zero (a chunk of their own, made zeroed), for qa_arena_alloc. */
 static void *
-alloc_raw(struct qa_arena *a, size_t n)
+alloc_raw(struct qa_arena *a, size_t n, bool *zero)
 {
 	struct qa_arena_chunk *c;
 	size_t need;
@@ -110,9 +120,11 @@ alloc_raw(struct qa_arena *a, size_t n)
 	if (need > CHUNK_SIZE / 4) {
 		/* A big block gets its own chunk, linked behind the head so
 		 * the head's free tail stays usable. */
-		c = new_chunk(need);
+		c = new_chunk(need, zero != NULL);
 		if (!c)
 			return NULL;
+		if (zero)
+			*zero = c->zeroed;
 		if (a->head) {
 			c->next = a->head->next;
 			a->head->next = c;
@@ -129,7 +141,7 @@ alloc_raw(struct qa_arena *a, size_t n)
 
 		while (cap < CHUNK_SIZE && cap <= a->used)
 			cap *= 2;
-		c = new_chunk(cap < need ? need : cap);
+		c = new_chunk(cap < need ? need : cap, false);
 		if (!c)
 			return NULL;
 		c->next = a->head;
@@ -144,9 +156,12 @@ alloc_raw(struct qa_arena *a, size_t n)
 void *
 qa_arena_alloc(struct qa_arena *a, size_t n)
 {
-	void *p = alloc_raw(a, n);
+	bool zero = false;
+	void *p = alloc_raw(a, n, &zero);
 
-	if (p)
+	/* a block in a chunk made zeroed is still zero: no byte of an
+	 * arena is handed out twice */
+	if (p && !zero)
 		memset(p, 0, n);
 	return p;
 }
@@ -168,7 +183,7 @@ qa_arena_array_uninit(struct qa_arena *a, size_t n, size_t sz)
 
 	if (__builtin_mul_overflow(n, sz, &total))
 		return NULL;
-	return alloc_raw(a, total);
+	return alloc_raw(a, total, NULL);
 }
 
 char *
@@ -178,7 +193,7 @@ qa_arena_strndup(struct qa_arena *a, const char *s, size_t len)
 
 	if (len == SIZE_MAX)
 		return NULL;
-	p = alloc_raw(a, len + 1);
+	p = alloc_raw(a, len + 1, NULL);
 	if (!p)
 		return NULL;
 	if (len)
@@ -205,7 +220,7 @@ qa_arena_printf(struct qa_arena *a, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	p = alloc_raw(a, (size_t)n + 1);
+	p = alloc_raw(a, (size_t)n + 1, NULL);
 	if (!p)
 		return NULL;
 	va_start(ap, fmt);
