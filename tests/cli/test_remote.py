@@ -244,7 +244,8 @@ def main():
     gguf_dirs = [os.path.join(fix, "gguf")]
     if have_corpus:
         gguf_dirs += [os.path.join(corpus, "gguf"),
-                      os.path.join(corpus, "gguf-vocab")]
+                      os.path.join(corpus, "gguf-vocab"),
+                      os.path.join(corpus, "tiny-llama")]
     ggufs = []
     for d in gguf_dirs:
         for name in sorted(os.listdir(d)):
@@ -254,6 +255,9 @@ def main():
                 ggufs.append(os.path.join(d, name))
     link_tree(os.path.join(fix, "gguf", "split"),
               os.path.join(www, "files", "split"))
+    if have_corpus:
+        link_tree(os.path.join(corpus, "tiny-llama", "split"),
+                  os.path.join(www, "files", "tiny-split"))
     for i, p in enumerate(ggufs):
         dst = os.path.join(www, "files", str(i))
         os.makedirs(dst)
@@ -322,7 +326,7 @@ def main():
                     + open(os.path.join(tmp, "error.log")).read())
             c.finish()
         cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
-              trunc.server_address[1])
+              trunc.server_address[1], corpus)
     finally:
         server.terminate()
         server.wait(10)
@@ -332,7 +336,7 @@ def main():
 
 
 def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
-          trunc_port):
+          trunc_port, corpus):
     hub_env = {"HF_ENDPOINT": base}
     nc = ["--no-cache"]
 
@@ -361,6 +365,18 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
                  f"{base}/files/split/{first}"] + nc,
                 ["inspect", "--format", "json", os.path.join(split, first)],
                 f"{base}/files/split", split)
+
+    # the corpus's split set (llama-gguf-split output), by its first part
+    tsplit = os.path.join(corpus, "tiny-llama", "split")
+    if os.path.isdir(tsplit):
+        first = sorted(n for n in os.listdir(tsplit)
+                       if "-00001-of-" in n)[0]
+        same_report(c, "corpus split set",
+                    ["inspect", "--format", "json",
+                     f"{base}/files/tiny-split/{first}"] + nc,
+                    ["inspect", "--format", "json",
+                     os.path.join(tsplit, first)],
+                    f"{base}/files/tiny-split", tsplit)
 
     # ---- checkpoint folders: hf:// (tree API, CDN redirect) and a
     # plain https:// folder URL (names looked up one by one)
