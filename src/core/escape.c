@@ -317,8 +317,12 @@ qa_esc_json(FILE *f, const char *str)
 	}
 }
 
-void
-qa_esc_xml(FILE *f, const char *str, bool attr)
+/* The markup spellings: XML character data, an XML attribute, HTML
+ * (text and attributes alike). */
+enum markup { XML_TEXT, XML_ATTR, HTML };
+
+static void
+esc_markup(FILE *f, const char *str, enum markup m)
 {
 	const unsigned char *s;
 	struct qa_esc_char c;
@@ -329,15 +333,31 @@ qa_esc_xml(FILE *f, const char *str, bool attr)
 		/* Printable ASCII that is neither markup nor half of a CI
 		 * marker is written as it is: copy such spans at once. */
 		const unsigned char *run = s;
+		char spell[QA_ESC_SPELL_MAX];
+		size_t used, n;
 
 		while (byte_class[*s] == B_PLAIN && *s != '&' && *s != '<' &&
-		       *s != '>' && *s != '\'')
+		       *s != '>' && *s != '\'' && *s != '"')
 			s++;
 		if (s != run)
 			fwrite(run, 1, (size_t)(s - run), f);
 		if (!*s)
 			break;
 		qa_esc_next((const char *)s, &c);
+		if (c.kind == QA_ESC_MARKER) {
+			/* a reference: shown as the character, not obeyed
+			 * by a CI log the file is printed to */
+			fprintf(f, "&#%u;", (unsigned)c.cp);
+			continue;
+		}
+		if (c.kind != QA_ESC_KEEP && m == HTML) {
+			/* visibly: a reference would give the browser the
+			 * very character (a bidi override reorders the page) */
+			n = qa_esc_text_spell((const char *)s, spell, &used);
+			fwrite(spell, 1, n, f);
+			c.len = used ? used : 1;
+			continue;
+		}
 		switch (c.kind) {
 		case QA_ESC_CONTROL:
 			/* XML 1.0 allows only these three controls. */
@@ -353,8 +373,6 @@ qa_esc_xml(FILE *f, const char *str, bool attr)
 			fprintf(f, "&#x%x;", (unsigned)c.cp);
 			continue;
 		case QA_ESC_MARKER:
-			fprintf(f, "&#%u;", (unsigned)c.cp);
-			continue;
 		case QA_ESC_KEEP:
 			break;
 		}
@@ -369,10 +387,11 @@ qa_esc_xml(FILE *f, const char *str, bool attr)
 			fputs("&gt;", f);
 			break;
 		case '"':
-			fputs(attr ? "&quot;" : "\"", f);
+			fputs(m == XML_TEXT ? "\"" : "&quot;", f);
 			break;
 		case '\'':
-			fputs(attr ? "&apos;" : "'", f);
+			fputs(m == XML_TEXT ? "'" : m == XML_ATTR ? "&apos;" :
+			      "&#39;", f);
 			break;
 		default:
 			/* U+FFFE and U+FFFF are not XML characters. */
@@ -386,60 +405,15 @@ qa_esc_xml(FILE *f, const char *str, bool attr)
 }
 
 void
+qa_esc_xml(FILE *f, const char *str, bool attr)
+{
+	esc_markup(f, str, attr ? XML_ATTR : XML_TEXT);
+}
+
+void
 qa_esc_html(FILE *f, const char *str)
 {
-	const unsigned char *s;
-	struct qa_esc_char c;
-
-	if (!str)
-		return;
-	for (s = (const unsigned char *)str; *s; s += c.len) {
-		const unsigned char *run = s;
-		char spell[QA_ESC_SPELL_MAX];
-
-		while (byte_class[*s] == B_PLAIN && *s != '&' && *s != '<' &&
-		       *s != '>' && *s != '\'' && *s != '"')
-			s++;
-		if (s != run)
-			fwrite(run, 1, (size_t)(s - run), f);
-		if (!*s)
-			break;
-		qa_esc_next((const char *)s, &c);
-		if (c.kind == QA_ESC_MARKER) {
-			/* the page may be printed to a CI log: as a
-			 * reference, which a browser shows as the character */
-			fprintf(f, "&#%u;", (unsigned)c.cp);
-			continue;
-		}
-		if (c.kind != QA_ESC_KEEP) {
-			size_t used, n = qa_esc_text_spell((const char *)s,
-							   spell, &used);
-
-			fwrite(spell, 1, n, f);
-			c.len = used ? used : 1;
-			continue;
-		}
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fwrite(s, 1, c.len, f);
-			break;
-		}
-	}
+	esc_markup(f, str, HTML);
 }
 
 void

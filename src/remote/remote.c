@@ -124,10 +124,13 @@ cat3(const char *a, const char *b, const char *c)
 	return p;
 }
 
-/* Percent-encodes what is not an unreserved character or '/' (names
- * from listings and indexes: a space, '#', '?', non-ASCII). */
+/* Percent-encodes what is neither an unreserved character nor one of
+ * keep: a name from a listing or an index keeps its '/' (a space, '#',
+ * '?' and non-ASCII are encoded); a revision keeps the '%' of an escape
+ * already there ("refs%2Fpr%2F1", as huggingface_hub writes it) and has
+ * its '/' encoded, as the hub expects. */
 static char *
-encode_name(const char *s)
+encode(const char *s, const char *keep)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(s), i, k = 0;
@@ -140,35 +143,7 @@ encode_name(const char *s)
 
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-		    c == '.' || c == '~' || c == '/') {
-			p[k++] = (char)c;
-		} else {
-			p[k++] = '%';
-			p[k++] = hex[c >> 4];
-			p[k++] = hex[c & 15];
-		}
-	}
-	p[k] = '\0';
-	return p;
-}
-
-/* A revision for a URL path: '/' and what is not unreserved
- * percent-encoded, an escape already there ("%2F") kept. */
-static char *
-encode_rev(const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(s), i, k = 0;
-	char *p = malloc(3 * n + 1);
-
-	if (!p)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-		    c == '.' || c == '~' || c == '%') {
+		    c == '.' || c == '~' || (c && strchr(keep, c))) {
 			p[k++] = (char)c;
 		} else {
 			p[k++] = '%';
@@ -270,7 +245,7 @@ url_of(struct qa_remote *r, const char *path)
 
 	if (!d)
 		return strdup(path);
-	enc = encode_name(rest);
+	enc = encode(rest, "/");
 	if (!enc)
 		return NULL;
 	url = cat3(d->base_url, "/", enc);
@@ -1454,10 +1429,7 @@ locate_hub(struct qa_remote *r, const char *ref, char **path, char *err,
 		rc = QA_E_USAGE;
 		goto out;
 	}
-	/* a revision with '/' (refs/pr/1) travels encoded, as the hub
-	 * expects; one given encoded (refs%2Fpr%2F1, as huggingface_hub
-	 * writes it) is kept */
-	tmp = encode_rev(rev);
+	tmp = encode(rev, "%");
 	if (!tmp)
 		goto out;
 	free(rev);

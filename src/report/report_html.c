@@ -738,6 +738,16 @@ fit(FILE *out, const struct qa_inventory *inv, size_t idx)
 	}
 }
 
+/* "4096×151936", as stored (GGUF ne order) */
+static void
+shape(FILE *out, const struct qa_tensor *t)
+{
+	uint32_t d;
+
+	for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
+		fprintf(out, "%s%" PRIu64, d ? "&#215;" : "", t->shape[d]);
+}
+
 /* ---- tensors --------------------------------------------------------------------- */
 
 static void
@@ -765,7 +775,6 @@ tensors(FILE *out, const struct qa_inventory *inv, size_t idx)
 	for (i = 0; i < n; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 		char sz[32];
-		uint32_t d;
 
 		qa_fmt_bytes(sz, sizeof(sz), t->bytes);
 		fputs("<tr><td class=\"mono\">", out);
@@ -773,9 +782,7 @@ tensors(FILE *out, const struct qa_inventory *inv, size_t idx)
 		fputs("</td><td>", out);
 		h(out, t->dtype);
 		fputs("</td><td class=\"mono\">", out);
-		for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
-			fprintf(out, "%s%" PRIu64, d ? "&#215;" : "",
-				t->shape[d]);
+		shape(out, t);
 		fprintf(out, "</td><td class=\"n\">%s</td><td>%s%s</td><td "
 			"class=\"n\">", sz, qa_role_name(t->role),
 			t->mtp ? " (MTP)" : "");
@@ -1058,8 +1065,6 @@ diff_fields(FILE *out, const char *title, const struct qa_diff_field *v,
 static void
 diff_tensor_cell(FILE *out, const struct qa_tensor *t)
 {
-	uint32_t d;
-
 	fputs("<td>", out);
 	if (!t) {
 		fputs("-</td>", out);
@@ -1067,8 +1072,7 @@ diff_tensor_cell(FILE *out, const struct qa_tensor *t)
 	}
 	h(out, t->dtype);
 	fputs(" <span class=\"mono\">", out);
-	for (d = 0; d < t->n_dims && d < QA_MAX_DIMS; d++)
-		fprintf(out, "%s%" PRIu64, d ? "&#215;" : "", t->shape[d]);
+	shape(out, t);
 	fputs("</span></td>", out);
 }
 
