@@ -28,6 +28,7 @@
 
 #include "core/ckd.h"
 #include "core/hash.h"
+#include "core/units.h"
 
 /* ---- the tables ------------------------------------------------------------- */
 
@@ -1688,18 +1689,6 @@ put_utf8(char *d, uint32_t cp)
 	return 4;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* raw-unicode-escape (UNICODE): \uXXXX and \UXXXXXXXX are escapes, every
  * other byte is a Latin-1 code point. In place; returns the new length
  * (UTF-8 never grows past 2 bytes per Latin-1 byte and 4 per escape of 6
@@ -1718,7 +1707,7 @@ raw_unicode_unescape(char *dst, const char *s, size_t n)
 			bool ok = i + 2 + digits <= n;
 
 			for (k = 0; ok && k < digits; k++) {
-				int h = hexval(s[i + 2 + k]);
+				int h = qa_hex_digit(s[i + 2 + k]);
 
 				if (h < 0)
 					ok = false;
@@ -1766,8 +1755,8 @@ string_unescape(char *s, size_t n)
 			break;
 		}
 		case 'x':
-			if (i + 1 < n && hexval(s[i]) >= 0 && hexval(s[i + 1]) >= 0) {
-				s[o++] = (char)(hexval(s[i]) * 16 + hexval(s[i + 1]));
+			if (i + 1 < n && qa_hex_digit(s[i]) >= 0 && qa_hex_digit(s[i + 1]) >= 0) {
+				s[o++] = (char)(qa_hex_digit(s[i]) * 16 + qa_hex_digit(s[i + 1]));
 				i += 2;
 			} else {
 				s[o++] = '\\';

@@ -62,6 +62,7 @@
 
 #include "rules/check.h"
 #include "core/hash.h"
+#include "core/units.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are
@@ -258,18 +259,6 @@ in_list(const char *s, size_t n, const char *const *list, size_t count)
 
 #define IN_LIST(s, n, list) in_list((s), (n), (list), \
 				    sizeof(list) / sizeof((list)[0]))
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* A printable, bounded copy of s for a note. */
 static const char *
@@ -955,8 +944,8 @@ lex_string(struct scan *sc, size_t *i, struct ltok *k)
 			unsigned long v = 0;
 
 			for (d = 0; d < nd && p + 2 + d < end &&
-			     hexval(t[p + 2 + d]) >= 0; d++)
-				v = v * 16 + (unsigned long)hexval(t[p + 2 + d]);
+			     qa_hex_digit(t[p + 2 + d]) >= 0; d++)
+				v = v * 16 + (unsigned long)qa_hex_digit(t[p + 2 + d]);
 			p += 2 + d;
 			if (v == '_')
 				k->esc_underscore = true;

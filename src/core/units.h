@@ -52,4 +52,17 @@ qa_powu(double b, uint64_t e)
 	return r;
 }
 
+/* The value of one hexadecimal digit (either case), or -1. */
+static inline int
+qa_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 #endif /* QA_SRC_UNITS_H */

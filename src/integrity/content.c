@@ -20,6 +20,7 @@
 #include "core/sha256.h"
 #include "core/source.h"
 #include "integrity/libs.h"
+#include "core/units.h"
 
 /* 256 KiB: large enough that the syscall costs nothing next to the
  * hashing, small enough to stay in the L2 cache between the copy out of
@@ -82,18 +83,6 @@ qa_digest_hex(const struct qa_digest *d, char out[33])
 	out[32] = '\0';
 }
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool
 qa_digest_parse(const char *s, struct qa_digest *d)
 {
@@ -101,7 +90,7 @@ qa_digest_parse(const char *s, struct qa_digest *d)
 
 	d->hi = d->lo = 0;
 	for (i = 0; i < 32; i++) {
-		int v = hex_value(s[i]);
+		int v = qa_hex_digit(s[i]);
 
 		if (v < 0)
 			return false;
