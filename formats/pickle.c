@@ -29,6 +29,7 @@
 #include "core/ckd.h"
 #include "core/hash.h"
 #include "core/units.h"
+#include "core/escape.h"
 
 /* ---- the tables ------------------------------------------------------------- */
 
@@ -1664,31 +1665,6 @@ valid_utf8(const uint8_t *p, size_t n)
 	return true;
 }
 
-static size_t
-put_utf8(char *d, uint32_t cp)
-{
-	if (cp < 0x80) {
-		d[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		d[0] = (char)(0xC0 | cp >> 6);
-		d[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		d[0] = (char)(0xE0 | cp >> 12);
-		d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		d[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	d[0] = (char)(0xF0 | cp >> 18);
-	d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	d[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* raw-unicode-escape (UNICODE): \uXXXX and \UXXXXXXXX are escapes, every
  * other byte is a Latin-1 code point. In place; returns the new length
  * (UTF-8 never grows past 2 bytes per Latin-1 byte and 4 per escape of 6
@@ -1715,12 +1691,12 @@ raw_unicode_unescape(char *dst, const char *s, size_t n)
 					cp = cp << 4 | (uint32_t)h;
 			}
 			if (ok && cp <= 0x10FFFF) {
-				o += put_utf8(dst + o, cp);
+				o += qa_utf8_encode(dst + o, cp);
 				i += 2 + digits;
 				continue;
 			}
 		}
-		o += put_utf8(dst + o, c);
+		o += qa_utf8_encode(dst + o, c);
 		i++;
 	}
 	return o;

@@ -31,6 +31,7 @@
 #include "core/ckd.h"
 #include "core/hash.h"
 #include "core/dtypes.h"
+#include "core/escape.h"
 
 /* MAX_HEADER_SIZE of the reference reader (safetensors/src/tensor.rs). */
 #define ST_MAX_HEADER ((uint64_t)100000000)
@@ -360,31 +361,6 @@ hex4(const unsigned char *p)
 	return v;
 }
 
-static size_t
-put_utf8(char *o, unsigned long cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xC0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xE0 | cp >> 12);
-		o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		o[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	o[0] = (char)(0xF0 | cp >> 18);
-	o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-	o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-	o[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* Bytes a JSON string holds as they are: 0x20-0x7f but '"' and '\\'
  * (0x7f, DEL, is allowed unescaped by RFC 8259). */
 static const unsigned char str_plain[256] = {
@@ -495,7 +471,7 @@ scan_string(struct st_scan *s, struct st_str *out)
 				cp = (unsigned long)hi;
 			}
 			if (o)
-				olen += put_utf8(o + olen, cp);
+				olen += qa_utf8_encode(o + olen, cp);
 			i += 6;
 			continue;
 		}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/swar.h"
+#include "core/escape.h"
 
 static int
 cmp_str(const void *a, const void *b)
@@ -190,32 +191,6 @@ hex4(const unsigned char *h)
 	return v;
 }
 
-/* Appends cp (at most U+10FFFF) as UTF-8 at *w, when *w is not NULL. */
-static void
-put_utf8(char **w, unsigned long cp)
-{
-	char *o = *w;
-
-	if (!o)
-		return;
-	if (cp < 0x80) {
-		*o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (char)(0xC0 | cp >> 6);
-		*o++ = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		*o++ = (char)(0xE0 | cp >> 12);
-		*o++ = (char)(0x80 | (cp >> 6 & 0x3F));
-		*o++ = (char)(0x80 | (cp & 0x3F));
-	} else {
-		*o++ = (char)(0xF0 | cp >> 18);
-		*o++ = (char)(0x80 | (cp >> 12 & 0x3F));
-		*o++ = (char)(0x80 | (cp >> 6 & 0x3F));
-		*o++ = (char)(0x80 | (cp & 0x3F));
-	}
-	*w = o;
-}
-
 /*
  * The string at r->p (on its opening quote), its escapes checked whether
  * or not it is kept. *out (when out is not NULL) gets it decoded and
@@ -309,7 +284,8 @@ rd_string(struct rd *r, const char **out)
 				s += 6;
 			}
 		}
-		put_utf8(&w, cp);
+		if (w)
+			w += qa_utf8_encode(w, cp);
 	}
 	if (w)
 		*w = '\0';

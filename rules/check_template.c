@@ -63,6 +63,7 @@
 #include "rules/check.h"
 #include "core/hash.h"
 #include "core/units.h"
+#include "core/escape.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are
@@ -867,34 +868,6 @@ lit_put(struct ltok *k, char c)
 		k->lit_long = true;
 }
 
-/* Appends code point v as UTF-8 to out (at most 4 bytes). */
-static size_t
-put_utf8(char *out, unsigned long v)
-{
-	if (v < 0x80) {
-		out[0] = (char)v;
-		return 1;
-	}
-	if (v < 0x800) {
-		out[0] = (char)(0xc0 | (v >> 6));
-		out[1] = (char)(0x80 | (v & 0x3f));
-		return 2;
-	}
-	if (v < 0x10000) {
-		out[0] = (char)(0xe0 | (v >> 12));
-		out[1] = (char)(0x80 | ((v >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (v & 0x3f));
-		return 3;
-	}
-	if (v > 0x10ffff)
-		v = 0xfffd;
-	out[0] = (char)(0xf0 | (v >> 18));
-	out[1] = (char)(0x80 | ((v >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((v >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (v & 0x3f));
-	return 4;
-}
-
 /*
  * Lexes a string literal at t[*i] (the opening quote) with Python's
  * escapes, as Jinja decodes them (unicode-escape). The value goes to the
@@ -949,7 +922,7 @@ lex_string(struct scan *sc, size_t *i, struct ltok *k)
 			p += 2 + d;
 			if (v == '_')
 				k->esc_underscore = true;
-			un = put_utf8(u, v);
+			un = qa_utf8_encode(u, v);
 		} else if (c >= '0' && c <= '7') {
 			unsigned long v = 0;
 			unsigned d;
@@ -960,7 +933,7 @@ lex_string(struct scan *sc, size_t *i, struct ltok *k)
 			p += 1 + d;
 			if (v == '_')
 				k->esc_underscore = true;
-			un = put_utf8(u, v);
+			un = qa_utf8_encode(u, v);
 		} else if (c == 'N' && p + 2 < end && t[p + 2] == '{') {
 			const char *e = memchr(t + p, '}', end - p);
 			size_t nlen = e ? (size_t)(e - (t + p + 3)) : 0;
@@ -1716,7 +1689,7 @@ pct_char(const struct cand *c, char *u, size_t *un)
 {
 	if ((c->kind == C_NUM || c->kind == C_BOOL) && c->num >= 0 &&
 	    c->num <= 0x10ffff) {
-		*un = put_utf8(u, (unsigned long)c->num);
+		*un = qa_utf8_encode(u, (uint64_t)c->num);
 		return true;
 	}
 	if (c->kind == C_STR && c->s.n >= 1 && c->s.n <= 4) {

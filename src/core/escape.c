@@ -64,6 +64,33 @@ unicode_hidden(uint32_t cp)
 	       cp == 0x2028 || cp == 0x2029;	/* line, paragraph sep. */
 }
 
+size_t
+qa_utf8_encode(char *out, uint64_t cp)
+{
+	if (cp > 0x10FFFF)
+		cp = 0xFFFD;
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | cp >> 12);
+		out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
 void
 qa_esc_next(const char *s, struct qa_esc_char *c)
 {

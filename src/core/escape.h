@@ -63,6 +63,10 @@ struct qa_esc_char {
  */
 size_t qa_utf8_decode(const char *s, uint32_t *cp);
 
+/* Writes cp as UTF-8 at out (1 to 4 bytes, returned); a value past
+ * U+10FFFF is written as U+FFFD. */
+size_t qa_utf8_encode(char *out, uint64_t cp);
+
 /* Classifies the character at s, which must not be the terminating NUL. */
 void qa_esc_next(const char *s, struct qa_esc_char *c);
 

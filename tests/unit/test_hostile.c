@@ -564,11 +564,58 @@ test_not_read(void)
 	th_case = NULL;
 }
 
+/* qa_utf8_encode against the bytes RFC 3629's table gives, the largest
+ * value of each length, and every value of the planes checked against
+ * the decoder: the shortest form, decoded back to itself; past U+10FFFF,
+ * U+FFFD (EF BF BD). */
+static void
+test_utf8_encode(void)
+{
+	static const struct {
+		uint64_t cp;
+		const char *bytes;
+	} want[] = {
+		{ 0x24, "\x24" }, { 0x7f, "\x7f" }, { 0x80, "\xc2\x80" },
+		{ 0xa2, "\xc2\xa2" }, { 0x7ff, "\xdf\xbf" },
+		{ 0x800, "\xe0\xa0\x80" }, { 0x20ac, "\xe2\x82\xac" },
+		{ 0xfffd, "\xef\xbf\xbd" }, { 0xffff, "\xef\xbf\xbf" },
+		{ 0x10000, "\xf0\x90\x80\x80" },
+		{ 0x1f600, "\xf0\x9f\x98\x80" },
+		{ 0x10ffff, "\xf4\x8f\xbf\xbf" },
+		{ 0x110000, "\xef\xbf\xbd" },
+		{ UINT64_C(0x100000041), "\xef\xbf\xbd" },
+	};
+	char buf[8];
+	size_t i, n;
+	uint32_t cp, back;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		n = qa_utf8_encode(buf, want[i].cp);
+		buf[n] = '\0';
+		CHECKF(n == strlen(want[i].bytes) &&
+		       memcmp(buf, want[i].bytes, n) == 0,
+		       "U+%llX encodes as RFC 3629 says",
+		       (unsigned long long)want[i].cp);
+	}
+	for (cp = 1; cp <= 0x10ffff; cp++) {
+		if (cp >= 0xd800 && cp <= 0xdfff)
+			continue;	/* surrogates: not characters */
+		n = qa_utf8_encode(buf, cp);
+		buf[n] = '\0';
+		if (qa_utf8_decode(buf, &back) != n || back != cp) {
+			CHECKF(false, "U+%X round-trips through the decoder",
+			       (unsigned)cp);
+			break;
+		}
+	}
+}
+
 int
 main(void)
 {
 	th_scratch("hostile");
 	test_classifier();
+	test_utf8_encode();
 	test_spellings();
 	test_caps();
 	test_limit();
