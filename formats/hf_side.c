@@ -64,24 +64,12 @@ static const struct tok_file {
 	{ "processor_config.json", "json" },
 };
 
-static char *
-join_path(struct qa_inventory *inv, const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *p = qa_arena_printf(&inv->arena, "%s%s%s", dir,
-				  n == 0 || dir[n - 1] == '/' ? "" : "/", name);
-
-	if (!p)
-		inv->out_of_memory = true;
-	return p;
-}
-
 /* Adds dir/name as a file of the inventory; NULL when out of memory. */
 static struct qa_file *
 add_file(struct qa_inventory *inv, const char *dir, const struct qa_dirent *e,
 	 enum qa_file_role role, const char *format)
 {
-	char *path = join_path(inv, dir, e->name);
+	char *path = qa_inv_join(inv, dir, e->name);
 	struct qa_file *f;
 
 	if (!path)
@@ -558,7 +546,7 @@ static int
 extra_templates(struct qa_inventory *inv, const char *dir,
 		const struct qa_dirent *de, struct primary *pr)
 {
-	char *sub = join_path(inv, dir, de->name);
+	char *sub = qa_inv_join(inv, dir, de->name);
 	struct qa_dirent *ents = NULL;
 	size_t n = 0, i, k;
 	int rc = QA_OK;

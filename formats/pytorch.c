@@ -2326,22 +2326,6 @@ shard_name(const char *name, size_t *prefix_len, uint32_t *k, uint32_t *n)
 }
 
 
-static char *
-join_path(struct qa_inventory *inv, const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *p;
-
-	if (n == 0)
-		p = qa_arena_strdup(&inv->arena, name);
-	else
-		p = qa_arena_printf(&inv->arena, "%s%s%s", dir,
-				    dir[n - 1] == '/' ? "" : "/", name);
-	if (!p)
-		inv->out_of_memory = true;
-	return p;
-}
-
 /* Adds path as a file of the given role and loads it. */
 static int
 load_one(struct qa_inventory *inv, const char *path, enum qa_file_role role,
@@ -2427,7 +2411,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	if (index_name) {
 		struct qa_source src;
 		struct qa_file *f;
-		char *path = join_path(inv, dir, index_name);
+		char *path = qa_inv_join(inv, dir, index_name);
 
 		if (!path) {
 			rc = QA_E_NOMEM;
@@ -2522,7 +2506,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 			if (found)
 				*found = true;
 			numbered = shard_name(ents[i].name, &pl, &k, &m);
-			path = join_path(inv, dir, ents[i].name);
+			path = qa_inv_join(inv, dir, ents[i].name);
 			if (!path) {
 				rc = QA_E_NOMEM;
 				goto out;
@@ -2725,7 +2709,7 @@ qa_pt_load_set_in_dir(struct qa_inventory *inv, const char *dir,
 		     ends_with(e[i].name, ".ckpt")))
 			single = e[i].name;
 	if (single) {
-		char *path = join_path(inv, dir, single);
+		char *path = qa_inv_join(inv, dir, single);
 
 		if (found)
 			*found = true;
@@ -2829,7 +2813,7 @@ qa_pt_scan_side_pickles(struct qa_inventory *inv, const char *dir,
 		if (ents[i].kind != QA_NODE_FILE ||
 		    !qa_pt_pickle_name(ents[i].name))
 			continue;
-		path = join_path(inv, dir, ents[i].name);
+		path = qa_inv_join(inv, dir, ents[i].name);
 		if (!path)
 			return QA_E_NOMEM;
 		for (f = 0; f < inv->n_files; f++)

@@ -199,23 +199,6 @@ special_finding(struct qa_inventory *inv, const char *path, const char *name,
 		inv->weights.first_missing = qa_arena_strdup(&inv->arena, name);
 }
 
-/* dir as the user gave it, joined with '/' unless it already ends so. */
-static char *
-join_path(struct qa_inventory *inv, const char *dir, const char *name)
-{
-	size_t n = strlen(dir);
-	char *p;
-
-	if (n == 0)
-		p = qa_arena_strdup(&inv->arena, name);
-	else
-		p = qa_arena_printf(&inv->arena, "%s%s%s", dir,
-				    dir[n - 1] == '/' ? "" : "/", name);
-	if (!p)
-		inv->out_of_memory = true;
-	return p;
-}
-
 /* ---- loading ---------------------------------------------------------- */
 
 /*
@@ -640,7 +623,7 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	if (index_name) {
 		struct qa_source src;
 		struct qa_file *f;
-		char *path = join_path(inv, dir, index_name);
+		char *path = qa_inv_join(inv, dir, index_name);
 
 		if (!path) {
 			rc = QA_E_NOMEM;
@@ -700,7 +683,7 @@ shards:
 				       "weight_map names \"%s\", which is not a plain file name in the model folder; it was not opened",
 				       s);
 		else if ((what = listing_special(&l, s)) != NULL)
-			special_finding(inv, join_path(inv, dir, s), s, what,
+			special_finding(inv, qa_inv_join(inv, dir, s), s, what,
 					true);
 		else if (!listing_has(&l, s)) {
 			if (!inv->weights.missing_files++)
@@ -720,7 +703,7 @@ shards:
 		if (!ends_with(nm, ST_EXT) || qa_weight_index_names_shard(&ix, nm) ||
 		    (filter_name && !matches_filter(nm, filter_name, &filter)))
 			continue;
-		special_finding(inv, join_path(inv, dir, nm), nm,
+		special_finding(inv, qa_inv_join(inv, dir, nm), nm,
 				listing_special(&l, nm), true);
 	}
 	sf.first_file = inv->n_files;
@@ -738,7 +721,7 @@ shards:
 		if (!take[i])
 			continue;
 		numbered = parse_shard_name(l.names[i], &sn);
-		path = join_path(inv, dir, l.names[i]);
+		path = qa_inv_join(inv, dir, l.names[i]);
 		if (!path) {
 			rc = QA_E_NOMEM;
 			goto out;

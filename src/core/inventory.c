@@ -85,6 +85,22 @@ qa_inv_stat(const struct qa_inventory *inv, const char *path,
 	return inv->fs->stat(inv->fs, path, kind, size, &err);
 }
 
+char *
+qa_inv_join(struct qa_inventory *inv, const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p;
+
+	if (n == 0)
+		p = qa_arena_strdup(&inv->arena, name);
+	else
+		p = qa_arena_printf(&inv->arena, "%s%s%s", dir,
+				    dir[n - 1] == '/' ? "" : "/", name);
+	if (!p)
+		inv->out_of_memory = true;
+	return p;
+}
+
 int
 qa_inv_list(const struct qa_inventory *inv, const char *dir,
 	    struct qa_dirent **out, size_t *n)

@@ -460,6 +460,11 @@ int qa_inv_stat(const struct qa_inventory *inv, const char *path,
 		enum qa_node_kind *kind, uint64_t *size);
 int qa_inv_list(const struct qa_inventory *inv, const char *dir,
 		struct qa_dirent **out, size_t *n);
+/* dir as the user gave it joined with name ('/' between them unless dir
+ * ends in one; name alone for an empty dir), in the arena; NULL (and
+ * out_of_memory set) when it says no. */
+char *qa_inv_join(struct qa_inventory *inv, const char *dir,
+		  const char *name);
 /*
  * Records that path is a symbolic link out of the model folder, not
  * followed (QA1411, core/confine.h), naming it and what the link says;
