@@ -40,6 +40,7 @@ struct rfile {
 	char *url;		/* what is requested */
 	enum rstate state;
 	int err;		/* R_ERROR: errno-style */
+	long head_status;	/* what the HEAD request got (0: none) */
 	uint64_t size;
 	char etag[160];		/* validator: ETag, or "oid:..." from the hub */
 	bool bearer;		/* send the token (the hub's own URL) */
@@ -567,6 +568,7 @@ file_head(struct qa_remote *r, struct rfile *f)
 		return e;
 	}
 	qa_http_resp_free(&resp);
+	f->head_status = resp.status;
 	if (resp.status == 404 || resp.status == 410) {
 		f->state = R_MISSING;
 		return 0;
@@ -781,12 +783,64 @@ static const struct qa_source_ops remote_ops = { src_read, src_close };
 /* ---- listings ----------------------------------------------------------------- */
 
 /* Reads f whole (a listing, an index), NUL-terminated; malloc'd. */
+/*
+ * A listing from a server that answers HEAD with 405 or 501, or with no
+ * Content-Length (an API response streamed in chunks): one plain GET,
+ * bounded, kept as the file's only extent.
+ */
+static char *
+get_whole(struct qa_remote *r, struct rfile *f, size_t max, int *e)
+{
+	struct qa_http_resp resp;
+	char why[512], *p;
+
+	qa_remote_clear_error(r);
+	*e = qa_http_request(r->http, f->url, false, 0, 0, max + 1, f->bearer,
+			     &resp, why, sizeof(why));
+	if (*e) {
+		fail(r, f->url, why);
+		return NULL;
+	}
+	if (resp.status != 200 || resp.body_cut) {
+		qa_http_resp_free(&resp);
+		if (resp.body_cut) {
+			fail(r, f->url, "too large for a listing or an index");
+			*e = EFBIG;
+		} else {
+			fail_status(r, f->url, resp.status);
+			*e = status_errno(resp.status);
+		}
+		return NULL;
+	}
+	p = malloc(resp.body_len + 1);
+	if (!p) {
+		qa_http_resp_free(&resp);
+		*e = ENOMEM;
+		return NULL;
+	}
+	if (resp.body_len)
+		memcpy(p, resp.body, resp.body_len);
+	p[resp.body_len] = '\0';
+	f->state = R_FILE;
+	f->err = 0;
+	f->size = resp.body_len;
+	snprintf(f->etag, sizeof(f->etag), "%s", resp.etag);
+	f->cache_checked = true;
+	if (resp.body_len && add_extent(f, 0, resp.body, resp.body_len))
+		resp.body = NULL;
+	qa_http_resp_free(&resp);
+	return p;
+}
+
 static char *
 read_whole(struct qa_remote *r, struct rfile *f, size_t max, int *e)
 {
 	char *p;
 
 	*e = file_head(r, f);
+	if (*e && (*e == EPROTO || f->head_status == 405 ||
+		   f->head_status == 501))
+		return get_whole(r, f, max, e);
 	if (!*e && f->state != R_FILE)
 		*e = ENOENT;
 	if (*e)

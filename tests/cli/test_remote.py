@@ -144,6 +144,10 @@ http {{
       # the CDN takes no token (it must not be forwarded there)
       if ($http_authorization) {{ return 400; }}
     }}
+    location /api/models/org/nohead/ {{
+      # an API that answers HEAD with 405: the listing is one GET
+      if ($request_method = HEAD) {{ return 405; }}
+    }}
     location /slow/ {{ limit_rate 256; }}
     location /loop {{ return 302 /loop; }}
   }}
@@ -285,6 +289,7 @@ def main():
         publish_repo(www, f"org/{name}", src)
         link_tree(src, os.path.join(www, "plain", name))
     publish_repo(www, "org/gated", repos["qwen3"])
+    publish_repo(www, "org/nohead", repos["qwen3"])
     # a pull request's revision (refs/pr/1; nginx decodes the %2F)
     publish_repo(www, "org/pr", repos["qwen3"], rev="refs/pr/1")
     # a GGUF repository as they are published: a quant per folder, a
@@ -400,6 +405,10 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
         same_report(c, ref, ["check", "--format", "json", ref] + nc,
                     ["check", "--format", "json", q3],
                     f"{base}/org/pr/resolve/refs%2Fpr%2F1", q3, env=hub_env)
+    same_report(c, "hub API without HEAD",
+                ["check", "--format", "json", "hf://org/nohead"] + nc,
+                ["check", "--format", "json", q3],
+                f"{base}/org/nohead/resolve/main", q3, env=hub_env)
     # a GGUF repository's folders by hf://
     split = os.path.join(fix, "gguf", "split")
     same_report(c, "hf:// GGUF folder with a split set",
