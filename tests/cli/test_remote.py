@@ -463,6 +463,29 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
             second[0] == first_run[0],
             f"cache: the second run fetches nothing and reports the "
             f"same ({second[2]})")
+    # a damaged cache is no input: each file cut inside a record, or its
+    # head overwritten, is read as far as it is whole (or not at all),
+    # the rest fetched again, and the report is the same
+    for how in ("cut", "head", "record"):
+        for name in os.listdir(cache):
+            path = os.path.join(cache, name)
+            data = open(path, "rb").read()
+            if how == "cut":
+                data = data[:len(data) * 2 // 3]
+            elif how == "head":
+                data = b"quantaudit-http-cache 9\n" + data[24:]
+            else:
+                # a record claiming more bytes than the file has
+                at = data.find(b"\n@")
+                if at > 0:
+                    nl = data.index(b"\n", at + 1)
+                    data = data[:at + 1] + b"@0 99999999999" + data[nl:]
+            with open(path, "wb") as f:
+                f.write(data)
+        again = run(["check", "--format", "json", "--cache-dir", cache,
+                     "hf://org/qwen3"], hub_env)
+        c.check(again[0] == first_run[0] and again[1] == first_run[1],
+                f"cache damaged ({how}): the same report ({again[2]})")
     # a file that changed on the server (another ETag) is fetched again
     gg = ggufs[0]
     url = f"{base}/files/0/{os.path.basename(gg)}"
