@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/json_file.h"
 #include "core/units.h"
 #include "core/dtypes.h"
 
@@ -1482,6 +1483,11 @@ qa_policy_load(const char *path, char *err, size_t errlen)
 	 * require_null_terminated when the text ends exactly at the
 	 * length, whitespace or not. */
 	root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
+	if (!root && qa_cjson_missing()) {
+		snprintf(err, errlen, "%s: %s", path, qa_cjson_missing());
+		free(buf);
+		return NULL;
+	}
 	if (!root) {
 		json_error(path, buf, len, end, err, errlen);
 		free(buf);

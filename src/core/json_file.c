@@ -218,7 +218,10 @@ qa_json_parse_python(const char *text, size_t len, struct qa_json_error *err)
 	out_len = rewrite(text, len, buf, map, &n_map,
 			  sizeof(map) / sizeof(map[0]));
 	root = cJSON_ParseWithLengthOpts(buf, out_len, &end, 0);
-	if (!root && err) {
+	if (!root && err && qa_cjson_missing()) {
+		snprintf(err->what, sizeof(err->what), "%s",
+			 qa_cjson_missing());
+	} else if (!root && err) {
 		uint64_t off = end && end >= buf && end <= buf + out_len ?
 			       (uint64_t)(end - buf) : out_len;
 		long delta = 0;

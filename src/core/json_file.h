@@ -41,6 +41,10 @@ struct qa_json_error {
 	char what[96];		/* "unexpected '}'", "unexpected end" */
 };
 
+/* Why JSON cannot be parsed at all (libcjson, loaded on first use by
+ * src/core/cjson_lib.c, is not there), or NULL. */
+const char *qa_cjson_missing(void);
+
 /*
  * Parses len bytes of text as Python's json.loads does (see above).
  * Returns the tree (the caller owns it: cJSON_Delete), or NULL with *err

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/json_file.h"
 #include "core/sha256.h"
 #include "remote/http.h"
 
@@ -924,7 +925,8 @@ list_hub(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 	free(text);
 	if (!cJSON_IsArray(doc)) {
 		cJSON_Delete(doc);
-		fail(r, lf->url, "the hub's tree listing is not a JSON array");
+		fail(r, lf->url, qa_cjson_missing() ? qa_cjson_missing() :
+		     "the hub's tree listing is not a JSON array");
 		return EPROTO;
 	}
 	e = 0;
