@@ -223,6 +223,49 @@ parse_u64(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
+/*
+ * The target of the rel="next" link of a Link header (RFC 8288), as the
+ * Hugging Face API pages its tree listings: '<URL>; rel="next"', several
+ * links separated by commas. out gets "" when there is none (or it does
+ * not fit).
+ */
+static void
+link_next(const char *v, size_t n, char *out, size_t cap)
+{
+	const char *end = v + n;
+
+	out[0] = '\0';
+	while (v < end) {
+		const char *lt = memchr(v, '<', (size_t)(end - v)), *gt, *next;
+
+		if (!lt)
+			return;
+		gt = memchr(lt, '>', (size_t)(end - lt));
+		if (!gt)
+			return;
+		next = memchr(gt, ',', (size_t)(end - gt));
+		if (!next)
+			next = end;
+		/* the parameters of this link: between '>' and ',' */
+		{
+			size_t k, plen = (size_t)(next - gt);
+
+			for (k = 0; k + 10 <= plen; k++)
+				if (strncasecmp(gt + k, "rel=\"next\"", 10) == 0 ||
+				    strncasecmp(gt + k, "rel=next", 8) == 0) {
+					size_t ulen = (size_t)(gt - lt - 1);
+
+					if (ulen < cap) {
+						memcpy(out, lt + 1, ulen);
+						out[ulen] = '\0';
+					}
+					return;
+				}
+		}
+		v = next + 1;
+	}
+}
+
 static size_t
 on_header(char *line, size_t size, size_t nmemb, void *arg)
 {
@@ -235,7 +278,12 @@ on_header(char *line, size_t size, size_t nmemb, void *arg)
 		/* a new response (after a redirect): forget the last one's
 		 * headers */
 		r->etag[0] = '\0';
+		r->next_url[0] = '\0';
 		r->have_total = r->have_length = false;
+		return n;
+	}
+	if (header_is(line, n, "link", &v, &vlen)) {
+		link_next(v, vlen, r->next_url, sizeof(r->next_url));
 		return n;
 	}
 	if (header_is(line, n, "etag", &v, &vlen)) {

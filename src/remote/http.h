@@ -36,6 +36,8 @@ struct qa_http_resp {
 	size_t body_len;
 	bool body_cut;		/* the body went past the bound: stopped */
 	char final_url[512];	/* where the redirects ended ("" if none) */
+	char next_url[1024];	/* Link: <URL>; rel="next" (a paginated
+				 * API), or "" */
 };
 
 /* Creates a session (one connection reused); NULL with err set when

@@ -28,6 +28,7 @@
 #define SMALL_WHOLE ((uint64_t)1024 * 1024)
 #define MAX_LISTING ((size_t)16 * 1024 * 1024)
 #define MAX_SHARDS 4096
+#define MAX_PAGES 100	/* of a tree listing: 100,000 entries */
 
 struct extent {
 	uint64_t off, len;
@@ -42,6 +43,7 @@ struct rfile {
 	enum rstate state;
 	int err;		/* R_ERROR: errno-style */
 	long head_status;	/* what the HEAD request got (0: none) */
+	char *next_url;		/* a listing page: the next page, or NULL */
 	uint64_t size;
 	char etag[160];		/* validator: ETag, or "oid:..." from the hub */
 	bool bearer;		/* send the token (the hub's own URL) */
@@ -316,6 +318,7 @@ file_free(struct rfile *f)
 	free(f->ext);
 	free(f->path);
 	free(f->url);
+	free(f->next_url);
 	free(f);
 }
 
@@ -590,6 +593,11 @@ file_head(struct qa_remote *r, struct rfile *f)
 	f->state = R_FILE;
 	f->size = resp.length;
 	snprintf(f->etag, sizeof(f->etag), "%s", resp.etag);
+	if (resp.next_url[0] && !(f->next_url = strdup(resp.next_url))) {
+		f->state = R_ERROR;
+		f->err = ENOMEM;
+		return ENOMEM;
+	}
 	return 0;
 }
 
@@ -826,6 +834,8 @@ get_whole(struct qa_remote *r, struct rfile *f, size_t max, int *e)
 	f->err = 0;
 	f->size = resp.body_len;
 	snprintf(f->etag, sizeof(f->etag), "%s", resp.etag);
+	if (resp.next_url[0] && !f->next_url)
+		f->next_url = strdup(resp.next_url);
 	f->cache_checked = true;
 	if (resp.body_len && add_extent(f, 0, resp.body, resp.body_len))
 		resp.body = NULL;
@@ -906,6 +916,7 @@ list_hub(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 	char *lpath = cat3(d->api_url, "", ""), *text;
 	struct rfile *lf;
 	cJSON *doc, *it;
+	unsigned pages = 0;
 	int e;
 
 	if (!lpath)
@@ -914,6 +925,7 @@ list_hub(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 	free(lpath);
 	if (!lf)
 		return ENOMEM;
+next_page:
 	text = read_whole(r, lf, MAX_LISTING, &e);
 	if (!text) {
 		if (e == ENOENT)
@@ -997,6 +1009,13 @@ list_hub(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 			break;
 	}
 	cJSON_Delete(doc);
+	/* a folder of more entries than a page: the API's Link header
+	 * names the next page (at most MAX_PAGES of them) */
+	if (!e && lf->next_url && ++pages < MAX_PAGES) {
+		if (!(lf = file_get(r, lf->next_url)))
+			return ENOMEM;
+		goto next_page;
+	}
 	return e;
 }
 

@@ -148,6 +148,10 @@ http {{
       # an API that answers HEAD with 405: the listing is one GET
       if ($request_method = HEAD) {{ return 405; }}
     }}
+    location = /api/models/org/paged/tree/main/index.json {{
+      # the hub pages a long listing: the rest is on the next page
+      add_header Link '<http://127.0.0.1:{hub}/api/models/org/paged/page2.json>; rel="next"';
+    }}
     location /slow/ {{ limit_rate 256; }}
     location /loop {{ return 302 /loop; }}
   }}
@@ -290,6 +294,16 @@ def main():
         link_tree(src, os.path.join(www, "plain", name))
     publish_repo(www, "org/gated", repos["qwen3"])
     publish_repo(www, "org/nohead", repos["qwen3"])
+    # a listing in two pages (the second named by a Link header)
+    publish_repo(www, "org/paged", repos["qwen3"])
+    first = os.path.join(www, "api", "models", "org", "paged", "tree", "main",
+                         "index.json")
+    entries = json.load(open(first))
+    with open(first, "w") as f:
+        json.dump(entries[:len(entries) // 2], f)
+    with open(os.path.join(www, "api", "models", "org", "paged",
+                           "page2.json"), "w") as f:
+        json.dump(entries[len(entries) // 2:], f)
     # a pull request's revision (refs/pr/1; nginx decodes the %2F)
     publish_repo(www, "org/pr", repos["qwen3"], rev="refs/pr/1")
     # a GGUF repository as they are published: a quant per folder, a
@@ -409,6 +423,10 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
                 ["check", "--format", "json", "hf://org/nohead"] + nc,
                 ["check", "--format", "json", q3],
                 f"{base}/org/nohead/resolve/main", q3, env=hub_env)
+    same_report(c, "hub listing in two pages",
+                ["check", "--format", "json", "hf://org/paged"] + nc,
+                ["check", "--format", "json", q3],
+                f"{base}/org/paged/resolve/main", q3, env=hub_env)
     # a GGUF repository's folders by hf://
     split = os.path.join(fix, "gguf", "split")
     same_report(c, "hf:// GGUF folder with a split set",
