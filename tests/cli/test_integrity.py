@@ -417,6 +417,69 @@ def corpus(c, root, tmp):
                    want if want else None)
 
 
+def progress_line(c, tmp):
+    """hash on a terminal: after its first second, a progress line on
+    stderr ("\\rPATH:  NN%  X of Y  Z MB/s "), cleared at the end
+    (\\r ESC [K); none with -q, none when stderr is not a terminal. The
+    file is 8 GiB of holes, one thread: two to five seconds of reading
+    here, well past the first second."""
+    import pty
+    import re
+    import select
+    path = os.path.join(tmp, "big.safetensors")
+    n = 8 << 30
+    h = json.dumps({"w": {"dtype": "F32", "shape": [n // 4],
+                          "data_offsets": [0, n]}}).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(len(h).to_bytes(8, "little") + h)
+        f.truncate(8 + len(h) + n)
+
+    def on_tty(extra):
+        master, slave = pty.openpty()
+        p = subprocess.Popen([QA, "hash", "--jobs", "1", path, "-o",
+                              os.path.join(tmp, "big.json")] + extra,
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        out = b""
+        while True:
+            r, _, _ = select.select([master], [], [], 120)
+            if not r:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:     # the child closed its side
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(master)
+        return p.wait(60), out.decode("utf-8", "replace")
+
+    code, err = on_tty([])
+    # the line names what is being read: the model's path
+    lines = re.findall("\r" + re.escape(path) + r": +(\d+)%  [\d.]+ \S+ "
+                       r"of 8\.00 GiB  \d+ MB/s ", err)
+    cleared = err.rfind("\r\x1b[K")
+    c.check(code == 0 and lines and all(0 <= int(x) <= 100 for x in lines)
+            and cleared > err.rfind("\r" + path) and
+            "hashed in" in err[cleared:],
+            f"progress on a terminal: exit {code}, {len(lines)} progress "
+            f"lines, cleared before the summary: {err[-160:]!r}")
+    c.check(code == 0 and lines == sorted(lines, key=int),
+            f"progress never goes back: {lines}")
+    code, err = on_tty(["-q"])
+    c.check(code == 0 and "%  " not in err and "\x1b" not in err,
+            f"progress with -q: {err!r}")
+    code, out, err = run(QA, ["hash", "--jobs", "1", path, "-o",
+                              os.path.join(tmp, "big.json")])
+    c.check(code == 0 and "\r" not in err and "\x1b" not in err,
+            f"progress when stderr is not a terminal: {err!r}")
+    man = load_manifest(os.path.join(tmp, "big.json"))
+    c.check(man is not None, "the manifest written under a progress line")
+    os.unlink(path)
+
+
 def main():
     global QA
     QA = sys.argv[1]
@@ -424,6 +487,7 @@ def main():
     c = Checker()
     with tempfile.TemporaryDirectory() as tmp:
         fixtures(c, fix, tmp)
+        progress_line(c, tmp)
         root = os.environ.get("QA_CORPUS", "")
         if os.path.isdir(os.path.join(root, "expected")):
             corpus(c, root, tmp)
