@@ -31,6 +31,7 @@
 #include "core/ckd.h"
 #include "core/hash.h"
 #include "core/dtypes.h"
+#include "core/units.h"
 #include "core/escape.h"
 
 /* MAX_HEADER_SIZE of the reference reader (safetensors/src/tensor.rs). */
@@ -332,18 +333,6 @@ skip_ws(struct st_scan *s)
 		s->i++;
 }
 
-static int
-hex_val(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The four hex digits at p as a code unit, or -1. */
 static long
 hex4(const unsigned char *p)
@@ -352,7 +341,7 @@ hex4(const unsigned char *p)
 	int k;
 
 	for (k = 0; k < 4; k++) {
-		int h = hex_val(p[k]);
+		int h = qa_hex_digit((char)p[k]);
 
 		if (h < 0)
 			return -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/swar.h"
+#include "core/units.h"
 #include "core/escape.h"
 
 static int
@@ -176,17 +177,11 @@ hex4(const unsigned char *h)
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		unsigned c = h[i], d;
+		int d = qa_hex_digit((char)h[i]);
 
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else
+		if (d < 0)
 			return 0;	/* cJSON's parse_hex4 */
-		v = v << 4 | d;
+		v = v << 4 | (unsigned)d;
 	}
 	return v;
 }
