@@ -126,6 +126,36 @@ def structure(c, model, gpus_args):
     return doc
 
 
+def mtp_share(c, folder, doc):
+    """The model card's MTP share, worked here from the safetensors
+    headers: the elements of blocks numbered num_hidden_layers and up
+    (DeepSeek's MTP layers) over all elements (a BF16 checkpoint: one
+    parameter per element)."""
+    import struct
+    layers = json.load(open(os.path.join(folder, "config.json")))[
+        "num_hidden_layers"]
+    total = mtp = 0
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".safetensors"):
+            continue
+        with open(os.path.join(folder, name), "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(n))
+        for key, v in header.items():
+            if key == "__metadata__":
+                continue
+            e = 1
+            for d in v["shape"]:
+                e *= d
+            total += e
+            m = re.match(r"model\.layers\.(\d+)\.", key)
+            if m and int(m.group(1)) >= layers:
+                mtp += e
+    want = f"(MTP head {100 * mtp / total:.1f} %)"
+    c.check(mtp > 0 and want in parse(doc).all_text(),
+            f"html of {folder}: the MTP share {want}, from the headers")
+
+
 def comparison(c, quants):
     code, doc, err = run(QA, ["inspect", "--format", "html"] + quants)
     code_j, js, _ = run(QA, ["inspect", "--format", "json"] + quants)
@@ -347,8 +377,11 @@ def main():
                  else os.path.join(fix, "sample",
                                    "sample-llama-3.2-1b-Q4_K_M.gguf"))
         one = os.path.join(tmp, "one.html")
+        doc = structure(c, model, gpus)
         with open(one, "w") as f:
-            f.write(structure(c, model, gpus))
+            f.write(doc)
+        if have:
+            mtp_share(c, model, doc)
         pages = [("one model", one, ["Precision by layer", "Memory fit"])]
         shots = [(one, os.path.join(logs, "html-report.png"))]
         if have:
