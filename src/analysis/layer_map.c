@@ -54,6 +54,7 @@ qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m)
 {
 	bool has_role[QA_ROLE_COUNT] = { false };
 	const char **cells = NULL;
+	size_t cells_bytes = 0;
 	bool *has_layer = NULL, *mtp = NULL;
 	int32_t max_layer = -1;
 	uint32_t i, r, row;
@@ -73,8 +74,8 @@ qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m)
 	}
 	if (max_layer < 0)
 		return 0;
-	cells = calloc((size_t)(max_layer + 1) * QA_ROLE_COUNT,
-		       sizeof(*cells));
+	cells_bytes = (size_t)(max_layer + 1) * QA_ROLE_COUNT * sizeof(*cells);
+	cells = qa_big_alloc(cells_bytes);
 	has_layer = calloc((size_t)max_layer + 1, sizeof(*has_layer));
 	mtp = calloc((size_t)max_layer + 1, sizeof(*mtp));
 	if (!cells || !has_layer || !mtp)
@@ -142,7 +143,7 @@ qa_layer_map_build(const struct qa_inventory *inv, struct qa_layer_map *m)
 	}
 	rc = 0;
 out:
-	free(cells);
+	qa_big_free(cells, cells_bytes);
 	free(has_layer);
 	free(mtp);
 	return rc;

@@ -200,6 +200,7 @@ struct map {
 	uint32_t n_groups;
 	uint32_t *next;		/* per tensor: next in group, UINT32_MAX */
 	enum sfx *sfx;		/* per tensor */
+	size_t n_tensors;	/* entries of groups, next and sfx */
 	struct qa_claims *claims;	/* the config's patterns, compiled */
 };
 
@@ -1108,10 +1109,10 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 static void
 map_free(struct map *m)
 {
-	free(m->cells);
-	free(m->groups);
-	free(m->next);
-	free(m->sfx);
+	qa_big_free(m->cells, (size_t)(m->mask + 1) * sizeof(*m->cells));
+	qa_big_free(m->groups, m->n_tensors * sizeof(*m->groups));
+	qa_big_free(m->next, m->n_tensors * sizeof(*m->next));
+	qa_big_free(m->sfx, m->n_tensors * sizeof(*m->sfx));
 }
 
 void
@@ -1134,11 +1135,13 @@ qa_quant_modules_build(struct qa_inventory *inv)
 	memset(&m, 0, sizeof(m));
 	/* The map lives only while modules are built: malloc'd and freed
 	 * here, not left in the inventory's arena for the whole run. */
+	m.mask = cap - 1;
+	m.n_tensors = inv->n_tensors;
 	if (cap <= SIZE_MAX / sizeof(*m.cells))
-		m.cells = calloc((size_t)cap, sizeof(*m.cells));
-	m.groups = calloc(inv->n_tensors, sizeof(*m.groups));
-	m.next = calloc(inv->n_tensors, sizeof(*m.next));
-	m.sfx = calloc(inv->n_tensors, sizeof(*m.sfx));
+		m.cells = qa_big_alloc((size_t)cap * sizeof(*m.cells));
+	m.groups = qa_big_alloc(inv->n_tensors * sizeof(*m.groups));
+	m.next = qa_big_alloc(inv->n_tensors * sizeof(*m.next));
+	m.sfx = qa_big_alloc(inv->n_tensors * sizeof(*m.sfx));
 	/* new_module clears each module it hands out */
 	inv->modules = qa_arena_array_uninit(&inv->arena, inv->n_tensors,
 					     sizeof(*inv->modules));
@@ -1148,7 +1151,6 @@ qa_quant_modules_build(struct qa_inventory *inv)
 		map_free(&m);
 		return;
 	}
-	m.mask = cap - 1;
 	/* Each name split once: its suffix in m.sfx (group_add rewrites it
 	 * when the tensor joins a group), its module key's length here. */
 	key_len = malloc(inv->n_tensors * sizeof(*key_len));

@@ -5,9 +5,11 @@
  * out up to 64 KiB (every model of a folder keeps its arena until the
  * report, so a 100-byte model must not cost a 64 KiB chunk); a request
  * larger than a quarter of 64 KiB gets a chunk of its own so big token
- * tables do not waste the tail of a chunk.
+ * tables do not waste the tail of a chunk. Chunks of 1 MiB or more are
+ * mapped with transparent huge pages advised (big_map), and past 16 MiB
+ * handed out the shared chunks are one huge page each.
  */
-#define _GNU_SOURCE	/* MAP_ANONYMOUS, MAP_POPULATE */
+#define _GNU_SOURCE	/* MAP_ANONYMOUS, mremap */
 #include "core/arena.h"
 
 #include <stdarg.h>
@@ -16,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
 #define FIRST_CHUNK_SIZE ((size_t)4 * 1024)
 #define ALIGNMENT ((size_t)16)
-#define POPULATE_MIN ((size_t)1 << 20)
+#define MAP_MIN ((size_t)1 << 20)
+#define BIG_CHUNK_AFTER ((size_t)16 << 20)
 
 struct qa_arena_chunk {
 	struct qa_arena_chunk *next;
@@ -58,6 +62,45 @@ qa_arena_finish(struct qa_arena *a)
 	a->used = 0;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * A mapping of n bytes (n > QA_BIG_MIN), zeroed, huge pages advised. A
+ * huge page backs only a 2 MiB-aligned range, so a mapping of 2 MiB or
+ * more is placed on that boundary: mapped with 2 MiB to spare, the
+ * slack unmapped. munmap(p, n) frees it like any mapping.
+ */
+static void *
+big_map(size_t n)
+{
+	size_t len = n, head;
+	unsigned char *m;
+
+	if (n >= HUGE_PAGE && n <= SIZE_MAX - HUGE_PAGE)
+		len = n + HUGE_PAGE;
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (len != n) {
+		long ps = sysconf(_SC_PAGESIZE);
+		size_t page = ps > 0 ? (size_t)ps : 4096;
+		size_t keep = (n + page - 1) / page * page;
+
+		head = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
+		if (head)
+			munmap(m, head);
+		if (len - head > keep)
+			munmap(m + head + keep, len - head - keep);
+		m += head;
+	}
+#ifdef MADV_HUGEPAGE
+	/* advice only: without transparent huge pages it is 4 KiB pages */
+	(void)madvise(m, n, MADV_HUGEPAGE);
+#endif
+	return m;
+}
+
 static struct qa_arena_chunk *
 new_chunk(size_t cap, bool zero)
 {
@@ -65,15 +108,13 @@ new_chunk(size_t cap, bool zero)
 
 	if (cap > SIZE_MAX - sizeof(*c))
 		return NULL;
-	if (cap >= POPULATE_MIN) {
+	if (cap >= MAP_MIN) {
 		/* A large array (a table of 100k tensors is 17 MB) is
-		 * filled right away: its pages are mapped in one call
-		 * instead of one page fault per 4 KiB as it fills. */
-		void *m = mmap(NULL, sizeof(*c) + cap, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
-			       0);
+		 * mapped with huge pages advised (qa_big_alloc): a few
+		 * faults of 2 MiB instead of one per 4 KiB as it fills. */
+		void *m = big_map(sizeof(*c) + cap);
 
-		if (m != MAP_FAILED) {
+		if (m) {
 			c = m;
 			c->mapped = sizeof(*c) + cap;
 			c->zeroed = true;
@@ -141,6 +182,11 @@ alloc_raw(struct qa_arena *a, size_t n, bool *zero)
 
 		while (cap < CHUNK_SIZE && cap <= a->used)
 			cap *= 2;
+		/* A large model (tens of thousands of names) gets chunks
+		 * of one huge page once 16 MiB are handed out: at most an
+		 * eighth of the arena is a chunk's unused tail. */
+		if (a->used >= BIG_CHUNK_AFTER)
+			cap = HUGE_PAGE - sizeof(*c);
 		c = new_chunk(cap < need ? need : cap, false);
 		if (!c)
 			return NULL;
@@ -238,4 +284,52 @@ qa_arena_grow(struct qa_arena *a, void *old, size_t old_n, size_t new_cap,
 	if (p && old && old_n)
 		memcpy(p, old, old_n * sz);
 	return p;
+}
+
+/* ---- large tables outside arenas -------------------------------------- */
+
+void *
+qa_big_alloc(size_t n)
+{
+	if (n <= QA_BIG_MIN)
+		return calloc(1, n ? n : 1);
+	return big_map(n);
+}
+
+void *
+qa_big_realloc(void *p, size_t old_n, size_t new_n)
+{
+	void *m;
+
+	if (!p)
+		return qa_big_alloc(new_n);
+	if (new_n <= QA_BIG_MIN && old_n <= QA_BIG_MIN)
+		return realloc(p, new_n ? new_n : 1);
+	if (old_n > QA_BIG_MIN && new_n > QA_BIG_MIN) {
+		/* the pages move, nothing is copied or faulted again */
+		m = mremap(p, old_n, new_n, MREMAP_MAYMOVE);
+		if (m == MAP_FAILED)
+			return NULL;
+#ifdef MADV_HUGEPAGE
+		(void)madvise(m, new_n, MADV_HUGEPAGE);
+#endif
+		return m;
+	}
+	m = qa_big_alloc(new_n);
+	if (!m)
+		return NULL;
+	memcpy(m, p, old_n < new_n ? old_n : new_n);
+	qa_big_free(p, old_n);
+	return m;
+}
+
+void
+qa_big_free(void *p, size_t n)
+{
+	if (!p)
+		return;
+	if (n <= QA_BIG_MIN)
+		free(p);
+	else
+		munmap(p, n);
 }

@@ -54,4 +54,20 @@ char *qa_arena_printf(struct qa_arena *a, const char *fmt, ...)
 void *qa_arena_grow(struct qa_arena *a, void *old, size_t old_n,
 		    size_t new_cap, size_t sz);
 
+/*
+ * Large tables that live outside an arena for a while (a header's bytes,
+ * a scanner's arrays, a hash table of every tensor). Up to QA_BIG_MIN
+ * bytes they are malloc'd; above, they are mapped from the kernel with
+ * transparent huge pages advised (madvise MADV_HUGEPAGE, which Debian's
+ * kernels honour by default), so a 20 MB table costs ten page faults
+ * instead of five thousand: on a virtual machine a 4 KiB fault costs
+ * microseconds, more than the parsing of a tensor. The caller passes
+ * the size back on realloc and free, as it always knows it.
+ */
+#define QA_BIG_MIN ((size_t)1 << 20)
+void *qa_big_alloc(size_t n);		/* zeroed; NULL when out of memory */
+void *qa_big_realloc(void *p, size_t old_n, size_t new_n);	/* new
+					 * bytes not zeroed; NULL leaves p */
+void qa_big_free(void *p, size_t n);
+
 #endif /* QA_SRC_ARENA_H */
