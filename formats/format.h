@@ -56,6 +56,10 @@ int qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 int qa_st_probe(const uint8_t *buf, size_t len, uint64_t file_size);
 int qa_st_load_file(struct qa_inventory *inv, uint32_t file_index,
 		    struct qa_source *src);
+/* Test hook: false makes the safetensors reader take its general
+ * scanner for every entry, so the fuzz target can check that the fast
+ * path for the library's own layout gives the same report. */
+void qa_st_fast_entries(bool on);
 
 /* Every file format, NULL-terminated, in probe order (formats/input.c). */
 extern const struct qa_format *const qa_formats[];

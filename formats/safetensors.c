@@ -660,14 +660,16 @@ push_dims(struct st_scan *s, struct st_item *e, const uint64_t *dims,
 	  size_t rank)
 {
 	if (s->cap_dims - s->n_dims < rank) {
-		size_t ncap = s->cap_dims ? s->cap_dims * 2 : 1024;
+		size_t ncap = s->cap_dims ? s->cap_dims * 2 :
+			      s->n / 32 > 1024 ? s->n / 32 : 1024;
 		uint64_t *nd;
 
 		if (ncap > SIZE_MAX / sizeof(*nd)) {
 			s->no_memory = true;
 			return false;
 		}
-		nd = realloc(s->dims, ncap * sizeof(*nd));
+		nd = qa_big_realloc(s->dims, s->cap_dims * sizeof(*nd),
+				    ncap * sizeof(*nd));
 		if (!nd) {
 			s->no_memory = true;
 			return false;
@@ -769,6 +771,113 @@ scan_object(struct st_scan *s, struct st_item *it, struct st_item *entry)
 	return true;
 }
 
+/*
+ * The fast path. The safetensors library (serde_json, used by the Python
+ * package and by transformers' save_pretrained) writes every entry the
+ * same way: {"dtype":"BF16","shape":[4096,4096],"data_offsets":[0,33554432]},
+ * no whitespace, the three fields in that order, every number a plain
+ * integer. scan_entry_canonical reads an entry of exactly that form with
+ * memcmp and a digit loop and leaves the scanner and the item as
+ * scan_object would have left them (the same offsets, value count, dims
+ * and fields); anything else (whitespace, another order, a fourth key, an
+ * escape, a number that is not a plain integer <= 2^53, a shape longer
+ * than QA_MAX_DIMS) returns ST_FAST_NO with nothing changed, and the
+ * general scanner reads the entry. The fuzz target for safetensors runs
+ * every input both ways and compares the reports (qa_st_fast_entries).
+ */
+enum { ST_FAST_NO, ST_FAST_OK, ST_FAST_FAIL };
+
+static bool st_fast_entries = true;
+
+void
+qa_st_fast_entries(bool on)
+{
+	st_fast_entries = on;
+}
+
+/* A plain integer <= 2^53 at p[*i] followed by one of the bytes a shape
+ * or data_offsets array continues with; false (nothing read) otherwise. */
+static bool
+canonical_uint(const unsigned char *p, size_t n, size_t *i, uint64_t *out)
+{
+	size_t j = *i, end;
+	uint64_t u = 0;
+
+	if (j >= n || p[j] < '0' || p[j] > '9')
+		return false;
+	/* 2^53 has 16 digits: with at most 16 the sum cannot wrap */
+	end = n - j > 17 ? j + 17 : n;
+	for (; j < end && p[j] >= '0' && p[j] <= '9'; j++)
+		u = u * 10 + (uint64_t)(p[j] - '0');
+	if (j >= n || (p[j] != ',' && p[j] != ']') || j - *i > 16 ||
+	    (p[*i] == '0' && j - *i > 1) || u > ST_MAX_INT)
+		return false;
+	*i = j;
+	*out = u;
+	return true;
+}
+
+static int
+scan_entry_canonical(struct st_scan *s, struct st_item *e)
+{
+	static const char open_dtype[] = "{\"dtype\":\"";
+	static const char to_shape[] = "\",\"shape\":[";
+	static const char to_offsets[] = ",\"data_offsets\":[";
+	const unsigned char *p = s->p;
+	size_t n = s->n, i = s->i, dtype_at, rank = 0;
+	uint64_t dims[QA_MAX_DIMS], off[2];
+
+	/* the object at this depth, its arrays one deeper (open_container) */
+	if (s->depth + 1 >= ST_MAX_DEPTH ||
+	    n - i < sizeof(open_dtype) - 1 ||
+	    memcmp(p + i, open_dtype, sizeof(open_dtype) - 1) != 0)
+		return ST_FAST_NO;
+	i += sizeof(open_dtype) - 1;
+	dtype_at = i;
+	while (i < n && str_plain[p[i]])
+		i++;
+	if (n - i < sizeof(to_shape) - 1 ||
+	    memcmp(p + i, to_shape, sizeof(to_shape) - 1) != 0)
+		return ST_FAST_NO;
+	e->dtype.len = (uint32_t)(i - dtype_at);
+	i += sizeof(to_shape) - 1;
+	if (i < n && p[i] == ']') {
+		i++;
+	} else {
+		for (;;) {
+			if (rank == QA_MAX_DIMS ||
+			    !canonical_uint(p, n, &i, &dims[rank]))
+				return ST_FAST_NO;
+			rank++;
+			if (p[i++] == ']')
+				break;
+		}
+	}
+	if (n - i < sizeof(to_offsets) - 1 ||
+	    memcmp(p + i, to_offsets, sizeof(to_offsets) - 1) != 0)
+		return ST_FAST_NO;
+	i += sizeof(to_offsets) - 1;
+	if (!canonical_uint(p, n, &i, &off[0]) || p[i++] != ',' ||
+	    !canonical_uint(p, n, &i, &off[1]) || p[i++] != ']' ||
+	    i >= n || p[i++] != '}')
+		return ST_FAST_NO;
+	if (!push_dims(s, e, dims, rank))
+		return ST_FAST_FAIL;
+	e->dtype.s = (const char *)p + dtype_at;
+	e->dtype.nul = false;
+	e->dtype_string = true;
+	e->have = 1u << F_DTYPE | 1u << F_SHAPE | 1u << F_OFFSETS;
+	e->rank = (uint8_t)rank;
+	e->n_off = 2;
+	e->off[0] = off[0];
+	e->off[1] = off[1];
+	/* the object, its three keys, the dtype, two arrays and their
+	 * elements: what scan_object counts */
+	s->nodes += 9 + rank;
+	s->i = i;
+	return ST_FAST_OK;
+}
+
 /* true, false and null: the lexer took the run of [a-z], cJSON wanted
  * exactly the literal. */
 static bool
@@ -840,14 +949,19 @@ add_item(struct st_scan *s)
 	struct st_item *it;
 
 	if (s->n_items == s->cap_items) {
-		size_t ncap = s->cap_items ? s->cap_items * 2 : 256;
+		/* an entry takes 64 bytes of header or more in practice
+		 * (the name, three keys, a dtype, four numbers): sized for
+		 * that first, the table is not regrown for a real header */
+		size_t ncap = s->cap_items ? s->cap_items * 2 :
+			      s->n / 64 > 256 ? s->n / 64 : 256;
 		struct st_item *ni;
 
 		if (ncap > SIZE_MAX / sizeof(*ni)) {
 			s->no_memory = true;
 			return NULL;
 		}
-		ni = realloc(s->items, ncap * sizeof(*ni));
+		ni = qa_big_realloc(s->items, s->cap_items * sizeof(*ni),
+				    ncap * sizeof(*ni));
 		if (!ni) {
 			s->no_memory = true;
 			return NULL;
@@ -905,7 +1019,11 @@ scan_header(struct st_scan *s)
 				return false;
 			s->decode = true;
 		} else if (it->object) {
-			if (!scan_object(s, it, it))
+			int fast = st_fast_entries ?
+				   scan_entry_canonical(s, it) : ST_FAST_NO;
+
+			if (fast == ST_FAST_FAIL ||
+			    (fast == ST_FAST_NO && !scan_object(s, it, it)))
 				return false;
 		} else if (!scan_value(s, &v, it)) {
 			return false;
@@ -947,7 +1065,7 @@ name_set_init(struct name_set *ns, size_t n)
 			return false;
 		cap *= 2;
 	}
-	ns->slot = calloc(cap, sizeof(*ns->slot));
+	ns->slot = qa_big_alloc(cap * sizeof(*ns->slot));
 	ns->mask = cap - 1;
 	return ns->slot != NULL;
 }
@@ -1135,7 +1253,7 @@ load_metadata(struct st_ctx *c, const struct st_item *it)
 			break;
 		}
 	}
-	free(ns.slot);
+	qa_big_free(ns.slot, (ns.mask + 1) * sizeof(*ns.slot));
 	free(m);
 	return rc;
 }
@@ -1400,7 +1518,7 @@ parse_header(struct st_ctx *c, const char *hdr, size_t n)
 	struct st_scan *s = c->s;
 	struct st_entry *ents = NULL;
 	struct name_set ns = { 0 };
-	size_t n_ents = 0, i;
+	size_t n_ents = 0, i, ents_bytes = 0;
 	int rc = QA_OK;
 
 	s->p = (const unsigned char *)hdr;
@@ -1428,7 +1546,8 @@ parse_header(struct st_ctx *c, const char *hdr, size_t n)
 	if (n > 0 && hdr[0] != '{')
 		qa_inv_finding(inv, QA1215, c->path, 8, NULL,
 			       "header starts with whitespace before '{'");
-	ents = malloc((s->n_items ? s->n_items : 1) * sizeof(*ents));
+	ents_bytes = (s->n_items ? s->n_items : 1) * sizeof(*ents);
+	ents = qa_big_alloc(ents_bytes);
 	if (!ents || (s->n_items && !name_set_init(&ns, s->n_items))) {
 		rc = QA_E_NOMEM;
 		goto out;
@@ -1466,8 +1585,8 @@ parse_header(struct st_ctx *c, const char *hdr, size_t n)
 	}
 	check_buffer(c, ents, n_ents);
 out:
-	free(ns.slot);
-	free(ents);
+	qa_big_free(ns.slot, (ns.mask + 1) * sizeof(*ns.slot));
+	qa_big_free(ents, ents_bytes);
 	return rc;
 }
 
@@ -1512,12 +1631,12 @@ qa_st_load_file(struct qa_inventory *inv, uint32_t file_index, struct qa_source 
 	}
 	f->header_bytes = hend;
 	f->data_offset = hend;
-	hdr = malloc((size_t)n + 1);
+	hdr = qa_big_alloc((size_t)n + 1);
 	if (!hdr)
 		return QA_E_NOMEM;
 	rc = qa_source_read(src, 8, hdr, (size_t)n);
 	if (rc != QA_OK) {
-		free(hdr);
+		qa_big_free(hdr, (size_t)n + 1);
 		return rc == QA_E_SHORT ? QA_E_IO : rc;
 	}
 	hdr[n] = '\0';
@@ -1530,11 +1649,11 @@ qa_st_load_file(struct qa_inventory *inv, uint32_t file_index, struct qa_source 
 	c.file_size = src->size;
 	c.s = &sc;
 	rc = parse_header(&c, hdr, (size_t)n);
-	free(sc.items);
-	free(sc.dims);
+	qa_big_free(sc.items, sc.cap_items * sizeof(*sc.items));
+	qa_big_free(sc.dims, sc.cap_dims * sizeof(*sc.dims));
 	free(sc.buf);
 	free(c.tmp);
-	free(hdr);
+	qa_big_free(hdr, (size_t)n + 1);
 	if (rc == QA_E_NOMEM)
 		inv->out_of_memory = true;
 	return rc;

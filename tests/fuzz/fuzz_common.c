@@ -719,3 +719,50 @@ qa_fuzz_pipeline(const char *name)
 {
 	audit_input(name, true, true);
 }
+
+char *
+qa_fuzz_json_report(const char *name, size_t *len)
+{
+	struct qa_audit_options opt;
+	struct qa_report_options ropt;
+	struct qa_audit audit;
+	struct qa_inventory **invs;
+	char path[160], *buf = NULL;
+	const char *p = path;
+	size_t i, n = 0, r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", QA_FUZZ_DIR, name);
+	memset(&opt, 0, sizeof(opt));
+	opt.fs = qa_memfs_fs(&mfs);
+	opt.fail_on = QA_SEV_ERROR;
+	if (qa_audit_run(&p, 1, &opt, &audit) != QA_OK)
+		fail(p, "the pipeline gave no input");
+	invs = calloc(audit.n ? audit.n : 1, sizeof(*invs));
+	if (!invs)
+		abort();
+	for (i = 0; i < audit.n; i++)
+		if (audit.inputs[i].inv)
+			invs[n++] = audit.inputs[i].inv;
+	*len = 0;
+	f = open_memstream(&buf, len);
+	if (!f)
+		abort();
+	/* an input that did not load writes its status line instead */
+	for (i = 0; i < audit.n; i++)
+		fprintf(f, "status %d %s\n", audit.inputs[i].status,
+			audit.inputs[i].error);
+	memset(&ropt, 0, sizeof(ropt));
+	ropt.view = QA_VIEW_INSPECT;
+	ropt.fail_on = QA_SEV_ERROR;
+	ropt.layers = true;
+	for (r = 0; qa_reporters[r]; r++)
+		if (strcmp(qa_reporters[r]->name, "json") == 0 && n &&
+		    qa_reporters[r]->write(f, invs, n, &ropt) != 0)
+			fail(p, "json reporter failed");
+	if (fclose(f) != 0 || !buf)
+		abort();
+	free(invs);
+	qa_audit_free(&audit);
+	return buf;
+}

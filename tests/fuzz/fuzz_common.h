@@ -60,6 +60,10 @@ void qa_fuzz_inspect(const char *name, bool unrecognized_ok);
  */
 void qa_fuzz_pipeline(const char *name);
 
+/* The status of QA_FUZZ_DIR/name's load and its JSON inspect report
+ * (with the layer map), malloc'd, its length in *len. */
+char *qa_fuzz_json_report(const char *name, size_t *len);
+
 struct qa_inventory;
 /* The invariants every inventory must satisfy (fuzz_common.c); in names
  * the input in the message of a violation. */

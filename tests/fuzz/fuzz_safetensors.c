@@ -13,10 +13,14 @@
  * HTML page.
  */
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "fuzz_common.h"
+
+#include "formats/format.h"
 
 static bool
 not_a_model(const uint8_t *d, size_t n)
@@ -36,11 +40,36 @@ not_a_model(const uint8_t *d, size_t n)
 		strncasecmp((const char *)d + i, "<html", 5) == 0);
 }
 
+/*
+ * The reader's fast path for entries laid out as the safetensors library
+ * writes them must leave exactly what its general scanner leaves: the
+ * same findings, offsets and tensors, so the same report byte for byte.
+ */
+static void
+same_both_ways(void)
+{
+	size_t fast_len, general_len;
+	char *fast, *general;
+
+	fast = qa_fuzz_json_report("input.safetensors", &fast_len);
+	qa_st_fast_entries(false);
+	general = qa_fuzz_json_report("input.safetensors", &general_len);
+	qa_st_fast_entries(true);
+	if (fast_len != general_len || memcmp(fast, general, fast_len) != 0) {
+		fprintf(stderr, "input.safetensors: the fast entry path and the "
+			"general scanner give different reports\n");
+		abort();
+	}
+	free(fast);
+	free(general);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	qa_fuzz_reset();
 	qa_fuzz_add("input.safetensors", data, size);
 	qa_fuzz_inspect("input.safetensors", not_a_model(data, size));
+	same_both_ways();
 	return 0;
 }
