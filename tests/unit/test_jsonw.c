@@ -271,6 +271,62 @@ hostile_text(char *s, size_t n, char *want, size_t *want_len)
 /* The row writers with literal keys (issue 12) write what the generic
  * ones write; a string is only copied unscanned when qa_jw_plain_len
  * says it may be. */
+/*
+ * The plain test a word at a time (qa_jw_plain_len) against the rule it
+ * implements, stated byte by byte: printable ASCII but '"', '#', ':' and
+ * '\\'. Every byte value at every position of strings of 1 to 24 bytes,
+ * so each lane of each word and the byte-wise tail are covered.
+ */
+static void
+test_plain_every_byte(void)
+{
+	char buf[32];
+	size_t len, at, wrong = 0;
+	unsigned b;
+
+	th_case = "plain, every byte";
+	for (len = 1; len <= 24; len++)
+		for (at = 0; at < len; at++)
+			for (b = 1; b < 256; b++) {
+				bool plain = b >= 0x20 && b < 0x7f && b != '"' &&
+					     b != '#' && b != ':' && b != '\\';
+				size_t want = plain ? len : SIZE_MAX;
+
+				memset(buf, 'a', len);
+				buf[len] = '\0';
+				buf[at] = (char)b;
+				if (qa_jw_plain_len(buf) != want)
+					wrong++;
+			}
+	CHECK_EQ(wrong, 0);
+}
+
+/* Integers at every power of ten and either side of it, against
+ * printf's %llu (the digit count is worked four digits at a time). */
+static void
+test_u64_digits(void)
+{
+	char got[32], want[32];
+	uint64_t p = 1;
+	size_t wrong = 0;
+	int k, d;
+
+	th_case = "u64 digits";
+	for (k = 0; k < 20; k++, p *= 10)
+		for (d = -1; d <= 1; d++) {
+			uint64_t v = p + (uint64_t)(int64_t)d;
+
+			*qa_jw_put_u64(got, v) = '\0';
+			snprintf(want, sizeof(want), "%llu",
+				 (unsigned long long)v);
+			if (strcmp(got, want) != 0)
+				wrong++;
+		}
+	*qa_jw_put_u64(got, UINT64_MAX) = '\0';
+	CHECK_STR(got, "18446744073709551615");
+	CHECK_EQ(wrong, 0);
+}
+
 static void
 test_literal_keys(void)
 {
@@ -531,6 +587,8 @@ main(void)
 	test_numbers();
 	test_layout();
 	test_literal_keys();
+	test_plain_every_byte();
+	test_u64_digits();
 	test_rows();
 	test_buffer();
 	test_errors();
