@@ -353,6 +353,48 @@ expand(struct gg *g, struct qa_value *v)
 	v->v.arr.items = items;
 }
 
+/*
+ * As many of the next n strings as are whole in the reader's buffer and
+ * shorter than QA_KV_KEEP_STRING, copied into the pool; the count taken.
+ * Such a string is in the file, so no bound of keep_strings' checked
+ * path can fail for it.
+ */
+static uint64_t
+keep_buffered_strings(struct gg *g, struct qa_packed_str *ps, uint64_t n)
+{
+	size_t avail, used = 0;
+	const unsigned char *p = qa_reader_buffered(g->r, &avail);
+	uint64_t i = 0, len;
+
+	/* lengths in host order only: a file of the other byte order
+	 * takes the checked path, which swaps */
+	if (!p || g->r->big_endian !=
+		  (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+		return 0;
+	while (i < n && avail - used >= 8) {
+		char *s;
+
+		memcpy(&len, p + used, 8);
+		if (len >= QA_KV_KEEP_STRING || len > avail - used - 8 ||
+		    len >= POOL_DIRECT)
+			break;
+		if (g->pool_left < len + 1)
+			break;	/* read_copy takes the next block */
+		s = g->pool;
+		g->pool += len + 1;
+		g->pool_left -= len + 1;
+		memcpy(s, p + used + 8, (size_t)len);
+		s[len] = '\0';
+		ps[i].s = s;
+		ps[i].len = len;
+		used += 8 + (size_t)len;
+		i++;
+	}
+	if (used && !qa_reader_skip(g->r, used))
+		read_failed(g, "a string");
+	return i;
+}
+
 /* Kept string elements: pointer and length each, bytes in the pool. */
 static bool
 keep_strings(struct gg *g, struct qa_value *out, uint64_t count)
@@ -367,6 +409,15 @@ keep_strings(struct gg *g, struct qa_value *out, uint64_t count)
 		return false;
 	}
 	for (i = 0; i < count; i++) {
+		/* Short strings already in the reader's buffer (a token
+		 * list): copied from it straight into the pool, without a
+		 * call per length and per string. The loop leaves any string
+		 * it does not take whole to the checked path below. */
+		i += keep_buffered_strings(g, ps + i, count - i);
+		if (g->stop || g->r->err)
+			return false;
+		if (i == count)
+			break;
 		off = g->r->pos;
 		if (!qa_reader_u64(g->r, &len)) {
 			read_failed(g, "a string length");

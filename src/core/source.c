@@ -638,6 +638,17 @@ qa_reader_skip(struct qa_reader *r, uint64_t n)
 	return true;
 }
 
+const unsigned char *
+qa_reader_buffered(const struct qa_reader *r, size_t *avail)
+{
+	*avail = 0;
+	if (r->err || r->pos < r->buf_off ||
+	    r->pos - r->buf_off > r->buf_len)
+		return NULL;
+	*avail = r->buf_len - (size_t)(r->pos - r->buf_off);
+	return r->buf + (r->pos - r->buf_off);
+}
+
 bool
 qa_reader_u8(struct qa_reader *r, uint8_t *v)
 {

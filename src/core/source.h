@@ -226,6 +226,14 @@ void qa_reader_init(struct qa_reader *r, struct qa_source *src, uint64_t pos);
 uint64_t qa_reader_remaining(const struct qa_reader *r);
 bool qa_reader_bytes(struct qa_reader *r, void *out, size_t n);
 bool qa_reader_skip(struct qa_reader *r, uint64_t n);
+/*
+ * The bytes already buffered at the cursor (*avail of them, possibly 0)
+ * for a caller that walks many small fields itself, then moves the
+ * cursor with qa_reader_skip. NULL with *avail 0 after an error. The
+ * pointer is good until the next call on r.
+ */
+const unsigned char *qa_reader_buffered(const struct qa_reader *r,
+					size_t *avail);
 bool qa_reader_u8(struct qa_reader *r, uint8_t *v);
 bool qa_reader_u16(struct qa_reader *r, uint16_t *v);
 bool qa_reader_u32(struct qa_reader *r, uint32_t *v);

@@ -1222,6 +1222,85 @@ test_hparams(void)
 	qa_inventory_destroy(inv);
 }
 
+/*
+ * A kept string array of 4,000 strings of 0 to 1,499 bytes (3 MB): its
+ * strings cross the reader's 64 KiB buffer and the string pool's blocks,
+ * and some are over the pool's direct-allocation size. Every string is
+ * compared with the bytes written, in both byte orders; then the file is
+ * cut inside string 3,001, whose length field must carry the QA1001.
+ */
+static char
+tok_byte(uint64_t i, uint64_t k)
+{
+	return (char)('a' + (i * 7 + k) % 26);
+}
+
+static uint64_t
+tok_len(uint64_t i)
+{
+	return i * 37 % 1500;
+}
+
+static void
+test_token_strings(int be)
+{
+	struct qa_inventory *inv;
+	const struct qa_kv *kv;
+	struct buf b;
+	uint64_t i, k, wrong = 0, cut_at = 0;
+	int rc;
+	char tmp[1500];
+
+	th_case = be ? "kept token strings, big-endian" :
+		       "kept token strings";
+	memset(&b, 0, sizeof(b));
+	b.be = be;
+	header(&b, 3, 0, 2);
+	kv_str(&b, "general.architecture", "llama");
+	str(&b, "tokenizer.ggml.tokens");
+	u32(&b, 9);
+	u32(&b, 8);
+	u64(&b, 4000);
+	for (i = 0; i < 4000; i++) {
+		for (k = 0; k < tok_len(i); k++)
+			tmp[k] = tok_byte(i, k);
+		if (i == 3000)
+			cut_at = b.n;
+		u64(&b, tok_len(i));
+		put(&b, tmp, (size_t)tok_len(i));
+	}
+	inv = load_buf(&b, &rc);
+	CHECK_EQ(rc, QA_OK);
+	kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	CHECK(kv && kv->value.v.arr.kept == 4000);
+	for (i = 0; kv && i < kv->value.v.arr.kept; i++) {
+		struct qa_value e;
+
+		if (!qa_value_item(&kv->value, i, &e) ||
+		    e.type != QA_V_STRING || e.v.str.len != tok_len(i) ||
+		    strlen(e.v.str.s) != tok_len(i)) {
+			wrong++;
+			continue;
+		}
+		for (k = 0; k < tok_len(i); k++)
+			if (e.v.str.s[k] != tok_byte(i, k)) {
+				wrong++;
+				break;
+			}
+	}
+	CHECK_EQ(wrong, 0);
+	qa_inventory_destroy(inv);
+	/* string 3,000 is empty (3000 * 37 % 1500 = 0): cut 10 bytes into
+	 * string 3,001 (37 bytes), whose length field gets the finding */
+	b.n = (size_t)cut_at + 8 + tok_len(3000) + 8 + 10;
+	inv = load_buf(&b, &rc);
+	CHECK(th_finding(inv, 1001, NULL) &&
+	      th_finding(inv, 1001, NULL)->offset ==
+	      (int64_t)(cut_at + 8 + tok_len(3000)));
+	qa_inventory_destroy(inv);
+	free(b.p);
+}
+
 int
 main(void)
 {
@@ -1237,6 +1316,8 @@ main(void)
 	test_arrays(0);
 	test_arrays(1);
 	test_array_expansion();
+	test_token_strings(0);
+	test_token_strings(1);
 	test_hparams();
 	th_case = NULL;
 	return th_done("gguf");
