@@ -81,6 +81,25 @@ lb_put(struct lb *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
+/* Appends " " and s right-aligned in width bytes, as lb_add(b, " %*s",
+ * width, s) would (s is never cut). */
+static void
+lb_col(struct lb *b, const char *s, size_t width)
+{
+	static const char spaces[] = "                                ";
+	size_t n = strlen(s);
+
+	lb_put(b, " ", 1);
+	while (n < width) {
+		size_t k = width - n < sizeof(spaces) - 1 ? width - n :
+			   sizeof(spaces) - 1;
+
+		lb_put(b, spaces, k);
+		n += k;
+	}
+	lb_put(b, s, strlen(s));
+}
+
 static void
 lb_add(struct lb *b, const char *fmt, ...)
 {
@@ -1068,11 +1087,15 @@ component_row(FILE *out, size_t name_cols, const char *name, uint64_t tensors,
 	qa_fmt_params(p, sizeof(p), params);
 	qa_fmt_bytes(sz, sizeof(sz), bytes);
 	qa_fmt_bpw(bpw, sizeof(bpw), bytes, params);
-	snprintf(tn, sizeof(tn), "%" PRIu64, tensors);
+	*qa_jw_put_u64(tn, tensors) = '\0';
 	lb_reset(&b);
 	lb_add(&b, "  ");
 	lb_field(&b, name, name_cols);
-	lb_add(&b, " %7s %9s %10s %5s", tn, p, sz, bpw);
+	/* the columns of " %7s %9s %10s %5s", without a format */
+	lb_col(&b, tn, 7);
+	lb_col(&b, p, 9);
+	lb_col(&b, sz, 10);
+	lb_col(&b, bpw, 5);
 	used = width_of(b.s);
 	if (dtypes && *dtypes && used + 2 < WIDTH) {
 		char cut[LINE_MAX_BYTES];
