@@ -145,7 +145,7 @@ report_duplicates(struct gg *g, struct namelist *l, bool tensors)
 		goto out;
 	while (cap < l->n * 2)
 		cap *= 2;	/* l->n entries were allocated: no overflow */
-	slot = calloc(cap, sizeof(*slot));
+	slot = qa_big_alloc(cap * sizeof(*slot));
 	if (!slot) {
 		nomem(g);
 		goto out;
@@ -179,7 +179,7 @@ report_duplicates(struct gg *g, struct namelist *l, bool tensors)
 				       (int64_t)e->off, NULL, "key '%s' appears "
 				       "more than once", e->s);
 	}
-	free(slot);
+	qa_big_free(slot, cap * sizeof(*slot));
 out:
 	l->n = 0;
 }

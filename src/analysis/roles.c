@@ -960,11 +960,11 @@ qa_role_classify_all(const char *const *names, size_t n,
 
 	while (cap < n * 2 && cap < ((size_t)1 << 30))
 		cap *= 2;
-	slot = calloc(cap, sizeof(*slot));
-	ent = malloc((n ? n : 1) * sizeof(*ent));
+	slot = qa_big_alloc(cap * sizeof(*slot));
+	ent = qa_big_alloc((n ? n : 1) * sizeof(*ent));
 	if (!slot || !ent) {
-		free(slot);
-		free(ent);
+		qa_big_free(slot, cap * sizeof(*slot));
+		qa_big_free(ent, (n ? n : 1) * sizeof(*ent));
 		for (i = 0; i < n; i++)
 			out[i] = qa_role_classify(names[i], ctx);
 		return QA_E_NOMEM;
@@ -1062,7 +1062,7 @@ qa_role_classify_all(const char *const *names, size_t n,
 		}
 	}
 	free(keys);
-	free(slot);
-	free(ent);
+	qa_big_free(slot, cap * sizeof(*slot));
+	qa_big_free(ent, (n ? n : 1) * sizeof(*ent));
 	return QA_OK;
 }

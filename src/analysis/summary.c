@@ -18,13 +18,15 @@ classify_tensors(struct qa_inventory *inv)
 	const char **names;
 	struct qa_role_result *res;
 	uint32_t i;
+	size_t n;
 
 	ctx.n_layer = inv->hp.n_layer;
 	ctx.n_mtp = inv->hp.n_mtp;
 	ctx.layer_kind = inv->hp.layer_kind;
 	ctx.n_layer_kind = inv->hp.layer_kind ? inv->hp.n_layer_all : 0;
-	names = malloc((inv->n_tensors ? inv->n_tensors : 1) * sizeof(*names));
-	res = malloc((inv->n_tensors ? inv->n_tensors : 1) * sizeof(*res));
+	n = inv->n_tensors ? inv->n_tensors : 1;
+	names = qa_big_alloc(n * sizeof(*names));
+	res = qa_big_alloc(n * sizeof(*res));
 	if (!names || !res) {
 		for (i = 0; i < inv->n_tensors; i++) {
 			struct qa_tensor *t = &inv->tensors[i];
@@ -47,8 +49,8 @@ classify_tensors(struct qa_inventory *inv)
 		t->mtp = res[i].mtp;
 	}
 out:
-	free(names);
-	free(res);
+	qa_big_free(names, n * sizeof(*names));
+	qa_big_free(res, n * sizeof(*res));
 }
 
 static const char *

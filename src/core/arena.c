@@ -6,7 +6,7 @@
  * report, so a 100-byte model must not cost a 64 KiB chunk); a request
  * larger than a quarter of 64 KiB gets a chunk of its own so big token
  * tables do not waste the tail of a chunk. Chunks of 1 MiB or more are
- * mapped with transparent huge pages advised (big_map), and past 16 MiB
+ * mapped with transparent huge pages advised (big_map), and past 4 MiB
  * handed out the shared chunks are one huge page each.
  */
 #define _GNU_SOURCE	/* MAP_ANONYMOUS, mremap */
@@ -18,13 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
 #define FIRST_CHUNK_SIZE ((size_t)4 * 1024)
 #define ALIGNMENT ((size_t)16)
 #define MAP_MIN ((size_t)1 << 20)
-#define BIG_CHUNK_AFTER ((size_t)16 << 20)
+#define BIG_CHUNK_AFTER ((size_t)4 << 20)
 
 struct qa_arena_chunk {
 	struct qa_arena_chunk *next;
@@ -34,6 +33,57 @@ struct qa_arena_chunk {
 	bool zeroed;	/* data[] was zero when made (mapped or calloc'd) */
 	_Alignas(16) unsigned char data[];
 };
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* The bytes a big mapping of n bytes really spans: whole huge pages, so
+ * the tail of a table is a huge page too (a 5.3 MB table whose last
+ * 1.3 MB were 4 KiB pages took 330 faults for them); 0 when n is too
+ * large to round. */
+static size_t
+big_span(size_t n)
+{
+	return n > SIZE_MAX - 2 * HUGE_PAGE ? 0 :
+	       (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+}
+
+/*
+ * A mapping of n bytes (n > QA_BIG_MIN), zeroed, huge pages advised. A
+ * huge page backs only a 2 MiB-aligned range: the mapping spans whole
+ * huge pages (big_span) and is placed on that boundary, mapped with
+ * 2 MiB to spare and the slack unmapped. big_unmap frees it. Pages never
+ * touched cost nothing.
+ */
+static void *
+big_map(size_t n)
+{
+	size_t span = big_span(n), head;
+	unsigned char *m;
+
+	if (!span)
+		return NULL;
+	m = mmap(NULL, span + HUGE_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	head = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
+	if (head)
+		munmap(m, head);
+	if (HUGE_PAGE - head)
+		munmap(m + head + span, HUGE_PAGE - head);
+	m += head;
+#ifdef MADV_HUGEPAGE
+	/* advice only: without transparent huge pages it is 4 KiB pages */
+	(void)madvise(m, span, MADV_HUGEPAGE);
+#endif
+	return m;
+}
+
+static void
+big_unmap(void *p, size_t n)
+{
+	munmap(p, big_span(n));
+}
 
 void
 qa_arena_init(struct qa_arena *a, size_t limit)
@@ -53,52 +103,13 @@ qa_arena_finish(struct qa_arena *a)
 		struct qa_arena_chunk *next = c->next;
 
 		if (c->mapped)
-			munmap(c, c->mapped);
+			big_unmap(c, c->mapped);
 		else
 			free(c);
 		c = next;
 	}
 	a->head = NULL;
 	a->used = 0;
-}
-
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/*
- * A mapping of n bytes (n > QA_BIG_MIN), zeroed, huge pages advised. A
- * huge page backs only a 2 MiB-aligned range, so a mapping of 2 MiB or
- * more is placed on that boundary: mapped with 2 MiB to spare, the
- * slack unmapped. munmap(p, n) frees it like any mapping.
- */
-static void *
-big_map(size_t n)
-{
-	size_t len = n, head;
-	unsigned char *m;
-
-	if (n >= HUGE_PAGE && n <= SIZE_MAX - HUGE_PAGE)
-		len = n + HUGE_PAGE;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	if (len != n) {
-		long ps = sysconf(_SC_PAGESIZE);
-		size_t page = ps > 0 ? (size_t)ps : 4096;
-		size_t keep = (n + page - 1) / page * page;
-
-		head = (HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE;
-		if (head)
-			munmap(m, head);
-		if (len - head > keep)
-			munmap(m + head + keep, len - head - keep);
-		m += head;
-	}
-#ifdef MADV_HUGEPAGE
-	/* advice only: without transparent huge pages it is 4 KiB pages */
-	(void)madvise(m, n, MADV_HUGEPAGE);
-#endif
-	return m;
 }
 
 static struct qa_arena_chunk *
@@ -183,8 +194,8 @@ alloc_raw(struct qa_arena *a, size_t n, bool *zero)
 		while (cap < CHUNK_SIZE && cap <= a->used)
 			cap *= 2;
 		/* A large model (tens of thousands of names) gets chunks
-		 * of one huge page once 16 MiB are handed out: at most an
-		 * eighth of the arena is a chunk's unused tail. */
+		 * of one huge page once 4 MiB are handed out (the unused
+		 * tail of the last one is never touched). */
 		if (a->used >= BIG_CHUNK_AFTER)
 			cap = HUGE_PAGE - sizeof(*c);
 		c = new_chunk(cap < need ? need : cap, false);
@@ -307,11 +318,20 @@ qa_big_realloc(void *p, size_t old_n, size_t new_n)
 		return realloc(p, new_n ? new_n : 1);
 	if (old_n > QA_BIG_MIN && new_n > QA_BIG_MIN) {
 		/* the pages move, nothing is copied or faulted again */
-		m = mremap(p, old_n, new_n, MREMAP_MAYMOVE);
+		size_t old_span = big_span(old_n), new_span = big_span(new_n);
+
+		if (!new_span)
+			return NULL;
+		if (new_span == old_span)
+			return p;
+		/* the pages move, nothing is copied or faulted again (the
+		 * new place may not be on a huge-page boundary: only the
+		 * aligned whole huge pages inside it are huge) */
+		m = mremap(p, old_span, new_span, MREMAP_MAYMOVE);
 		if (m == MAP_FAILED)
 			return NULL;
 #ifdef MADV_HUGEPAGE
-		(void)madvise(m, new_n, MADV_HUGEPAGE);
+		(void)madvise(m, new_span, MADV_HUGEPAGE);
 #endif
 		return m;
 	}
@@ -331,5 +351,5 @@ qa_big_free(void *p, size_t n)
 	if (n <= QA_BIG_MIN)
 		free(p);
 	else
-		munmap(p, n);
+		big_unmap(p, n);
 }
