@@ -1517,7 +1517,9 @@ run(struct cli *cli, char **paths, int n_paths)
 	struct qa_resolve_options ropt_in;
 	struct qa_cli_integrity scan_opt;
 	const char *roots[3];
-	char root_bufs[2][4096];
+	/* static: 8 KB in this frame would be touched page by page by the
+	 * stack-clash probes of every run (one run per process) */
+	static char root_bufs[2][4096];
 	struct qa_report_options ropt;
 	struct qa_audit audit;
 	struct qa_inventory **invs = NULL;

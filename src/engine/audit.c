@@ -189,10 +189,14 @@ advise(const struct qa_audit_options *opt, struct qa_audit *out)
 
 	if (!engine && out->any_gguf)
 		engine = "llama.cpp";
-	n = qa_knowledge_advisories(engine, &opt->checks, out->advisories,
-				    sizeof(out->advisories) /
-				    sizeof(out->advisories[0]));
 	out->n_advisories = 0;
+	if (!out->advisories)
+		out->advisories = malloc(QA_AUDIT_MAX_ADVISORIES *
+					 sizeof(*out->advisories));
+	if (!out->advisories)
+		return;		/* out of memory: no advisory */
+	n = qa_knowledge_advisories(engine, &opt->checks, out->advisories,
+				    QA_AUDIT_MAX_ADVISORIES);
 	for (i = 0; i < n; i++) {
 		struct qa_advisory a = out->advisories[i];
 		bool drop = false;
@@ -342,8 +346,11 @@ qa_audit_free(struct qa_audit *a)
 	}
 	free(a->inputs);
 	free(a->seen);
+	free(a->advisories);
 	a->inputs = NULL;
 	a->seen = NULL;
+	a->advisories = NULL;
+	a->n_advisories = 0;
 	a->n = a->cap = a->n_seen = a->cap_seen = 0;
 }
 

@@ -65,14 +65,18 @@ struct qa_audit_seen {
 	uint32_t n_files;
 };
 
+#define QA_AUDIT_MAX_ADVISORIES 16
+
 struct qa_audit {
 	struct qa_audit_input *inputs;	/* without a sink: every input */
 	size_t n, cap;
 	struct qa_audit_seen *seen;
 	size_t n_seen, cap_seen;
 	/* Setup advisories (engine build on these GPUs), once per run:
-	 * for --engine, or llama.cpp when an input is GGUF. */
-	struct qa_advisory advisories[16];
+	 * for --engine, or llama.cpp when an input is GGUF. Up to
+	 * QA_AUDIT_MAX_ADVISORIES, malloc'd (10 KB that would otherwise
+	 * sit in every caller's stack frame). */
+	struct qa_advisory *advisories;
 	size_t n_advisories;
 	bool any_gguf;		/* an input was a GGUF model */
 };
