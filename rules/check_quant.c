@@ -1412,7 +1412,8 @@ kv_text(const struct qa_kv *kv, char *buf, size_t cap)
 	if (!kv)
 		return;
 	if (kv->value.type == QA_V_STRING && kv->value.v.str.s)
-		snprintf(buf, cap, "%.160s", kv->value.v.str.s);
+		snprintf(buf, cap, "%.*s", cap > 161 ? 160 : (int)cap - 1,
+			 kv->value.v.str.s);	/* at most 160 bytes */
 	else if (qa_value_as_int(&kv->value, &v))
 		snprintf(buf, cap, "%lld", (long long)v);
 }
