@@ -13,9 +13,11 @@ folders), scale (1k/10k/100k tensors). The inputs are written by
 bench/synth.py into OUT/inputs (sparse files, a few MB of disk) and taken
 from the corpus (gguf/, gguf-vocab/, tiny-llama/, hf/) when it is present.
 
-CPU time is hyperfine's mean user + system time of the command (warm page
-cache, output to /dev/null); every ratio is the peer's CPU time divided by
-quantaudit's in the same table. Peak RSS is GNU time's %M (median of 3).
+CPU time is the mean user + system time of the command (warm page cache,
+output to /dev/null): the native commands of millisecond tables measured
+interleaved (every command once per round, 200 rounds, rusage from
+wait4), everything else by hyperfine; every ratio is the peer's CPU time
+divided by quantaudit's in the same table. Peak RSS is GNU time's %M (median of 3).
 Bytes read: the return values of read/pread64/readv/preadv calls on the
 input's files in an strace -f -y log, and, because gguf-tools maps the
 file instead of reading it, the input's pages found in the page cache
@@ -34,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -57,12 +60,10 @@ class Bench:
         self.lines.append(s)
 
     # --- measuring ------------------------------------------------------
-    def hyperfine(self, cmds, slow=False, few=False, many=False):
+    def hyperfine(self, cmds, slow=False, few=False):
         """cmds: [(label, argv)]; returns {label: result dict} (user, system,
         mean, min in seconds). few: 3 runs, no warm-up (commands of
-        seconds to minutes); many: at least 100 runs (commands of
-        milliseconds, whose CPU time varies by 10-30 % between runs
-        here)."""
+        seconds to minutes)."""
         self.n += 1
         path = os.path.join(self.hf_dir, f"{self.n:03d}.json")
         if few:
@@ -71,8 +72,6 @@ class Bench:
             runs = ["--warmup", "1", "--runs", "3"]
         elif slow:
             runs = ["--warmup", "1", "--min-runs", "5", "--max-runs", "10"]
-        elif many:
-            runs = ["--warmup", "10", "--min-runs", "100", "--max-runs", "300"]
         else:
             runs = ["--warmup", "2", "--min-runs", "10", "--max-runs", "60"]
         argv = ["hyperfine", "-N", "-i", "--style", "none", *runs, "--export-json", path]
@@ -82,6 +81,44 @@ class Bench:
             subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=err)
         with open(path) as f:
             return {r["command"]: r for r in json.load(f)["results"]}
+
+    def interleaved(self, cmds, rounds=None):
+        """cmds: [(label, argv)], every one run once per round, the order
+        rotated each round, 200 rounds after 3 warm-up runs each (20 and 1
+        with QUICK). CPU time is each child's own user + system time from
+        wait4(2): on a shared VM the same command drifts by 2x within a
+        minute, and hyperfine runs one command's runs back to back, so a
+        drift lands on one tool; interleaved, it lands on all of them.
+        Returns hyperfine-like dicts (user, system, mean, min in seconds);
+        every run is kept in OUT/hyperfine/NNN-interleaved.json."""
+        self.n += 1
+        rounds = rounds or (20 if self.a.quick else 200)
+        null = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+
+        def once(cmd):
+            t0 = time.perf_counter()
+            pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=null)
+            _, _, ru = os.wait4(pid, 0)
+            return ru.ru_utime, ru.ru_stime, time.perf_counter() - t0
+
+        for _, cmd in cmds:
+            for _ in range(1 if self.a.quick else 3):
+                once(cmd)
+        runs = {label: [] for label, _ in cmds}
+        for i in range(rounds):
+            k = i % len(cmds)
+            for label, cmd in cmds[k:] + cmds[:k]:
+                runs[label].append(once(cmd))
+        res = {}
+        for label, r in runs.items():
+            res[label] = {"command": label, "user": statistics.mean(u for u, _, _ in r),
+                          "system": statistics.mean(s for _, s, _ in r),
+                          "mean": statistics.mean(w for _, _, w in r), "min": min(w for _, _, w in r),
+                          "runs": r}
+        with open(os.path.join(self.hf_dir, f"{self.n:03d}-interleaved.json"), "w") as f:
+            json.dump({"commands": [[label, cmd] for label, cmd in cmds], "results": list(res.values())}, f)
+        return res
 
     def rss_kib(self, cmd):
         vals = []
@@ -158,12 +195,12 @@ class Bench:
         """rows: [(label, argv or None)]; files_of: input files for bytes read;
         ms: the native commands take milliseconds (100 runs or more)."""
         rows = [(l, c) for l, c in rows if c]
-        # The native commands take a few ms: 100 runs or more, as this
-        # shared machine's noise needs; node and Python (100 ms or more
-        # each) in a call of their own with few runs.
+        # The native commands take a few ms: interleaved, 200 rounds, as
+        # this shared machine's drift needs; node and Python (100 ms or
+        # more each) by hyperfine with few runs.
         slow = [(l, c) for l, c in rows if c[0] in ("node", "python3")]
         fast = [(l, c) for l, c in rows if c[0] not in ("node", "python3")]
-        res = self.hyperfine(fast, many=ms, slow=not ms) if fast else {}
+        res = (self.interleaved(fast) if ms else self.hyperfine(fast, slow=True)) if fast else {}
         if slow:
             res.update(self.hyperfine(slow, slow=True))
         base = res[ref]["user"] + res[ref]["system"]

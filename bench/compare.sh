@@ -21,7 +21,7 @@
 #   LLAMA_CPP_SRC=DIR  ggml-org/llama.cpp sources (default ../llama.cpp; its
 #                      build/bin/libggml-base.so is used, or the ggml-base target
 #                      is built into OUT/llama.cpp-build with cmake; skipped if absent)
-#   QUICK=1            3 runs per command (a smoke test)
+#   QUICK=1            3 runs per command, 20 interleaved rounds (a smoke test)
 #   ONLY=one,many,st,scale   a subset of the workloads
 #
 # Installs (as root, with apt-get) what is missing of: hyperfine, strace,
