@@ -371,6 +371,17 @@ th_skip(const char *fmt, ...)
 	printf("\n");
 }
 
+uint64_t
+th_rand(void)
+{
+	static uint64_t state = 0x9E3779B97F4A7C15u;
+
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 0x2545F4914F6CDD1Du;
+}
+
 int
 th_done(const char *name)
 {

@@ -85,6 +85,11 @@ bool th_check_near(double got, double want, double tol, const char *file,
 	__FILE__, __LINE__, #got, #want)
 #define FAIL(...) th_fail(__FILE__, __LINE__, __VA_ARGS__)
 
+/* A fixed pseudo-random sequence (xorshift64*, seeded the same in every
+ * process), for tests that generate many inputs: the same inputs on
+ * every machine and run. */
+uint64_t th_rand(void);
+
 /* ---- findings --------------------------------------------------------- */
 
 /* Which codes a comparison looks at; NULL means all. */

@@ -19,17 +19,6 @@
 
 #include "core/units.h"
 
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-
-static uint64_t
-next(void)
-{
-	/* xorshift64*: a fixed sequence, the same on every run */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717u;
-}
 
 static uint64_t wrong;
 
@@ -83,9 +72,9 @@ test_fixed(void)
 	/* random doubles: a random mantissa at every exponent from 2^-40
 	 * to 2^62, and uniform ones below 100 */
 	for (i = 0; i < 1000000; i++) {
-		uint64_t r = next();
+		uint64_t r = th_rand();
 		double d = ldexp((double)(r >> 11) / 9007199254740992.0,
-				 (int)(next() % 103) - 40);
+				 (int)(th_rand() % 103) - 40);
 
 		same(d, (unsigned)(r % 5));
 		same((double)(r >> 11) / 9007199254740992.0 * 100.0,

@@ -329,17 +329,6 @@ nesting(void)
 	}
 }
 
-/* xorshift64*: the same mutants on every machine */
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-
-static uint64_t
-next(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1Du;
-}
 
 static void
 mutants(const char *base, int count)
@@ -350,14 +339,14 @@ mutants(const char *base, int count)
 	int m;
 
 	for (m = 0; m < count; m++) {
-		size_t n = len, edits = 1 + next() % 3, e;
+		size_t n = len, edits = 1 + th_rand() % 3, e;
 
 		memcpy(buf, base, len);
 		for (e = 0; e < edits; e++) {
-			size_t at = n ? next() % n : 0;
-			int op = (int)(next() % 3);
-			char c = (next() % 4) ? interesting[next() %
-				(sizeof(interesting) - 1)] : (char)next();
+			size_t at = n ? th_rand() % n : 0;
+			int op = (int)(th_rand() % 3);
+			char c = (th_rand() % 4) ? interesting[th_rand() %
+				(sizeof(interesting) - 1)] : (char)th_rand();
 
 			if (op == 0 && n) {
 				buf[at] = c;
