@@ -824,7 +824,7 @@ scan_entry_canonical(struct st_scan *s, struct st_item *e)
 	static const char to_shape[] = "\",\"shape\":[";
 	static const char to_offsets[] = ",\"data_offsets\":[";
 	const unsigned char *p = s->p;
-	size_t n = s->n, i = s->i, dtype_at, rank = 0;
+	size_t n = s->n, i = s->i, dtype_at, dtype_len, rank = 0;
 	uint64_t dims[QA_MAX_DIMS], off[2];
 
 	/* the object at this depth, its arrays one deeper (open_container) */
@@ -839,7 +839,7 @@ scan_entry_canonical(struct st_scan *s, struct st_item *e)
 	if (n - i < sizeof(to_shape) - 1 ||
 	    memcmp(p + i, to_shape, sizeof(to_shape) - 1) != 0)
 		return ST_FAST_NO;
-	e->dtype.len = (uint32_t)(i - dtype_at);
+	dtype_len = i - dtype_at;
 	i += sizeof(to_shape) - 1;
 	if (i < n && p[i] == ']') {
 		i++;
@@ -864,6 +864,7 @@ scan_entry_canonical(struct st_scan *s, struct st_item *e)
 	if (!push_dims(s, e, dims, rank))
 		return ST_FAST_FAIL;
 	e->dtype.s = (const char *)p + dtype_at;
+	e->dtype.len = (uint32_t)dtype_len;
 	e->dtype.nul = false;
 	e->dtype_string = true;
 	e->have = 1u << F_DTYPE | 1u << F_SHAPE | 1u << F_OFFSETS;

@@ -121,8 +121,8 @@ new_chunk(size_t cap, bool zero)
 		return NULL;
 	if (cap >= MAP_MIN) {
 		/* A large array (a table of 100k tensors is 17 MB) is
-		 * mapped with huge pages advised (qa_big_alloc): a few
-		 * faults of 2 MiB instead of one per 4 KiB as it fills. */
+		 * mapped with huge pages advised (big_map): a few faults
+		 * of 2 MiB instead of one per 4 KiB as it fills. */
 		void *m = big_map(sizeof(*c) + cap);
 
 		if (m) {
@@ -317,7 +317,6 @@ qa_big_realloc(void *p, size_t old_n, size_t new_n)
 	if (new_n <= QA_BIG_MIN && old_n <= QA_BIG_MIN)
 		return realloc(p, new_n ? new_n : 1);
 	if (old_n > QA_BIG_MIN && new_n > QA_BIG_MIN) {
-		/* the pages move, nothing is copied or faulted again */
 		size_t old_span = big_span(old_n), new_span = big_span(new_n);
 
 		if (!new_span)
