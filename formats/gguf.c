@@ -231,6 +231,28 @@ read_failed(struct gg *g, const char *what)
  * from the pool, long ones (a chat template) from the arena. On failure
  * r->err says why (QA_E_SHORT, QA_E_NOMEM, QA_E_IO).
  */
+static char *
+pool_take(struct gg *g, uint64_t n)
+{
+	char *s;
+
+	if (n >= POOL_DIRECT)
+		return qa_arena_alloc(&g->inv->arena, (size_t)n + 1);
+	if (g->pool_left < n + 1) {
+		size_t b = g->pool_block ? g->pool_block : POOL_FIRST_BLOCK;
+
+		g->pool = qa_arena_alloc(&g->inv->arena, b);
+		g->pool_left = g->pool ? b : 0;
+		g->pool_block = b < POOL_MAX_BLOCK ? 2 * b : b;
+	}
+	if (g->pool_left < n + 1)
+		return NULL;
+	s = g->pool;
+	g->pool += n + 1;
+	g->pool_left -= n + 1;
+	return s;
+}
+
 static bool
 read_copy(struct gg *g, uint64_t n, char **out)
 {
@@ -243,23 +265,7 @@ read_copy(struct gg *g, uint64_t n, char **out)
 		r->err = QA_E_SHORT;
 		return false;
 	}
-	if (n >= POOL_DIRECT) {
-		s = qa_arena_alloc(&g->inv->arena, (size_t)n + 1);
-	} else {
-		if (g->pool_left < n + 1) {
-			size_t b = g->pool_block ? g->pool_block :
-				   POOL_FIRST_BLOCK;
-
-			g->pool = qa_arena_alloc(&g->inv->arena, b);
-			g->pool_left = g->pool ? b : 0;
-			g->pool_block = b < POOL_MAX_BLOCK ? 2 * b : b;
-		}
-		s = g->pool_left >= n + 1 ? g->pool : NULL;
-		if (s) {
-			g->pool += n + 1;
-			g->pool_left -= n + 1;
-		}
-	}
+	s = pool_take(g, n);
 	if (!s) {
 		r->err = QA_E_NOMEM;
 		return false;
@@ -355,9 +361,10 @@ expand(struct gg *g, struct qa_value *v)
 
 /*
  * As many of the next n strings as are whole in the reader's buffer and
- * shorter than QA_KV_KEEP_STRING, copied into the pool; the count taken.
- * Such a string is in the file, so no bound of keep_strings' checked
- * path can fail for it.
+ * short enough for the pool (POOL_DIRECT, far below QA_KV_KEEP_STRING),
+ * copied into it; the count taken. Such a string is in the file, so no
+ * bound of keep_strings' checked path can fail for it; running out of
+ * memory is left to that path to report.
  */
 static uint64_t
 keep_buffered_strings(struct gg *g, struct qa_packed_str *ps, uint64_t n)
@@ -375,14 +382,9 @@ keep_buffered_strings(struct gg *g, struct qa_packed_str *ps, uint64_t n)
 		char *s;
 
 		memcpy(&len, p + used, 8);
-		if (len >= QA_KV_KEEP_STRING || len > avail - used - 8 ||
-		    len >= POOL_DIRECT)
+		if (len >= POOL_DIRECT || len > avail - used - 8 ||
+		    !(s = pool_take(g, len)))
 			break;
-		if (g->pool_left < len + 1)
-			break;	/* read_copy takes the next block */
-		s = g->pool;
-		g->pool += len + 1;
-		g->pool_left -= len + 1;
 		memcpy(s, p + used + 8, (size_t)len);
 		s[len] = '\0';
 		ps[i].s = s;
