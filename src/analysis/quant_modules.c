@@ -1133,8 +1133,9 @@ qa_quant_modules_build(struct qa_inventory *inv)
 	while (cap < (uint64_t)inv->n_tensors * 2)
 		cap *= 2;
 	memset(&m, 0, sizeof(m));
-	/* The map lives only while modules are built: malloc'd and freed
-	 * here, not left in the inventory's arena for the whole run. */
+	/* The map lives only while modules are built: allocated and freed
+	 * here (qa_big_alloc), not left in the inventory's arena for the
+	 * whole run. */
 	m.mask = cap - 1;
 	m.n_tensors = inv->n_tensors;
 	if (cap <= SIZE_MAX / sizeof(*m.cells))

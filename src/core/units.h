@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "512", "67.6 K", "268.4 M", "1.24 B", "1.02 T" */
 /* printf's "%.<decimals>f" of d, byte for byte, mostly without printf
  * (exact for 0 <= d < 2^63 and decimals <= 4; snprintf otherwise). */
 void qa_fmt_fixed(char *dst, size_t size, double d, unsigned decimals);
+/* "512", "67.6 K", "268.4 M", "1.24 B", "1.02 T" */
 void qa_fmt_params(char *dst, size_t size, uint64_t n);
 /* "128 B", "264.0 KiB", "762.8 MiB", "20.00 GiB" */
 void qa_fmt_bytes(char *dst, size_t size, uint64_t n);

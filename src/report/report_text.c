@@ -81,23 +81,29 @@ lb_put(struct lb *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
+/* Appends n spaces. */
+static void
+lb_pad(struct lb *b, size_t n)
+{
+	static const char spaces[] = "                                ";
+	size_t k;
+
+	for (; n; n -= k) {
+		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		lb_put(b, spaces, k);
+	}
+}
+
 /* Appends " " and s right-aligned in width bytes, as lb_add(b, " %*s",
  * width, s) would (s is never cut). */
 static void
 lb_col(struct lb *b, const char *s, size_t width)
 {
-	static const char spaces[] = "                                ";
 	size_t n = strlen(s);
 
 	lb_put(b, " ", 1);
-	while (n < width) {
-		size_t k = width - n < sizeof(spaces) - 1 ? width - n :
-			   sizeof(spaces) - 1;
-
-		lb_put(b, spaces, k);
-		n += k;
-	}
-	lb_put(b, s, strlen(s));
+	lb_pad(b, n < width ? width - n : 0);
+	lb_put(b, s, n);
 }
 
 static void
@@ -251,15 +257,10 @@ fit_copy(char *dst, size_t size, const char *s, size_t cols)
 static void
 lb_field(struct lb *b, const char *s, size_t cols)
 {
-	static const char spaces[] = "                                ";
-	size_t w = width_of(s), k;
+	size_t w = width_of(s);
 
 	lb_put(b, s, strlen(s));
-	for (; w < cols; w += k) {
-		k = cols - w < sizeof(spaces) - 1 ? cols - w :
-			sizeof(spaces) - 1;
-		lb_put(b, spaces, k);
-	}
+	lb_pad(b, w < cols ? cols - w : 0);
 }
 
 /* ---- the model block -------------------------------------------------- */
