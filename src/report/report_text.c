@@ -151,6 +151,12 @@ width_of(const char *str)
 	size_t w = 0, len;
 
 	while (*s) {
+		/* ASCII, nearly every byte of a report, without the decoder */
+		if (*s < 0x80) {
+			s++;
+			w++;
+			continue;
+		}
 		len = qa_utf8_seq_len((const char *)s);
 		s += len ? len : 1;
 		w++;
