@@ -909,6 +909,25 @@ by_name(const void *a, const void *b)
 }
 
 /* The hub's tree listing of d: files (size, object id) and folders. */
+/* A size from the hub's listing: a JSON integer in [0, 2^53], what a
+ * double holds exactly. Anything else (1e30, -1, 1.5, 1e400 which cJSON
+ * reads as infinity) is no size, and the file's HEAD says it: converting
+ * a double beyond uint64_t's range is undefined behaviour. */
+static bool
+listing_size(const cJSON *x, uint64_t *out)
+{
+	double v;
+
+	if (!cJSON_IsNumber(x))
+		return false;
+	v = x->valuedouble;
+	if (!(v >= 0 && v <= 9007199254740992.0) ||
+	    v != (double)(uint64_t)v)
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
 static int
 list_hub(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 	 size_t *n, size_t *cap)
@@ -949,7 +968,8 @@ next_page:
 		const cJSON *oid = cJSON_GetObjectItemCaseSensitive(it, "oid");
 		const cJSON *lfs = cJSON_GetObjectItemCaseSensitive(it, "lfs");
 		const char *name, *slash;
-		bool is_dir;
+		uint64_t fsize = 0;
+		bool is_dir, have_size;
 		char *child;
 		struct rfile *cf;
 
@@ -972,12 +992,7 @@ next_page:
 			if (cJSON_IsString(lo))
 				oid = lo;
 		}
-		e = add_dirent(v, n, cap, name, is_dir ? QA_NODE_DIR :
-			       QA_NODE_FILE, cJSON_IsNumber(size) &&
-			       size->valuedouble >= 0 ?
-			       (uint64_t)size->valuedouble : 0);
-		if (e)
-			break;
+		have_size = listing_size(size, &fsize);
 		child = cat3(d->path, "/", name);
 		if (!child) {
 			e = ENOMEM;
@@ -992,19 +1007,29 @@ next_page:
 			free(base);
 			free(api);
 		} else if ((cf = file_get(r, child)) != NULL) {
-			/* the listing says what a HEAD would: no request */
-			if (cf->state == R_UNKNOWN && cJSON_IsNumber(size) &&
-			    size->valuedouble >= 0) {
+			if (cf->state == R_UNKNOWN && have_size) {
+				/* the listing says what a HEAD would: no
+				 * request */
 				cf->state = R_FILE;
-				cf->size = (uint64_t)size->valuedouble;
+				cf->size = fsize;
 				if (cJSON_IsString(oid))
 					snprintf(cf->etag, sizeof(cf->etag),
 						 "oid:%s", oid->valuestring);
+			} else if (!have_size) {
+				/* a size the listing cannot vouch for: the
+				 * file's HEAD gives it (an error stays with
+				 * the file, for its first read to report) */
+				(void)file_head(r, cf);
+				if (cf->state == R_FILE)
+					fsize = cf->size;
 			}
 		} else {
 			e = ENOMEM;
 		}
 		free(child);
+		if (!e)
+			e = add_dirent(v, n, cap, name, is_dir ? QA_NODE_DIR :
+				       QA_NODE_FILE, fsize);
 		if (e)
 			break;
 	}

@@ -304,6 +304,21 @@ def main():
     with open(os.path.join(www, "api", "models", "org", "paged",
                            "page2.json"), "w") as f:
         json.dump(entries[len(entries) // 2:], f)
+    # a listing whose sizes no file has (a mirror or proxy gone wrong,
+    # or a hostile one): 1e30 (beyond any integer), -5, 1.5, and 1e400,
+    # which a JSON parser reads as infinity. None is a size: the file's
+    # HEAD gives it, and the report is the local one.
+    publish_repo(www, "org/oddsizes", repos["qwen3"])
+    odd = os.path.join(www, "api", "models", "org", "oddsizes", "tree",
+                       "main", "index.json")
+    with open(odd) as f:
+        text = f.read()
+    bad = iter(["1e30", "-5", "1.5", "1e400"] * 1000)
+    text, k = re.subn(r'"size": [0-9]+', lambda m: '"size": ' + next(bad),
+                      text)
+    assert k >= 4, k
+    with open(odd, "w") as f:
+        f.write(text)
     # a pull request's revision (refs/pr/1; nginx decodes the %2F)
     publish_repo(www, "org/pr", repos["qwen3"], rev="refs/pr/1")
     # a GGUF repository as they are published: a quant per folder, a
@@ -423,6 +438,10 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
                 ["check", "--format", "json", "hf://org/nohead"] + nc,
                 ["check", "--format", "json", q3],
                 f"{base}/org/nohead/resolve/main", q3, env=hub_env)
+    same_report(c, "hub listing with sizes no file has",
+                ["check", "--format", "json", "hf://org/oddsizes"] + nc,
+                ["check", "--format", "json", q3],
+                f"{base}/org/oddsizes/resolve/main", q3, env=hub_env)
     same_report(c, "hub listing in two pages",
                 ["check", "--format", "json", "hf://org/paged"] + nc,
                 ["check", "--format", "json", q3],
