@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "remote/parse.h"
 
 /* libcurl 7.x and 8.x keep soname libcurl.so.4 (its lib/Makefile.am
  * VERSIONINFO); the Debian package names it libcurl.so.4. */
@@ -182,90 +183,6 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return r->body_cut ? 0 : want;
 }
 
-/* Whether the header line starts with name (case-insensitive) and a
- * colon; *value then points past the colon and blanks. */
-static bool
-header_is(const char *line, size_t n, const char *name, const char **value,
-	  size_t *vlen)
-{
-	size_t k = strlen(name);
-
-	if (n <= k || strncasecmp(line, name, k) != 0 || line[k] != ':')
-		return false;
-	line += k + 1;
-	n -= k + 1;
-	while (n && (*line == ' ' || *line == '\t')) {
-		line++;
-		n--;
-	}
-	while (n && (line[n - 1] == '\r' || line[n - 1] == '\n' ||
-		     line[n - 1] == ' '))
-		n--;
-	*value = line;
-	*vlen = n;
-	return true;
-}
-
-static bool
-parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (n == 0 || n > 19)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return true;
-}
-
-/*
- * The target of the rel="next" link of a Link header (RFC 8288), as the
- * Hugging Face API pages its tree listings: '<URL>; rel="next"', several
- * links separated by commas. out gets "" when there is none (or it does
- * not fit).
- */
-static void
-link_next(const char *v, size_t n, char *out, size_t cap)
-{
-	const char *end = v + n;
-
-	out[0] = '\0';
-	while (v < end) {
-		const char *lt = memchr(v, '<', (size_t)(end - v)), *gt, *next;
-
-		if (!lt)
-			return;
-		gt = memchr(lt, '>', (size_t)(end - lt));
-		if (!gt)
-			return;
-		next = memchr(gt, ',', (size_t)(end - gt));
-		if (!next)
-			next = end;
-		/* the parameters of this link: between '>' and ',' */
-		{
-			size_t k, plen = (size_t)(next - gt);
-
-			for (k = 0; k + 10 <= plen; k++)
-				if (strncasecmp(gt + k, "rel=\"next\"", 10) == 0 ||
-				    strncasecmp(gt + k, "rel=next", 8) == 0) {
-					size_t ulen = (size_t)(gt - lt - 1);
-
-					if (ulen < cap) {
-						memcpy(out, lt + 1, ulen);
-						out[ulen] = '\0';
-					}
-					return;
-				}
-		}
-		v = next + 1;
-	}
-}
-
 static size_t
 on_header(char *line, size_t size, size_t nmemb, void *arg)
 {
@@ -282,23 +199,23 @@ on_header(char *line, size_t size, size_t nmemb, void *arg)
 		r->have_total = r->have_length = false;
 		return n;
 	}
-	if (header_is(line, n, "link", &v, &vlen)) {
-		link_next(v, vlen, r->next_url, sizeof(r->next_url));
+	if (qa_http_header_is(line, n, "link", &v, &vlen)) {
+		qa_http_link_next(v, vlen, r->next_url, sizeof(r->next_url));
 		return n;
 	}
-	if (header_is(line, n, "etag", &v, &vlen)) {
+	if (qa_http_header_is(line, n, "etag", &v, &vlen)) {
 		if (vlen < sizeof(r->etag)) {
 			memcpy(r->etag, v, vlen);
 			r->etag[vlen] = '\0';
 		}
-	} else if (header_is(line, n, "content-length", &v, &vlen)) {
-		r->have_length = parse_u64(v, vlen, &r->length);
-	} else if (header_is(line, n, "content-range", &v, &vlen)) {
+	} else if (qa_http_header_is(line, n, "content-length", &v, &vlen)) {
+		r->have_length = qa_http_parse_u64(v, vlen, &r->length);
+	} else if (qa_http_header_is(line, n, "content-range", &v, &vlen)) {
 		/* "bytes FIRST-LAST/TOTAL" or "bytes * /TOTAL" */
 		const char *slash = memchr(v, '/', vlen);
 
 		if (slash)
-			r->have_total = parse_u64(slash + 1,
+			r->have_total = qa_http_parse_u64(slash + 1,
 						  vlen - (size_t)(slash + 1 - v),
 						  &r->total);
 	}

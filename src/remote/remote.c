@@ -19,6 +19,7 @@
 #include "core/json_file.h"
 #include "core/sha256.h"
 #include "remote/http.h"
+#include "remote/parse.h"
 
 #define FIRST_FETCH ((uint64_t)64 * 1024)
 #define MAX_GROW ((uint64_t)2 * 1024 * 1024)
@@ -389,12 +390,35 @@ cache_head(const struct rfile *f, size_t *n)
 	return h;
 }
 
+struct take_ctx {
+	struct qa_remote *r;
+	struct rfile *f;
+};
+
+/* One extent of a cache file, copied into f's kept extents. */
+static bool
+take_extent(void *ctx, uint64_t off, const char *data, uint64_t len)
+{
+	struct take_ctx *t = ctx;
+	unsigned char *copy = malloc((size_t)len);
+
+	if (!copy)
+		return false;
+	memcpy(copy, data, (size_t)len);
+	if (!add_extent(t->f, off, copy, len)) {
+		free(copy);
+		return false;
+	}
+	t->r->cached_bytes += len;
+	return true;
+}
+
 /* Loads the extents kept for f when the cache has its validator. */
 static void
 cache_load(struct qa_remote *r, struct rfile *f)
 {
 	char *path, *head, *buf = NULL;
-	size_t head_len, k;
+	size_t head_len;
 	struct stat st;
 	FILE *in;
 
@@ -414,36 +438,8 @@ cache_load(struct qa_remote *r, struct rfile *f)
 	if ((size_t)st.st_size < head_len || memcmp(buf, head, head_len) != 0)
 		goto out;
 	f->cache_valid = true;
-	k = head_len;
-	while (k < (size_t)st.st_size) {
-		uint64_t off, len;
-		char *end, *nl = memchr(buf + k, '\n',
-					(size_t)st.st_size - k);
-		unsigned char *data;
-
-		if (!nl || buf[k] != '@')
-			break;
-		*nl = '\0';
-		errno = 0;
-		off = strtoull(buf + k + 1, &end, 10);
-		if (*end != ' ')
-			break;
-		len = strtoull(end + 1, &end, 10);
-		if (errno || *end || len == 0 || off > f->size ||
-		    len > f->size - off ||
-		    len > (uint64_t)st.st_size - (size_t)(nl + 1 - buf))
-			break;
-		data = malloc((size_t)len);
-		if (!data)
-			break;
-		memcpy(data, nl + 1, (size_t)len);
-		if (!add_extent(f, off, data, len)) {
-			free(data);
-			break;
-		}
-		r->cached_bytes += len;
-		k = (size_t)(nl + 1 - buf) + (size_t)len;
-	}
+	qa_cache_extents(buf, (size_t)st.st_size, head_len, f->size,
+			 take_extent, &(struct take_ctx){ r, f });
 out:
 	if (in)
 		fclose(in);
@@ -909,25 +905,6 @@ by_name(const void *a, const void *b)
 }
 
 /* The hub's tree listing of d: files (size, object id) and folders. */
-/* A size from the hub's listing: a JSON integer in [0, 2^53], what a
- * double holds exactly. Anything else (1e30, -1, 1.5, 1e400 which cJSON
- * reads as infinity) is no size, and the file's HEAD says it: converting
- * a double beyond uint64_t's range is undefined behaviour. */
-static bool
-listing_size(const cJSON *x, uint64_t *out)
-{
-	double v;
-
-	if (!cJSON_IsNumber(x))
-		return false;
-	v = x->valuedouble;
-	if (!(v >= 0 && v <= 9007199254740992.0) ||
-	    v != (double)(uint64_t)v)
-		return false;
-	*out = (uint64_t)v;
-	return true;
-}
-
 static int
 list_hub(struct qa_remote *r, struct rdir *d, struct qa_dirent **v,
 	 size_t *n, size_t *cap)
@@ -962,60 +939,37 @@ next_page:
 	}
 	e = 0;
 	cJSON_ArrayForEach(it, doc) {
-		const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
-		const cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "path");
-		const cJSON *size = cJSON_GetObjectItemCaseSensitive(it, "size");
-		const cJSON *oid = cJSON_GetObjectItemCaseSensitive(it, "oid");
-		const cJSON *lfs = cJSON_GetObjectItemCaseSensitive(it, "lfs");
-		const char *name, *slash;
-		uint64_t fsize = 0;
-		bool is_dir, have_size;
+		struct qa_listing_entry le;
+		uint64_t fsize;
 		char *child;
 		struct rfile *cf;
 
-		if (!cJSON_IsString(type) || !cJSON_IsString(p))
+		if (!qa_listing_entry(it, &le))
 			continue;
-		is_dir = strcmp(type->valuestring, "directory") == 0;
-		slash = strrchr(p->valuestring, '/');
-		name = slash ? slash + 1 : p->valuestring;
-		if (!*name || strcmp(name, ".") == 0 ||
-		    strcmp(name, "..") == 0)
-			continue;
-		if (cJSON_IsObject(lfs)) {
-			const cJSON *ls = cJSON_GetObjectItemCaseSensitive(
-				lfs, "size");
-			const cJSON *lo = cJSON_GetObjectItemCaseSensitive(
-				lfs, "oid");
-
-			if (cJSON_IsNumber(ls))
-				size = ls;
-			if (cJSON_IsString(lo))
-				oid = lo;
-		}
-		have_size = listing_size(size, &fsize);
-		child = cat3(d->path, "/", name);
+		fsize = le.size;
+		child = cat3(d->path, "/", le.name);
 		if (!child) {
 			e = ENOMEM;
 			break;
 		}
-		if (is_dir) {
-			char *base = cat3(d->base_url, "/", name);
-			char *api = cat3(d->api_url, "/", name);
+		if (le.is_dir) {
+			char *base = cat3(d->base_url, "/", le.name);
+			char *api = cat3(d->api_url, "/", le.name);
 
 			if (!base || !api || !dir_add(r, child, base, api))
 				e = ENOMEM;
 			free(base);
 			free(api);
 		} else if ((cf = file_get(r, child)) != NULL) {
-			if (cf->state == R_UNKNOWN && have_size) {
+			if (cf->state == R_UNKNOWN && le.have_size) {
 				/* the listing says what a HEAD would: no
 				 * request */
 				cf->state = R_FILE;
-				cf->size = fsize;
-				if (cJSON_IsString(oid))
+				cf->size = le.size;
+				if (le.oid)
 					snprintf(cf->etag, sizeof(cf->etag),
-						 "oid:%s", oid->valuestring);
-			} else if (!have_size) {
+						 "oid:%s", le.oid);
+			} else if (!le.have_size) {
 				/* a size the listing cannot vouch for: the
 				 * file's HEAD gives it (an error stays with
 				 * the file, for its first read to report) */
@@ -1028,8 +982,8 @@ next_page:
 		}
 		free(child);
 		if (!e)
-			e = add_dirent(v, n, cap, name, is_dir ? QA_NODE_DIR :
-				       QA_NODE_FILE, fsize);
+			e = add_dirent(v, n, cap, le.name, le.is_dir ?
+				       QA_NODE_DIR : QA_NODE_FILE, fsize);
 		if (e)
 			break;
 	}

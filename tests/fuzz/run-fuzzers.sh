@@ -18,7 +18,7 @@
 #
 # Environment: CC (default clang), QA_FUZZ_BUILD, QA_FUZZ_TARGETS (default
 # all nine: "gguf safetensors index config archive pytorch template
-# pipeline manifest"), QA_FUZZ_KEEP, TMPDIR.
+# pipeline manifest remote"), QA_FUZZ_KEEP, TMPDIR.
 set -eu
 
 usage() {
@@ -34,7 +34,7 @@ duration=$1
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${QA_FUZZ_BUILD:-$src/build-fuzz}
-targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest"}
+targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest remote"}
 
 if [ ! -f "$build/build.ninja" ]; then
 	# -fno-sanitize-recover: a UBSan report must stop the run like an
