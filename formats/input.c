@@ -131,6 +131,7 @@ read_head(const struct qa_fs *fs, const char *path, uint8_t *head,
 	struct qa_source src;
 	int rc;
 
+	qa_read_failure_reset();
 	rc = fs->open(fs, path, &src);
 	if (rc != QA_OK) {
 		*err = src.err ? src.err : EIO;
@@ -142,6 +143,22 @@ read_head(const struct qa_fs *fs, const char *path, uint8_t *head,
 	*err = src.err ? src.err : EIO;
 	qa_source_close(&src);
 	return rc == QA_OK ? QA_OK : QA_E_IO;
+}
+
+/* Why read_head failed on path (QA_E_IO): where a read failed, the
+ * offset ("model.gguf: read error at offset 512: Input/output error"),
+ * else what the open said. */
+static void
+head_error(const char *path, int e, char *err, size_t errlen)
+{
+	struct qa_read_failure f;
+
+	if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0)
+		snprintf(err, errlen, "%s: read error at offset %" PRIu64
+			 ": %s", path, f.off, strerror(f.err));
+	else
+		snprintf(err, errlen, "cannot read '%s': %s", path,
+			 strerror(e));
 }
 
 /*
@@ -280,8 +297,7 @@ resolve_file(const struct qa_fs *fs, const char *path,
 	if (rc == QA_E_UNRECOGNIZED)
 		return not_regular(path, e, err, errlen);
 	if (rc != QA_OK) {
-		snprintf(err, errlen, "cannot read '%s': %s", path,
-			 strerror(e));
+		head_error(path, e, err, errlen);
 		return QA_E_IO;
 	}
 	if (not_a_model(path, head, n, size, err, errlen))
@@ -1461,8 +1477,7 @@ load_file(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	if (rc == QA_E_UNRECOGNIZED)
 		return not_regular(path, e, err, errlen);
 	if (rc != QA_OK) {
-		snprintf(err, errlen, "cannot read '%s': %s", path,
-			 strerror(e));
+		head_error(path, e, err, errlen);
 		return QA_E_IO;
 	}
 	/* a folder's GGUF files are not probed when it is resolved */
@@ -1554,6 +1569,33 @@ release_archive(void *ctx)
 	qa_archive_release(ctx);
 }
 
+/*
+ * The line for an input whose load failed on a read: which file, at which
+ * byte, and why ("model.gguf: read error at offset 65536: Input/output
+ * error"; a shard or side file is named after the model). Nothing when no
+ * read failed on record (a source of another kind said QA_E_IO).
+ */
+static void
+read_error(const char *display, char *err, size_t errlen)
+{
+	struct qa_read_failure f;
+	char why[160];
+
+	if (!qa_read_failure_last(&f))
+		return;
+	if (f.shrank)
+		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
+			 ", before the size it had when opened (it shrank "
+			 "while read)", f.off);
+	else
+		snprintf(why, sizeof(why), "read error at offset %" PRIu64
+			 ": %s", f.off, strerror(f.err));
+	if (!f.path[0] || strcmp(f.path, display) == 0)
+		snprintf(err, errlen, "%s: %s", display, why);
+	else
+		snprintf(err, errlen, "%s: %s: %s", display, f.path, why);
+}
+
 int
 qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	      char *err, size_t errlen)
@@ -1562,6 +1604,7 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	int rc;
 
 	err[0] = '\0';
+	qa_read_failure_reset();
 	/* On the real file system the model folder is all that is read:
 	 * a symbolic link out of it is reported, not followed. */
 	if (!ref->archive && !ref->unconfined && inv->fs == qa_fs_default()) {
@@ -1633,6 +1676,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		rc = QA_OK;
 	if (rc == QA_OK && inv->out_of_memory)
 		rc = QA_E_NOMEM;
+	if (rc == QA_E_IO && !err[0])
+		read_error(ref->display, err, errlen);
 	if (rc != QA_OK && !err[0])
 		snprintf(err, errlen, "%s: %s", ref->display,
 			 rc == QA_E_NOMEM ? "out of memory" :

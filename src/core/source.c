@@ -33,11 +33,14 @@ file_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 			if (errno == EINTR)
 				continue;
 			src->err = errno;
+			src->err_off = off;
 			return QA_E_IO;
 		}
 		if (n == 0) {
 			/* The file shrank under us. */
 			src->err = EIO;
+			src->err_off = off;
+			src->shrank = true;
 			return QA_E_IO;
 		}
 		p += n;
@@ -252,6 +255,46 @@ qa_source_close(struct qa_source *src)
 		src->ops->close(src);
 }
 
+/* The last read that failed on this thread (source.h): written where a
+ * file or streamed source fails, read once the input is given up. */
+static _Thread_local struct qa_read_failure last_failure;
+
+void
+qa_read_failure_reset(void)
+{
+	last_failure.err = 0;
+}
+
+bool
+qa_read_failure_last(struct qa_read_failure *out)
+{
+	if (!last_failure.err)
+		return false;
+	*out = last_failure;
+	return true;
+}
+
+/* A range source's failure is its parent's, recorded there: the file
+ * and offset that could not be read, not the member's. */
+static void
+record_failure(const struct qa_source *src, uint64_t off, size_t len)
+{
+	size_t n;
+
+	if (src->ops == &range_ops)
+		return;
+	n = src->path ? strlen(src->path) : 0;
+	if (n >= sizeof(last_failure.path))
+		n = sizeof(last_failure.path) - 1;
+	if (n)
+		memcpy(last_failure.path, src->path, n);
+	last_failure.path[n] = '\0';
+	last_failure.off = src->err_off >= off && src->err_off - off < len ?
+			   src->err_off : off;
+	last_failure.err = src->err ? src->err : EIO;
+	last_failure.shrank = src->shrank;
+}
+
 int
 qa_source_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 {
@@ -270,6 +313,8 @@ qa_source_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 	rc = src->ops->read(src, off, buf, len);
 	if (rc == QA_OK)
 		src->bytes_read += (uint64_t)len;
+	else if (rc == QA_E_IO)
+		record_failure(src, off, len);
 	return rc;
 }
 
@@ -563,6 +608,7 @@ qa_reader_init(struct qa_reader *r, struct qa_source *src, uint64_t pos)
 	r->buf_off = 0;
 	r->buf_len = 0;
 	r->chunk = QA_READER_FIRST;
+	r->exact = false;
 }
 
 uint64_t
@@ -594,9 +640,19 @@ fill(struct qa_reader *r, size_t n)
 	 * header costs one short read (and touches few pages), a large one
 	 * few syscalls. */
 	want = r->chunk < n ? n : r->chunk;
+	if (r->exact)
+		want = n;
 	if (avail < want)
 		want = (size_t)avail;
 	rc = qa_source_read(r->src, r->pos, r->buf, want);
+	if (rc == QA_E_IO && want > n) {
+		/* The read ahead failed (a bad sector in tensor data past
+		 * the header, a file cut short): the bytes asked for may
+		 * still be there. From now on only those are read. */
+		r->exact = true;
+		want = n;
+		rc = qa_source_read(r->src, r->pos, r->buf, want);
+	}
 	if (rc != QA_OK) {
 		r->err = rc;
 		return false;

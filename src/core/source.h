@@ -52,9 +52,28 @@ struct qa_source {
 					 * instead of a regular file ("a
 					 * FIFO", "a folder"...), else NULL */
 	uint64_t dev, ino;	/* file source: what fstat said it is */
+	uint64_t err_off;	/* file source: where the failed read stopped */
+	bool shrank;		/* file source: it ended before its size */
 	void *ctx;		/* a source kind of another layer (an HTTP
 				 * file, src/remote/): its state */
 };
+
+/*
+ * The last read of a file that failed on this thread: the file (its path
+ * cut to fit), the offset of the first byte not read, the errno, and
+ * whether the file ended before the size it had when opened. For the one
+ * line that says why an input cannot be read (formats/input.c): the
+ * loader resets it before loading and asks for it when the load fails
+ * with QA_E_IO. A range source (an archive member) records its file's.
+ */
+struct qa_read_failure {
+	char path[512];
+	uint64_t off;
+	int err;
+	bool shrank;
+};
+void qa_read_failure_reset(void);
+bool qa_read_failure_last(struct qa_read_failure *out);
 
 /* Result codes shared by the core (negative = failure). */
 enum qa_err {
@@ -218,6 +237,8 @@ struct qa_reader {
 	uint64_t buf_off;	/* absolute offset of buf[0] */
 	size_t buf_len;		/* valid bytes in buf */
 	size_t chunk;		/* bytes the next read asks for */
+	bool exact;		/* a read ahead failed: read only what is
+				 * asked for */
 	unsigned char buf[QA_READER_BUF];
 };
 

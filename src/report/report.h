@@ -125,6 +125,11 @@ int qa_report_json_input(struct qa_report_stream *st,
 			 size_t index, bool several);
 int qa_report_json_end(struct qa_report_stream *st, size_t n,
 		       const char *verdict);
+/* An input that could not be audited: kept for the document's "errors"
+ * (path, exit, message), written after "inputs"; the verdict is then
+ * "fail" whatever the audited inputs say. */
+int qa_report_json_failed(struct qa_report_stream *st, const char *path,
+			  int exit_code, const char *error);
 /* JSON Lines: per model a whole quantaudit/1 document with one input on
  * one line (no setup advisories: they belong to a run); an input that
  * could not be audited is a line with no inputs and an "error" object

@@ -894,17 +894,72 @@ json_head(struct qa_jw *w)
 	qa_jw_close(w, '}');
 }
 
+/* The streamed document's state: the writer first (the input and end
+ * functions take st->state as the writer), then the inputs that could not
+ * be audited, written after "inputs" as "errors". */
+struct json_doc {
+	struct qa_jw w;
+	struct json_error {
+		char *path, *message;
+		int exit_code;
+	} *errors;
+	size_t n_errors;
+	bool out_of_memory;
+};
+
 int
 qa_report_json_begin(struct qa_report_stream *st)
 {
-	struct qa_jw *w = malloc(sizeof(*w));
+	/* not calloc: the writer's buffer is 64 KiB, written as it fills */
+	struct json_doc *d = malloc(sizeof(*d));
 
-	st->state = w;
-	if (!w)
+	st->state = d;
+	if (!d)
 		return -1;
-	qa_jw_init(w, st->out);
-	json_head(w);
-	qa_jw_arr(w, "inputs", false);
+	d->errors = NULL;
+	d->n_errors = 0;
+	d->out_of_memory = false;
+	qa_jw_init(&d->w, st->out);
+	json_head(&d->w);
+	qa_jw_arr(&d->w, "inputs", false);
+	return 0;
+}
+
+static char *
+dup_text(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	return p ? memcpy(p, s, n) : NULL;
+}
+
+int
+qa_report_json_failed(struct qa_report_stream *st, const char *path,
+		      int exit_code, const char *error)
+{
+	struct json_doc *d = st->state;
+	struct json_error *e;
+
+	if (!d)
+		return -1;
+	e = realloc(d->errors, (d->n_errors + 1) * sizeof(*e));
+	if (!e) {
+		d->out_of_memory = true;
+		return -1;
+	}
+	d->errors = e;
+	e += d->n_errors;
+	e->path = dup_text(path);
+	e->message = dup_text(error);
+	e->exit_code = exit_code;
+	if (!e->path || !e->message) {
+		free(e->path);
+		free(e->message);
+		d->out_of_memory = true;
+		return -1;
+	}
+	d->n_errors++;
 	return 0;
 }
 
@@ -928,14 +983,32 @@ qa_report_json_end(struct qa_report_stream *st, size_t n,
 		   const char *verdict)
 {
 	const struct qa_report_options *opt = st->opt;
+	struct json_doc *d = st->state;
 	struct qa_jw *w = st->state;
 	size_t i;
 	int rc;
 
 	(void)n;
-	if (!w)
+	if (!d)
 		return -1;
 	qa_jw_close(w, ']');
+	if (d->n_errors) {
+		/* what could not be audited is no pass: the document says
+		 * so, as a line of --format jsonl does */
+		qa_jw_arr(w, "errors", false);
+		for (i = 0; i < d->n_errors; i++) {
+			qa_jw_obj(w, NULL);
+			qa_jw_str(w, "path", d->errors[i].path);
+			qa_jw_i64(w, "exit", d->errors[i].exit_code);
+			qa_jw_str(w, "message", d->errors[i].message);
+			qa_jw_close(w, '}');
+			free(d->errors[i].path);
+			free(d->errors[i].message);
+		}
+		qa_jw_close(w, ']');
+		verdict = "fail";
+	}
+	free(d->errors);
 	if (opt->n_advisories) {
 		qa_jw_arr(w, "advisories", false);
 		for (i = 0; i < opt->n_advisories; i++) {
@@ -959,7 +1032,9 @@ qa_report_json_end(struct qa_report_stream *st, size_t n,
 	qa_jw_close(w, '}');
 	qa_jw_raw(w, "\n", 1);
 	rc = qa_jw_finish(w);
-	free(w);
+	if (d->out_of_memory)
+		rc = -1;
+	free(d);
 	st->state = NULL;
 	if (rc != 0 || fflush(st->out) != 0 || ferror(st->out))
 		return -1;

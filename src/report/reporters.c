@@ -45,7 +45,8 @@ static const struct qa_reporter text = {
 static const struct qa_reporter json = {
 	"json", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
 	VIEW(QA_VIEW_FIT), qa_report_json, qa_report_json_begin,
-	qa_report_json_input, qa_report_json_end, false, NULL,
+	qa_report_json_input, qa_report_json_end, false,
+	qa_report_json_failed,
 };
 static const struct qa_reporter jsonl = {
 	"jsonl", VIEW(QA_VIEW_INSPECT) | VIEW(QA_VIEW_TENSORS) |
