@@ -1523,8 +1523,9 @@ run(struct cli *cli, char **paths, int n_paths)
 	struct qa_report_options ropt;
 	struct qa_audit audit;
 	struct qa_inventory **invs = NULL;
+	struct qa_failed_input *failed = NULL;
 	bool **masks = NULL;
-	size_t n_ok = 0, i;
+	size_t n_ok = 0, n_failed = 0, i;
 	int worst_exit = QA_EXIT_PASS, exit_code = QA_EXIT_PASS, rc;
 	FILE *out = stdout;
 
@@ -1626,6 +1627,13 @@ run(struct cli *cli, char **paths, int n_paths)
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
 	}
+	failed = calloc(audit.n ? audit.n : 1, sizeof(*failed));
+	if (!failed) {
+		free(invs);
+		qa_audit_free(&audit);
+		fputs("quantaudit: out of memory\n", stderr);
+		return QA_EXIT_SYSTEM;
+	}
 	for (i = 0; i < audit.n; i++) {
 		struct qa_audit_input *in = &audit.inputs[i];
 
@@ -1647,6 +1655,10 @@ run(struct cli *cli, char **paths, int n_paths)
 			say("%s", in->error);
 		if (qa_cli_exit_of(in->status) > worst_exit)
 			worst_exit = qa_cli_exit_of(in->status);
+		failed[n_failed].path = in->path;
+		failed[n_failed].exit_code = qa_cli_exit_of(in->status);
+		failed[n_failed].message = in->error;
+		n_failed++;
 	}
 	if (cli->match) {
 		exit_code = build_masks(invs, n_ok, cli->match, &masks);
@@ -1672,6 +1684,8 @@ run(struct cli *cli, char **paths, int n_paths)
 	ropt.tensor_mask = (const bool *const *)masks;
 	ropt.advisories = audit.advisories;
 	ropt.n_advisories = audit.n_advisories;
+	ropt.failed = failed;
+	ropt.n_failed = n_failed;
 	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
 		for (i = 0; i < n_ok; i++)
 			print_diagnostics(stderr, invs[i], cli->fail_on);
@@ -1698,6 +1712,7 @@ out_free:
 		free(masks[i]);
 	free(masks);
 	free(invs);
+	free(failed);
 	qa_audit_free(&audit);
 	return exit_code;
 }

@@ -22,6 +22,15 @@ enum qa_report_view {
 	QA_VIEW_FIT,		/* the memory fit first (fit) */
 };
 
+/* An input that could not be audited (a read error, a path that is no
+ * model): what the reports written all at once list beside the audited
+ * inputs (JUnit an error case, SARIF a notification, Markdown a line). */
+struct qa_failed_input {
+	const char *path;
+	int exit_code;		/* 3 or 4 */
+	const char *message;	/* the line printed on stderr */
+};
+
 struct qa_report_options {
 	enum qa_report_view view;
 	bool summary;			/* omit the tensor list (--summary) */
@@ -37,6 +46,9 @@ struct qa_report_options {
 	const struct qa_advisory *advisories;	/* setup advisories of the
 						 * run, printed once */
 	size_t n_advisories;
+	const struct qa_failed_input *failed;	/* write only: inputs not
+						 * audited, in order */
+	size_t n_failed;
 };
 
 /*

@@ -495,15 +495,28 @@ qa_report_markdown(FILE *out, struct qa_inventory *const *invs, size_t n,
 {
 	size_t i;
 
-	/* No input could be read (exit 3 or 4): there is no verdict. */
+	/* No input could be read (exit 3 or 4): there is no verdict. An
+	 * input not audited is no pass: with one, the verdict is FAIL. */
 	fprintf(out, "## quantaudit: %s\n\n", n == 0 ? "NO INPUT" :
+		opt->n_failed ? "FAIL" :
 		verdict_word(qa_verdict_all(invs, n, opt->fail_on)));
 	fprintf(out, "%zu input%s · ", n, n == 1 ? "" : "s");
 	md_counts(out, invs, n);
+	if (opt->n_failed)
+		fprintf(out, " · %zu not audited", opt->n_failed);
 	fprintf(out, " · fails on %s · quantaudit %s\n\n",
 		fail_on_name(opt->fail_on), QA_VERSION);
 	if (n == 0)
 		fputs("No input could be read.\n", out);
+	if (opt->n_failed) {
+		fputs("\n### Not audited\n\n", out);
+		for (i = 0; i < opt->n_failed; i++) {
+			fputs("- ", out);
+			md_text(out, opt->failed[i].message);
+			fprintf(out, " (exit %d)\n", opt->failed[i].exit_code);
+		}
+		fputs("\n", out);
+	}
 	for (i = 0; i < n; i++) {
 		const struct qa_inventory *inv = invs[i];
 
@@ -749,9 +762,9 @@ sarif_result(struct qa_jw *w, const struct qa_inventory *inv,
  */
 static void
 sarif_dropped(struct qa_jw *w, struct qa_inventory *const *invs, size_t n,
-	      const struct rule_list *rl)
+	      const struct rule_list *rl, const struct qa_report_options *opt)
 {
-	bool any = false;
+	bool any = opt->n_failed > 0;
 	size_t i;
 	uint32_t k;
 
@@ -761,8 +774,36 @@ sarif_dropped(struct qa_jw *w, struct qa_inventory *const *invs, size_t n,
 		return;
 	qa_jw_arr(w, "invocations", false);
 	qa_jw_obj(w, NULL);
-	qa_jw_bool(w, "executionSuccessful", true);
+	/* an input that could not be audited: the run did not do its job,
+	 * and each such input is an error notification on its path */
+	qa_jw_bool(w, "executionSuccessful", opt->n_failed == 0);
+	if (opt->n_failed) {
+		int worst = 0;
+
+		for (i = 0; i < opt->n_failed; i++)
+			if (opt->failed[i].exit_code > worst)
+				worst = opt->failed[i].exit_code;
+		qa_jw_i64(w, "exitCode", worst);
+	}
 	qa_jw_arr(w, "toolExecutionNotifications", false);
+	for (i = 0; i < opt->n_failed; i++) {
+		qa_jw_obj(w, NULL);
+		qa_jw_str(w, "level", "error");
+		sarif_text(w, "message", opt->failed[i].message);
+		qa_jw_arr(w, "locations", false);
+		qa_jw_obj(w, NULL);
+		qa_jw_obj(w, "physicalLocation");
+		qa_jw_obj(w, "artifactLocation");
+		sarif_uri(w, "uri", opt->failed[i].path);
+		qa_jw_close(w, '}');
+		qa_jw_close(w, '}');
+		qa_jw_close(w, '}');
+		qa_jw_close(w, ']');
+		qa_jw_obj(w, "properties");
+		qa_jw_i64(w, "exitCode", opt->failed[i].exit_code);
+		qa_jw_close(w, '}');
+		qa_jw_close(w, '}');
+	}
 	for (i = 0; i < n; i++) {
 		const struct qa_inventory *inv = invs[i];
 
@@ -878,10 +919,11 @@ qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 				     &arts);
 	qa_jw_close(&w, ']');
 
-	sarif_dropped(&w, invs, n, &rl);
+	sarif_dropped(&w, invs, n, &rl, opt);
 
 	qa_jw_obj(&w, "properties");
-	qa_jw_str(&w, "verdict", qa_verdict_all(invs, n, opt->fail_on));
+	qa_jw_str(&w, "verdict", opt->n_failed ? "fail" :
+		  qa_verdict_all(invs, n, opt->fail_on));
 	qa_jw_str(&w, "failOn", fail_on_name(opt->fail_on));
 	{
 		uint64_t by[QA_SEV_NONE], all[QA_SEV_NONE] = { 0 }, total = 0;
@@ -1159,9 +1201,9 @@ qa_report_junit(FILE *out, struct qa_inventory *const *invs, size_t n,
 	if (rc == 0) {
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
 		fprintf(out, "<testsuites name=\"quantaudit\" tests=\"%"
-			PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"0\" "
-			"time=\"0\">\n", (uint64_t)(rl_count(&rl) * n),
-			failures);
+			PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"%zu\" "
+			"time=\"0\">\n", (uint64_t)(rl_count(&rl) * n) +
+			opt->n_failed, failures, opt->n_failed);
 		for (i = 0; i < n; i++) {
 			fputs("  <testsuite name=\"", out);
 			xml_text(out, invs[i]->path, true);
@@ -1181,6 +1223,21 @@ qa_report_junit(FILE *out, struct qa_inventory *const *invs, size_t n,
 				fputs("</system-err>\n", out);
 			}
 			fputs("  </testsuite>\n", out);
+		}
+		/* an input that could not be audited: a suite of one case in
+		 * error, as a test that could not run */
+		for (i = 0; i < opt->n_failed; i++) {
+			fputs("  <testsuite name=\"", out);
+			xml_text(out, opt->failed[i].path, true);
+			fputs("\" tests=\"1\" failures=\"0\" errors=\"1\" "
+			      "skipped=\"0\" time=\"0\">\n"
+			      "    <testcase classname=\"quantaudit\" "
+			      "name=\"audit\" time=\"0\">\n"
+			      "      <error message=\"", out);
+			xml_text(out, opt->failed[i].message, true);
+			fprintf(out, "\" type=\"exit %d\"/>\n"
+				"    </testcase>\n  </testsuite>\n",
+				opt->failed[i].exit_code);
 		}
 		fputs("</testsuites>\n", out);
 		rc = finish(out);

@@ -1147,6 +1147,10 @@ qa_report_json(FILE *out, struct qa_inventory *const *invs, size_t n,
 		rc = qa_report_json_input(&st, invs[i], opt->tensor_mask ?
 					  opt->tensor_mask[i] : NULL, i,
 					  n > 1);
+	for (i = 0; rc == 0 && i < opt->n_failed; i++)
+		rc = qa_report_json_failed(&st, opt->failed[i].path,
+					   opt->failed[i].exit_code,
+					   opt->failed[i].message);
 	if (qa_report_json_end(&st, n, qa_verdict_all(invs, n,
 						      opt->fail_on)) != 0)
 		rc = -1;

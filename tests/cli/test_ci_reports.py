@@ -443,30 +443,58 @@ def check_hostile(c, binary, registry, schema, xsd):
         shutil.rmtree(tmp)
 
 
-def check_unreadable(c, binary, cwd, schema):
+def check_unreadable(c, binary, cwd, schema, xsd):
     """An input that is not a model (exit 3): every report is still
-    well-formed, with no input in it."""
+    well-formed, has no audited input, and says which input it could not
+    audit and why (the line quantaudit prints on stderr)."""
     rel = "gguf/bad-magic.gguf"
-    code, out, err = run_in(binary, cwd, ["check", "-q", "-f", "sarif", rel])
-    c.check(code == 3, f"unreadable: sarif exit {code}")
+    code, out, err = run_in(binary, cwd, ["check", "-f", "sarif", rel])
+    why = (err if isinstance(err, str) else err.decode()).strip()
+    if why.startswith("quantaudit: "):
+        why = why[len("quantaudit: "):]
+    c.check(code == 3 and rel in why, f"unreadable: sarif exit {code}, stderr {why!r}")
     try:
         doc = json.loads(out.decode("utf-8"))
+        run = doc["runs"][0]
+        inv = run.get("invocations", [{}])[0]
+        notes = inv.get("toolExecutionNotifications", [])
         c.check(not list(jsonschema.Draft7Validator(schema).iter_errors(doc))
-                and doc["runs"][0]["results"] == [],
+                and run["results"] == [],
                 "unreadable: valid SARIF without results")
-    except ValueError as e:
-        c.check(False, f"unreadable: sarif not JSON: {e}")
+        c.check(inv.get("executionSuccessful") is False and inv.get("exitCode") == 3 and
+                len(notes) == 1 and notes[0]["level"] == "error" and
+                notes[0]["message"]["text"] == why and
+                notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == rel and
+                run["properties"]["verdict"] == "fail",
+                f"unreadable: SARIF notification: {json.dumps(inv)[:400]}")
+    except (ValueError, KeyError, IndexError) as e:
+        c.check(False, f"unreadable: sarif not as expected: {e}")
     code, out, err = run_in(binary, cwd, ["check", "-q", "-f", "junit", rel])
     try:
         root = ET.fromstring(out)
-        c.check(root.get("tests") == "0" and not root.findall("testsuite"),
-                "unreadable: junit without suites")
+        suites = root.findall("testsuite")
+        e = suites[0].find("testcase/error") if suites else None
+        c.check(root.get("tests") == "1" and root.get("errors") == "1" and
+                root.get("failures") == "0" and len(suites) == 1 and
+                suites[0].get("name") == rel and suites[0].get("errors") == "1" and
+                e is not None and e.get("message") == why and e.get("type") == "exit 3",
+                f"unreadable: junit one suite in error: {out[-400:]!r}")
     except ET.ParseError as e:
         c.check(False, f"unreadable: junit not XML: {e}")
+    if xsd:
+        with tempfile.NamedTemporaryFile(suffix=".xml") as tmp:
+            tmp.write(out)
+            tmp.flush()
+            proc = subprocess.run(["xmllint", "--noout", "--schema", xsd,
+                                   tmp.name], capture_output=True)
+            c.check(proc.returncode == 0, "unreadable: junit-10.xsd: "
+                    f"{proc.stderr.decode()[:300]}")
     code, out, err = run_in(binary, cwd, ["check", "-q", "-f", "markdown",
                                           rel])
-    c.check(out.decode().startswith("## quantaudit: NO INPUT\n"),
-            "unreadable: markdown heading")
+    text = out.decode()
+    c.check(text.startswith("## quantaudit: NO INPUT\n") and
+            "### Not audited\n\n- " in text and "(exit 3)\n" in text,
+            f"unreadable: markdown heading and the input not audited: {text[:300]!r}")
 
 
 def main():
@@ -502,7 +530,7 @@ def main():
         check_junit(c, binary, fixtures, rels, registry, manifest, fail_on,
                     xsd)
     check_hostile(c, binary, registry, schema, xsd)
-    check_unreadable(c, binary, fixtures, schema)
+    check_unreadable(c, binary, fixtures, schema, xsd)
     c.finish()
 
 

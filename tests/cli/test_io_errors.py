@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qa_common import SKIP, Checker, env_path  # noqa: E402
@@ -180,6 +181,34 @@ def main(argv):
                 f"two inputs, one failing: exit {code}, {json.dumps(doc)[:400]}")
     except (ValueError, KeyError) as e:
         c.check(False, f"two inputs, one failing: {e}: {out[:300]}")
+
+    # the reports written all at once list it too
+    code, out, err = run(["inspect", "--format", "junit", gguf, folder], shard, at)
+    try:
+        root = ET.fromstring(out)
+        bad = [ts for ts in root.findall("testsuite") if ts.get("name") == folder]
+        e = bad[0].find("testcase/error") if bad else None
+        c.check(code == 4 and root.get("errors") == "1" and e is not None and
+                e.get("message") == want and e.get("type") == "exit 4",
+                f"JUnit with one input failing: exit {code}, {out[-600:]}")
+    except (ET.ParseError, IndexError) as ex:
+        c.check(False, f"JUnit with one input failing: {ex}: {out[-300:]}")
+    code, out, err = run(["inspect", "--format", "sarif", gguf, folder], shard, at)
+    try:
+        inv = json.loads(out)["runs"][0]["invocations"][0]
+        note = inv["toolExecutionNotifications"][0]
+        c.check(code == 4 and inv["executionSuccessful"] is False and inv["exitCode"] == 4 and
+                note["level"] == "error" and note["message"]["text"] == want and
+                note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == folder and
+                json.loads(out)["runs"][0]["properties"]["verdict"] == "fail",
+                f"SARIF with one input failing: exit {code}, {json.dumps(inv)[:400]}")
+    except (ValueError, KeyError, IndexError) as ex:
+        c.check(False, f"SARIF with one input failing: {ex}: {out[:300]}")
+    code, out, err = run(["inspect", "--format", "markdown", gguf, folder], shard, at)
+    md_want = want.replace("_", "\\_")
+    c.check(code == 4 and out.startswith("## quantaudit: FAIL\n") and
+            f"### Not audited\n\n- {md_want} (exit 4)\n" in out,
+            f"Markdown with one input failing: exit {code}, {out[:500]!r}")
 
     # ---- a path that is no model: exit 3, in "errors" with its exit
     tmp = tempfile.mkdtemp(prefix="qa-io-errors-")
