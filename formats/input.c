@@ -47,14 +47,6 @@ ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* ---- refs --------------------------------------------------------------- */
 
 void
@@ -764,7 +756,7 @@ hf_cache_snapshot(const struct qa_fs *fs, const char *dir, const char *rev,
 		  char **snap, char **note, char *err, size_t errlen)
 {
 	char commit[128], *p, *ref;
-	const char *repo = base_name(dir);
+	const char *repo = qa_path_base(dir);
 	int rc = QA_OK;
 
 	*snap = *note = NULL;
@@ -833,7 +825,7 @@ hf_cache_snapshot(const struct qa_fs *fs, const char *dir, const char *rev,
 static bool
 is_hf_cache_repo(const struct qa_fs *fs, const char *dir)
 {
-	const char *b = base_name(dir);
+	const char *b = qa_path_base(dir);
 
 	return (strncmp(b, "models--", 8) == 0 ||
 		strncmp(b, "datasets--", 10) == 0) &&
@@ -943,7 +935,7 @@ resolve_ollama_manifest(const struct qa_fs *fs, const char *path,
 			goto out;
 		}
 		snprintf(note, sizeof(note), "Ollama model %s: blob %s%s",
-			 display, base_name(r->path), proj ?
+			 display, qa_path_base(r->path), proj ?
 			 ", with its projector layer" : "");
 		r->note = strdup(note);
 		r->mmproj = proj;
@@ -1202,9 +1194,9 @@ resolve_path(const struct qa_fs *fs, const char *path,
 		else
 			rc = resolve_dir(fs, path, out, err, errlen);
 		free(dir);
-	} else if (strcmp(base_name(path), "config.json") == 0) {
+	} else if (strcmp(qa_path_base(path), "config.json") == 0) {
 		/* config.json stands for its folder. */
-		size_t k = (size_t)(base_name(path) - path);
+		size_t k = (size_t)(qa_path_base(path) - path);
 		char *dir = k == 0 ? strdup(".") : k == 1 ? strdup("/") :
 			    strndup(path, k - 1);
 
@@ -1265,7 +1257,7 @@ model_root(const struct qa_fs *fs, const char *path, bool *real)
 		return r;
 	}
 	*real = false;
-	k = (size_t)(base_name(path) - path);
+	k = (size_t)(qa_path_base(path) - path);
 	d = kind == QA_NODE_DIR ? strdup(path) : k == 0 ? strdup(".") :
 	    k == 1 ? strdup("/") : strndup(path, k - 1);
 	if (!d)
@@ -1429,7 +1421,7 @@ load_mmproj(struct qa_inventory *inv, const char *path,
 		if (read_head(inv->fs, path, head, &n, &size, &e) != QA_OK)
 			qa_inv_finding(inv, QA1403, path, -1, NULL,
 				       "the projector %s cannot be read (%s), "
-				       "so it is not counted", base_name(path),
+				       "so it is not counted", qa_path_base(path),
 				       strerror(e));
 		else if (not_a_model(path, head, n, size, why, sizeof(why)))
 			qa_inv_finding(inv, QA1403, path, -1, NULL,
@@ -1437,7 +1429,7 @@ load_mmproj(struct qa_inventory *inv, const char *path,
 		else
 			qa_inv_finding(inv, QA1403, path, -1, NULL,
 				       "the projector %s is not a GGUF file, so "
-				       "it is not counted", base_name(path));
+				       "it is not counted", qa_path_base(path));
 	}
 	qa_inventory_destroy(p);
 	return rc == QA_E_NOMEM ? rc : QA_OK;

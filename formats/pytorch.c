@@ -56,14 +56,6 @@ ends_with(const char *s, const char *suffix)
 	return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* Printable, bounded copy of a name from the file (see pickle.c). */
 static const char *
 esc(char *dst, size_t cap, const char *s)
@@ -2743,7 +2735,7 @@ load_side_beside(struct qa_inventory *inv, const char *dir)
 int
 qa_pt_load_path(struct qa_inventory *inv, const char *path)
 {
-	const char *base = base_name(path);
+	const char *base = qa_path_base(path);
 	size_t pl;
 	uint32_t k, m;
 	char *dir;

@@ -81,18 +81,6 @@ is_model(struct walker *w, const char *path)
 	return yes;
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *end = path + strlen(path), *p;
-
-	while (end > path && end[-1] == '/')
-		end--;
-	for (p = end; p > path && p[-1] != '/'; p--)
-		;
-	return p;
-}
-
 static bool
 has_child(struct walker *w, const char *dir, const char *name)
 {
@@ -123,7 +111,7 @@ walk(struct walker *w, const char *dir, int depth)
 		 * a folder of GGUFs may hold more models below it
 		 * (quants kept in subfolders, a split set). */
 		if (has_child(w, dir, "config.json") ||
-		    strncmp(base_name(dir), "models--", 8) == 0)
+		    strncmp(qa_path_base(dir), "models--", 8) == 0)
 			return;
 	}
 	if (depth >= WALK_DEPTH_MAX ||

@@ -19,6 +19,18 @@
 
 #include "core/ckd.h"
 
+const char *
+qa_path_base(const char *path)
+{
+	const char *end = path + strlen(path), *p;
+
+	while (end > path && end[-1] == '/')
+		end--;
+	for (p = end; p > path && p[-1] != '/'; p--)
+		;
+	return p == end ? path : p;
+}
+
 /* ---- file sources ------------------------------------------------------ */
 
 static int

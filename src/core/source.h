@@ -188,6 +188,11 @@ struct qa_fs {
 
 /* The real file system. */
 const struct qa_fs *qa_fs_default(void);
+
+/* The last part of path, for messages and reports: "m.gguf" of
+ * "dir/m.gguf", "dir/" of "a/dir/" (trailing slashes are not a part),
+ * path itself when it has no '/' before its last part. */
+const char *qa_path_base(const char *path);
 void qa_dirents_free(struct qa_dirent *d, size_t n);
 
 /*

@@ -180,16 +180,6 @@ badge(FILE *out, const char *verdict)
 		verdict_class(verdict), verdict ? verdict : "pass");
 }
 
-/* The last part of a path (a folder's own name when it ends in '/'
- * is not needed: inputs are given without one). */
-static const char *
-base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b && b[1] ? b + 1 : path;
-}
-
 static const char *
 arch_of(const struct qa_inventory *inv)
 {
@@ -388,7 +378,7 @@ card(FILE *out, const struct qa_inventory *inv)
 		qa_fmt_bytes(mb, sizeof(mb), inv->mmproj.bytes);
 		fputs("<dt>vision projector</dt><dd><span class=\"mono\">",
 		      out);
-		h(out, base_name(inv->mmproj.file));
+		h(out, qa_path_base(inv->mmproj.file));
 		fprintf(out, "</span>: %" PRIu32 " tensors, %s parameters, %s "
 			"(counted in the fit)</dd>\n", inv->mmproj.tensors, mp,
 			mb);
@@ -842,7 +832,7 @@ comparison(FILE *out, struct qa_inventory *const *invs, size_t n,
 			"height=\"22\" fill=\"%s\"></rect><text x=\"0\" "
 			"y=\"%zu\">", 4 + 28 * i, w, palette[i % N_PALETTE],
 			20 + 28 * i);
-		h(out, base_name(invs[i]->path));
+		h(out, qa_path_base(invs[i]->path));
 		fprintf(out, "</text><text x=\"%.2f\" y=\"%zu\">%s</text>\n",
 			306 + w, 20 + 28 * i, sz);
 	}
@@ -870,7 +860,7 @@ comparison(FILE *out, struct qa_inventory *const *invs, size_t n,
 			"title=\"", i);
 		h(out, inv->path);
 		fputs("\">", out);
-		h(out, base_name(inv->path));
+		h(out, qa_path_base(inv->path));
 		fputs("</a></td><td>", out);
 		badge(out, qa_verdict(inv, opt->fail_on));
 		fprintf(out, "</td><td class=\"n nw\">%s</td><td class=\"n\">",

@@ -51,7 +51,6 @@ struct lb {
 
 static void put_wrapped(FILE *out, const char *raw, size_t indent,
 			size_t hang, const char *color, size_t color_bytes);
-static const char *base_name(const char *path);
 
 static void
 lb_reset(struct lb *b)
@@ -612,7 +611,7 @@ files_line(FILE *out, const struct qa_inventory *inv)
 		qa_fmt_params(par, sizeof(par), inv->mmproj.params);
 		snprintf(line, sizeof(line), "  %-*s%s: %s params, %s, counted "
 			 "in the fit", LABEL_COLS, "projector",
-			 base_name(inv->mmproj.file), par, sz);
+			 qa_path_base(inv->mmproj.file), par, sz);
 		put_wrapped(out, line, 0, 2 + LABEL_COLS, NULL, 0);
 	}
 	if (inv->input_note) {
@@ -734,14 +733,6 @@ put_items(FILE *out, const char *name, const struct items *it)
 	put_line(out, &b);
 }
 
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* Parameters held by one precision label over every component:
  * precisions (by module) when use_prec, dtypes otherwise. */
 static uint64_t
@@ -861,8 +852,8 @@ quant_line(FILE *out, const struct qa_inventory *inv)
 		if (ch && !qa_value_as_int(&ch->value, &chunks))
 			chunks = -1;
 		if (file || data || chunks >= 0) {
-			items_add(&it, "imatrix: %s", file ? base_name(file) :
-				  data ? base_name(data) : "yes");
+			items_add(&it, "imatrix: %s", file ? qa_path_base(file) :
+				  data ? qa_path_base(data) : "yes");
 			if (chunks >= 0) {
 				char n[48];
 
@@ -895,7 +886,7 @@ quant_line(FILE *out, const struct qa_inventory *inv)
 				  q->block[1]);
 		if (q->file) {
 			snprintf(from, sizeof(from), " (from %s)",
-				 base_name(q->file));
+				 qa_path_base(q->file));
 			items_append(&it, from);
 		}
 		if (q->kv_cache && *q->kv_cache)
