@@ -54,7 +54,9 @@ add_tensor(struct qa_diff *d, size_t *cap, enum qa_diff_kind kind,
 struct key {
 	const struct qa_tensor *t;
 	uint32_t index;		/* in its inventory */
-	uint32_t rank;		/* role mode: place among its (role, layer) */
+	uint32_t rank;		/* role mode: place among its (role, layer,
+				 * part) */
+	uint8_t part;		/* role mode: enum part */
 };
 
 static int
@@ -66,8 +68,24 @@ cmp_name(const void *x, const void *y)
 	return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
-/* Role mode: role, layer, then the larger tensor first (a weight before
- * its bias), then the name. */
+/* What a tensor is within its role: the weights (plain, or a packed
+ * payload), a bias, or the scales, zeros and indexes of a quantized
+ * module (no parameters of their own). A GGUF's attn_q.bias must meet a
+ * GPTQ checkpoint's q_proj.bias, not its scales, which are larger. */
+enum part { PART_WEIGHT, PART_BIAS, PART_AUX };
+
+static enum part
+part_of(const struct qa_tensor *t)
+{
+	size_t n = strlen(t->name);
+
+	if (n >= 5 && strcmp(t->name + n - 5, ".bias") == 0)
+		return PART_BIAS;
+	return t->params == 0 && t->elements > 0 ? PART_AUX : PART_WEIGHT;
+}
+
+/* Role mode: role, layer, part, then the larger tensor first, then the
+ * name. */
 static int
 cmp_role(const void *x, const void *y)
 {
@@ -80,6 +98,8 @@ cmp_role(const void *x, const void *y)
 		return a->t->layer < b->t->layer ? -1 : 1;
 	if (a->t->mtp != b->t->mtp)
 		return a->t->mtp ? 1 : -1;
+	if (a->part != b->part)
+		return a->part < b->part ? -1 : 1;
 	if (a->t->elements != b->t->elements)
 		return a->t->elements > b->t->elements ? -1 : 1;
 	c = strcmp(a->t->name, b->t->name);
@@ -97,6 +117,8 @@ cmp_role_rank(const void *x, const void *y)
 		return a->t->layer < b->t->layer ? -1 : 1;
 	if (a->t->mtp != b->t->mtp)
 		return a->t->mtp ? 1 : -1;
+	if (a->part != b->part)
+		return a->part < b->part ? -1 : 1;
 	return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
@@ -113,13 +135,15 @@ keys_of(const struct qa_inventory *inv, bool by_role)
 		k[i].t = &inv->tensors[i];
 		k[i].index = i;
 		k[i].rank = 0;
+		k[i].part = by_role ? (uint8_t)part_of(k[i].t) : 0;
 	}
 	qsort(k, inv->n_tensors, sizeof(*k), by_role ? cmp_role : cmp_name);
 	if (by_role)
 		for (i = 1; i < inv->n_tensors; i++)
 			if (k[i].t->role == k[i - 1].t->role &&
 			    k[i].t->layer == k[i - 1].t->layer &&
-			    k[i].t->mtp == k[i - 1].t->mtp)
+			    k[i].t->mtp == k[i - 1].t->mtp &&
+			    k[i].part == k[i - 1].part)
 				k[i].rank = k[i - 1].rank + 1;
 	return k;
 }

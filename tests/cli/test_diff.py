@@ -367,12 +367,65 @@ def fixtures(c, fix):
             f"diff --gpus: {doc and doc['a']}")
 
 
+def bias_vs_scales(c, tmp):
+    """Role pairing keeps a bias with a bias: a GGUF with q/k/v biases (as
+    llama.cpp's converter writes a Qwen2: F32 attn_q.bias) against a GPTQ
+    checkpoint of the same layer (qweight, qzeros, scales, g_idx, bias;
+    the AutoGPTQ layout). The scales are larger than the bias, and were
+    paired with the GGUF's bias by size; the expected pairs are named
+    here, by what each tensor is."""
+    sys.path.insert(0, os.path.join(env_path("QA_SOURCE_ROOT"), "bench"))
+    import synth
+    e, ff, g = 256, 512, 128
+    kvs, tens = synth.gguf_llama(n_layer=1, n_embd=e, n_ff=ff, n_head=4, n_kv=4,
+                                 n_vocab=512, wtype="F16")
+    tens += [(f"blk.0.attn_{x}.bias", [e], "F32") for x in "qkv"]
+    gguf = synth.write_gguf(os.path.join(tmp, "qwen-bias.gguf"), kvs, tens)
+    st = {}
+    for p in ("q_proj", "k_proj", "v_proj", "o_proj"):
+        base = f"model.layers.0.self_attn.{p}."
+        st[base + "qweight"] = ("I32", [e // 8, e], bytes(e // 8 * e * 4))
+        st[base + "qzeros"] = ("I32", [e // g, e // 8], bytes(e // g * e // 8 * 4))
+        st[base + "scales"] = ("F16", [e // g, e], bytes(e // g * e * 2))
+        st[base + "g_idx"] = ("I32", [e], bytes(e * 4))
+        if p != "o_proj":
+            st[base + "bias"] = ("F16", [e], bytes(e * 2))
+    folder = os.path.join(tmp, "gptq")
+    os.makedirs(folder)
+    write_safetensors(os.path.join(folder, "model.safetensors"), st)
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump({"model_type": "llama", "architectures": ["LlamaForCausalLM"],
+                   "hidden_size": e, "num_hidden_layers": 1, "num_attention_heads": 4,
+                   "num_key_value_heads": 4, "intermediate_size": ff, "vocab_size": 512,
+                   "quantization_config": {"quant_method": "gptq", "bits": 4,
+                                           "group_size": g, "desc_act": True}}, f)
+    code, doc, err = diff_json(gguf, folder)
+    if not c.check(doc is not None and doc.get("paired_by") == "role",
+                   f"bias vs scales: paired by role: {err[:300]}"):
+        return
+    pairs = {(t.get("a") or {}).get("name"): (t.get("b") or {}).get("name")
+             for t in doc["tensors"] if t.get("a") and t.get("b")}
+    added = {t["b"]["name"] for t in doc["tensors"] if t["kind"] == "added"}
+    for x, p in (("q", "q_proj"), ("k", "k_proj"), ("v", "v_proj")):
+        hf = f"model.layers.0.self_attn.{p}."
+        c.check(pairs.get(f"blk.0.attn_{x}.bias") == hf + "bias",
+                f"bias vs scales: blk.0.attn_{x}.bias paired with "
+                f"{pairs.get(f'blk.0.attn_{x}.bias')}, not {hf}bias")
+        c.check(pairs.get(f"blk.0.attn_{x}.weight") == hf + "qweight",
+                f"bias vs scales: blk.0.attn_{x}.weight paired with "
+                f"{pairs.get(f'blk.0.attn_{x}.weight')}")
+        c.check({hf + "scales", hf + "qzeros", hf + "g_idx"} <= added,
+                f"bias vs scales: {p}'s scales, zeros and g_idx added")
+
+
 def main():
     global QA
     QA = sys.argv[1]
     fix = env_path("QA_FIXTURES")
     c = Checker()
     fixtures(c, fix)
+    with tempfile.TemporaryDirectory() as tmp:
+        bias_vs_scales(c, tmp)
     root = os.environ.get("QA_CORPUS", "")
     if os.path.isdir(os.path.join(root, "expected")):
         quant_levels(c, root)
