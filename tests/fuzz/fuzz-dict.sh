@@ -11,5 +11,6 @@ pytorch) echo pytorch.dict ;;
 template) echo template.dict ;;
 pipeline) echo pipeline.dict ;;
 manifest) echo manifest.dict ;;
+remote) echo remote.dict ;;
 *) echo "$0: unknown fuzz target '${1:-}'" >&2; exit 2 ;;
 esac
