@@ -944,6 +944,26 @@ advisories(FILE *out, const struct qa_report_options *opt)
 	fputs("</ul></section>\n", out);
 }
 
+/* The inputs that could not be audited, each with the line that says
+ * why (a read error's file and offset, a path that is no model). */
+static void
+not_audited(FILE *out, const struct qa_report_options *opt)
+{
+	size_t i;
+
+	if (!opt->n_failed)
+		return;
+	fputs("<section id=\"not-audited\"><h2>Not audited</h2><ul>\n", out);
+	for (i = 0; i < opt->n_failed; i++) {
+		fputs("<li><span class=\"badge fail\">not audited</span> "
+		      "<span class=\"mono\">", out);
+		h(out, opt->failed[i].message);
+		fprintf(out, "</span> (exit %d)</li>\n",
+			opt->failed[i].exit_code);
+	}
+	fputs("</ul></section>\n", out);
+}
+
 /* The page up to <main>: head, policy, style, the report's header. */
 static void
 page_begin(FILE *out, const char *title_verdict, const char *title_what,
@@ -985,7 +1005,9 @@ int
 qa_report_html(FILE *out, struct qa_inventory *const *invs, size_t n,
 	       const struct qa_report_options *opt)
 {
-	const char *verdict = n ? qa_verdict_all(invs, n, opt->fail_on) : NULL;
+	/* a model that was not audited did not pass */
+	const char *verdict = !n ? NULL : opt->n_failed ? "fail" :
+			      qa_verdict_all(invs, n, opt->fail_on);
 	char what[32];
 	size_t i;
 
@@ -1000,6 +1022,7 @@ qa_report_html(FILE *out, struct qa_inventory *const *invs, size_t n,
 		"%s</p></header>\n<main>\n", n, n == 1 ? "" : "s",
 		qa_severity_name(opt->fail_on), QA_VERSION);
 	advisories(out, opt);
+	not_audited(out, opt);
 	if (n > 1)
 		comparison(out, invs, n, opt);
 	for (i = 0; i < n; i++) {

@@ -13,6 +13,7 @@ Python, the safetensors header length), not from quantaudit.
 
     test_io_errors.py QUANTAUDIT EIO_PRELOAD_SO
 """
+import html
 import json
 import os
 import shutil
@@ -209,6 +210,12 @@ def main(argv):
     c.check(code == 4 and out.startswith("## quantaudit: FAIL\n") and
             f"### Not audited\n\n- {md_want} (exit 4)\n" in out,
             f"Markdown with one input failing: exit {code}, {out[:500]!r}")
+
+    code, out, err = run(["inspect", "--format", "html", gguf, folder], shard, at)
+    c.check(code == 4 and "<title>quantaudit: fail" in out and
+            '<section id="not-audited"><h2>Not audited</h2>' in out and
+            html.escape(want) + "</span> (exit 4)</li>" in out,
+            f"HTML with one input failing: exit {code}")
 
     # ---- a path that is no model: exit 3, in "errors" with its exit
     tmp = tempfile.mkdtemp(prefix="qa-io-errors-")
