@@ -402,14 +402,22 @@ findings(struct qa_inventory *inv, const struct plan *plans,
 	if (first_unread != UINT32_MAX) {
 		const struct qa_tensor *t = &inv->tensors[first_unread];
 		const struct qa_region_hash *h = &c->tensors[first_unread].h;
+		char why[160];
 
+		/* a read error says where and why, as hash does */
+		if (h->state == QA_REGION_READ_ERROR)
+			snprintf(why, sizeof(why), "read error at offset %"
+				 PRIu64 ": %s", h->error_offset,
+				 strerror(h->error_errno));
+		else
+			snprintf(why, sizeof(why), "%s",
+				 qa_region_state_text(h->state));
 		qa_inv_finding(inv, QA1708, t->file < inv->n_files ?
 			       inv->files[t->file].path : NULL,
 			       (int64_t)t->offset, t->name, "%u of the %u "
 			       "tensors could not be read, so their data is "
 			       "not checked (the first, %s: %s)", tot->unread,
-			       tot->unread + tot->tensors, t->name,
-			       qa_region_state_text(h->state));
+			       tot->unread + tot->tensors, t->name, why);
 	}
 }
 

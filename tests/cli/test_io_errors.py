@@ -161,6 +161,20 @@ def main(argv):
     c.check(code == 4 and err.splitlines()[:1] == [want],
             f"hash, failing inside {name} at {at}: exit {code}, stderr {err[:300]!r}")
 
+    # scan reads every tensor too: the first it could not read, with the
+    # offset, in the QA1708 finding (a warning: the data not checked)
+    code, out, err = run(["scan", "--format", "json", gguf], gguf, at)
+    try:
+        f = [x for x in json.loads(out)["inputs"][0]["findings"] if x["code"] == "QA1708"]
+        unread = [t for t in tensors if t[1] + t[2] > at]
+        c.check(code == 0 and len(f) == 1 and
+                f"could not be read, so their data is not checked (the first, {name}: read "
+                f"error at offset {at}: {EIO})" in f[0]["message"] and
+                f[0]["detail"].startswith(f"{len(unread)} of the {len(tensors)} tensors"),
+                f"scan, failing inside {name} at {at}: exit {code}, {f}")
+    except (ValueError, KeyError, IndexError) as ex:
+        c.check(False, f"scan, failing inside {name}: {ex}: {out[:300]}")
+
     # ---- a sharded safetensors folder: the second shard's header
     folder = os.path.join(fix, "st", "sharded")
     shard = os.path.join(folder, "model-00002-of-00002.safetensors")
