@@ -194,6 +194,15 @@ def main(argv):
                 doc["errors"] == [{"path": folder, "exit": 4, "message": want}] and
                 doc["verdict"] == "fail",
                 f"two inputs, one failing: exit {code}, {json.dumps(doc)[:400]}")
+        try:
+            import jsonschema
+            schema = json.load(open(os.path.join(env_path("QA_SOURCE_ROOT"), "docs",
+                                                 "quantaudit-1.schema.json")))
+            problems = [e.message for e in
+                        jsonschema.Draft202012Validator(schema).iter_errors(doc)]
+            c.check(not problems, f"two inputs, one failing: schema: {problems[:3]}")
+        except ImportError:
+            print("python3-jsonschema is not installed: schema check skipped")
     except (ValueError, KeyError) as e:
         c.check(False, f"two inputs, one failing: {e}: {out[:300]}")
 
