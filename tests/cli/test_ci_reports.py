@@ -261,14 +261,21 @@ def check_junit(c, binary, cwd, rels, registry, manifest, fail_on, xsd):
                     f"{what}: {rel}: {fcode} ({fsev}) listed")
     c.check(root.get("failures") == str(total_failures),
             f"{what}: testsuites failures={root.get('failures')}")
-    if xsd:
-        with tempfile.NamedTemporaryFile(suffix=".xml") as tmp:
-            tmp.write(out)
-            tmp.flush()
-            proc = subprocess.run(["xmllint", "--noout", "--schema", xsd,
-                                   tmp.name], capture_output=True)
-            c.check(proc.returncode == 0, f"{what}: junit-10.xsd: "
-                    f"{proc.stderr.decode()[:300]}")
+    xsd_check(c, xsd, out, what)
+
+
+def xsd_check(c, xsd, out, what):
+    """The JUnit XML out against junit-10.xsd with xmllint (xsd None:
+    xmllint is not installed)."""
+    if not xsd:
+        return
+    with tempfile.NamedTemporaryFile(suffix=".xml") as tmp:
+        tmp.write(out)
+        tmp.flush()
+        proc = subprocess.run(["xmllint", "--noout", "--schema", xsd,
+                               tmp.name], capture_output=True)
+        c.check(proc.returncode == 0, f"{what}: junit-10.xsd: "
+                f"{proc.stderr.decode()[:300]}")
 
 
 def md_cells(line):
@@ -421,14 +428,7 @@ def check_hostile(c, binary, registry, schema, xsd):
                     "hostile junit: one testcase per rule")
         except ET.ParseError as e:
             c.check(False, f"hostile junit: not well-formed XML: {e}")
-        if xsd:
-            with open(os.path.join(tmp, "out.xml"), "wb") as f:
-                f.write(out)
-            proc = subprocess.run(["xmllint", "--noout", "--schema", xsd,
-                                   os.path.join(tmp, "out.xml")],
-                                  capture_output=True)
-            c.check(proc.returncode == 0, "hostile junit: junit-10.xsd: "
-                    f"{proc.stderr.decode()[:300]}")
+        xsd_check(c, xsd, out, "hostile junit")
         code, out, err = run_in(binary, tmp, ["check", "-q", "--format",
                                               "markdown", rel])
         text = out.decode("utf-8")
@@ -481,14 +481,7 @@ def check_unreadable(c, binary, cwd, schema, xsd):
                 f"unreadable: junit one suite in error: {out[-400:]!r}")
     except ET.ParseError as e:
         c.check(False, f"unreadable: junit not XML: {e}")
-    if xsd:
-        with tempfile.NamedTemporaryFile(suffix=".xml") as tmp:
-            tmp.write(out)
-            tmp.flush()
-            proc = subprocess.run(["xmllint", "--noout", "--schema", xsd,
-                                   tmp.name], capture_output=True)
-            c.check(proc.returncode == 0, "unreadable: junit-10.xsd: "
-                    f"{proc.stderr.decode()[:300]}")
+    xsd_check(c, xsd, out, "unreadable")
     code, out, err = run_in(binary, cwd, ["check", "-q", "-f", "markdown",
                                           rel])
     text = out.decode()
