@@ -46,6 +46,7 @@ file_read(struct qa_source *src, uint64_t off, void *buf, size_t len)
 				continue;
 			src->err = errno;
 			src->err_off = off;
+			src->shrank = false;
 			return QA_E_IO;
 		}
 		if (n == 0) {
