@@ -301,6 +301,7 @@ fold(struct summary *s, const cJSON *doc)
 {
 	const cJSON *inputs = qa_json_child(doc, "inputs");
 	const cJSON *error = qa_json_child(doc, "error");
+	const cJSON *not_audited = qa_json_child(doc, "errors");
 	const cJSON *in;
 
 	s->lines++;
@@ -308,6 +309,11 @@ fold(struct summary *s, const cJSON *doc)
 		s->unreadable++;
 		add_row(s, str_of(error, "path"), "unreadable", 0, 0, 0);
 		return;
+	}
+	/* a --format json document: the inputs it could not audit */
+	cJSON_ArrayForEach(in, not_audited) {
+		s->unreadable++;
+		add_row(s, str_of(in, "path"), "unreadable", 0, 0, 0);
 	}
 	cJSON_ArrayForEach(in, inputs) {
 		const cJSON *model = qa_json_child(in, "model");
@@ -395,8 +401,49 @@ cmp_row(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
-/* Reads one file of JSON Lines (a whole JSON report also folds: it is
- * one document). */
+/* The largest --format json document read whole (a JSON Lines file is
+ * read a line at a time, of any length). */
+#define SUMMARY_DOC_MAX ((size_t)1 << 30)
+
+/*
+ * f read from its start as one JSON document (what --format json writes,
+ * indented over many lines); NULL, with why, when it is not one or is
+ * larger than SUMMARY_DOC_MAX.
+ */
+static cJSON *
+read_document(FILE *f, struct qa_json_error *jerr)
+{
+	size_t cap = 1 << 16, len = 0, n;
+	char *text = malloc(cap), *grown;
+	cJSON *doc = NULL;
+
+	jerr->what[0] = '\0';
+	if (!text || fseek(f, 0, SEEK_SET) != 0)
+		goto out;
+	while ((n = fread(text + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len < cap)
+			continue;
+		if (cap >= SUMMARY_DOC_MAX) {
+			snprintf(jerr->what, sizeof(jerr->what), "a document "
+				 "over %zu bytes", SUMMARY_DOC_MAX);
+			goto out;
+		}
+		grown = realloc(text, cap * 2);
+		if (!grown)
+			goto out;
+		text = grown;
+		cap *= 2;
+	}
+	if (!ferror(f))
+		doc = qa_json_parse_python(text, len, jerr);
+out:
+	free(text);
+	return doc;
+}
+
+/* Reads one file of JSON Lines, or one whole JSON report (--format json,
+ * indented: the first line alone is not a document). */
 static int
 read_file(struct summary *s, const char *path)
 {
@@ -419,6 +466,15 @@ read_file(struct summary *s, const char *path)
 		if (len == 1 && line[0] == '\n')
 			continue;
 		doc = qa_json_parse_python(line, (size_t)len, &jerr);
+		if (!doc && lineno == 1 && line[0] == '{' && line[1] == '\n') {
+			/* "{" alone on the first line: a --format json
+			 * document; read whole, it is the file's one report */
+			doc = read_document(f, &jerr);
+			if (doc && fseek(f, 0, SEEK_END) != 0) {
+				cJSON_Delete(doc);
+				doc = NULL;
+			}
+		}
 		if (!doc || !cJSON_IsObject(doc) || !str_of(doc, "schema") ||
 		    strcmp(str_of(doc, "schema"), "quantaudit/1") != 0) {
 			say("%s:%" PRIu64 ": not a quantaudit/1 report line%s%s",

@@ -100,13 +100,18 @@ def jsonl_vs_json(c, fix, tmp):
 
 
 def summarize_counts(c, lines_path):
-    lines = [json.loads(l) for l in open(lines_path)]
+    text = open(lines_path).read()
+    if text.startswith("{\n"):
+        lines = [json.loads(text)]  # one --format json document
+    else:
+        lines = [json.loads(l) for l in text.splitlines()]
     want = {"pass": 0, "warn": 0, "fail": 0, "unreadable": 0}
     rules, total = {}, 0
     for d in lines:
         if "error" in d:
             want["unreadable"] += 1
             continue
+        want["unreadable"] += len(d.get("errors", []))
         for inp in d["inputs"]:
             want[inp["verdict"]] += 1
             total += inp["model"]["bytes"]
@@ -213,6 +218,16 @@ def main():
         code, out, err = run(QA, ["scan-dir", os.path.join(tmp, "empty")])
         c.check(code == 3 and "no model" in err,
                 f"scan-dir of an empty folder: exit {code}")
+        # one --format json document (indented), with an input that is
+        # no model: folded whole, the input counted unreadable
+        notes = os.path.join(tmp, "NOTES.txt")
+        open(notes, "w").write("see the model card\n")
+        doc = os.path.join(tmp, "report.json")
+        code, out, err = run(QA, ["check", "--format", "json"] + want[:3] + [notes])
+        open(doc, "w").write(out)
+        c.check(code == 3 and out.startswith("{\n") and '"errors"' in out,
+                f"check --format json with a non-model: exit {code}")
+        summarize_counts(c, doc)
         bad = os.path.join(tmp, "bad.jsonl")
         open(bad, "w").write('{"schema": "other"}\n')
         code, out, err = run(QA, ["summarize", bad])
