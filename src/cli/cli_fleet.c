@@ -254,12 +254,23 @@ str_of(const cJSON *o, const char *key)
 	return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
-static double
+/* A count from a report: a JSON number in [0, 2^64), else 0. A report
+ * file is input like any other; converting 1e30 or infinity (1e400) to
+ * uint64_t would be undefined. */
+static uint64_t
 num_of(const cJSON *o, const char *key)
 {
 	const cJSON *x = qa_json_child(o, key);
+	double v = cJSON_IsNumber(x) ? x->valuedouble : 0;
 
-	return cJSON_IsNumber(x) && x->valuedouble >= 0 ? x->valuedouble : 0;
+	return v >= 0 && v < 18446744073709551616.0 ? (uint64_t)v : 0;
+}
+
+/* *sum + v, saturated: a total over many reports never wraps. */
+static void
+add_sat(uint64_t *sum, uint64_t v)
+{
+	*sum = *sum > UINT64_MAX - v ? UINT64_MAX : *sum + v;
 }
 
 static void
@@ -329,8 +340,8 @@ fold(struct summary *s, const cJSON *doc)
 			s->warn++;
 		else
 			s->pass++;
-		s->bytes += (uint64_t)num_of(model, "bytes");
-		s->params += (uint64_t)num_of(model, "params");
+		add_sat(&s->bytes, num_of(model, "bytes"));
+		add_sat(&s->params, num_of(model, "params"));
 		/* a rule counts once per model, and per finding */
 		cJSON_ArrayForEach(f, findings) {
 			const char *code = str_of(f, "code");
@@ -364,7 +375,7 @@ fold(struct summary *s, const cJSON *doc)
 				r->models++;
 		}
 		add_row(s, str_of(in, "path"), verdict, errors, warnings,
-			(uint64_t)num_of(model, "bytes"));
+			num_of(model, "bytes"));
 	}
 }
 

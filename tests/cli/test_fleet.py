@@ -228,6 +228,27 @@ def main():
         c.check(code == 3 and out.startswith("{\n") and '"errors"' in out,
                 f"check --format json with a non-model: exit {code}")
         summarize_counts(c, doc)
+        # a report line with counts no model has (an edited or garbled
+        # file): 1e30 and 1e400 (infinity to the parser), 2^64, -3 are
+        # no count; the totals are the one real model's
+        odd = os.path.join(tmp, "odd.jsonl")
+        model = lambda p, b, n: {"path": p, "verdict": "pass", "findings": [],
+                                 "model": {"bytes": b, "params": n}}
+        line = json.dumps({"schema": "quantaudit/1", "verdict": "pass", "inputs": [
+            model("a", 0, 0), model("b", 0, 0), model("c", 100, 5)]})
+        line = line.replace('"bytes": 0, "params": 0}', '"bytes": 1e30, "params": 1e400}', 1)
+        line = line.replace('"bytes": 0, "params": 0}',
+                            '"bytes": 18446744073709551616, "params": -3}', 1)
+        open(odd, "w").write(line + "\n")
+        code, out, err = run(QA, ["summarize", "--format", "json", odd])
+        try:
+            got = json.loads(out)
+            c.check(code == 0 and got["bytes"] == 100 and got["params"] == 5 and
+                    sorted((m["path"], m["bytes"]) for m in got["models_by_verdict"]) ==
+                    [("a", 0), ("b", 0), ("c", 100)] and "runtime error" not in err,
+                    f"summarize of counts no model has: exit {code}, {out[:300]} {err[:300]}")
+        except (ValueError, KeyError) as e:
+            c.check(False, f"summarize of counts no model has: {e}: {out[:200]}")
         bad = os.path.join(tmp, "bad.jsonl")
         open(bad, "w").write('{"schema": "other"}\n')
         code, out, err = run(QA, ["summarize", bad])
