@@ -894,9 +894,8 @@ json_head(struct qa_jw *w)
 	qa_jw_close(w, '}');
 }
 
-/* The streamed document's state: the writer first (the input and end
- * functions take st->state as the writer), then the inputs that could not
- * be audited, written after "inputs" as "errors". */
+/* The streamed document's state: the writer, and the inputs that could
+ * not be audited, written after "inputs" as "errors". */
 struct json_doc {
 	struct qa_jw w;
 	struct json_error {
@@ -968,14 +967,14 @@ qa_report_json_input(struct qa_report_stream *st,
 		     const struct qa_inventory *inv, const bool *mask,
 		     size_t index, bool several)
 {
-	struct qa_jw *w = st->state;
+	struct json_doc *d = st->state;
 
 	(void)index;
 	(void)several;
-	if (!w)
+	if (!d)
 		return -1;
-	write_input(w, inv, mask, st->opt);
-	return w->failed ? -1 : 0;
+	write_input(&d->w, inv, mask, st->opt);
+	return d->w.failed ? -1 : 0;
 }
 
 int
@@ -984,13 +983,14 @@ qa_report_json_end(struct qa_report_stream *st, size_t n,
 {
 	const struct qa_report_options *opt = st->opt;
 	struct json_doc *d = st->state;
-	struct qa_jw *w = st->state;
+	struct qa_jw *w;
 	size_t i;
 	int rc;
 
 	(void)n;
 	if (!d)
 		return -1;
+	w = &d->w;
 	qa_jw_close(w, ']');
 	if (d->n_errors) {
 		/* what could not be audited is no pass: the document says
