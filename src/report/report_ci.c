@@ -756,13 +756,17 @@ sarif_result(struct qa_jw *w, const struct qa_inventory *inv,
 }
 
 /*
- * Findings counted past the caps of qa_inv_finding have no result: one
- * tool execution notification per input and rule says how many, at the
- * rule's level, so a code-scanning view shows the report is truncated.
+ * The run's invocation, when it has something to say: an error
+ * notification for each input that could not be audited (and the run not
+ * successful), and, for findings counted past the caps of qa_inv_finding
+ * (they have no result), one notification per input and rule saying how
+ * many, at the rule's level, so a code-scanning view shows the report is
+ * truncated.
  */
 static void
-sarif_dropped(struct qa_jw *w, struct qa_inventory *const *invs, size_t n,
-	      const struct rule_list *rl, const struct qa_report_options *opt)
+sarif_invocation(struct qa_jw *w, struct qa_inventory *const *invs,
+		 size_t n, const struct rule_list *rl,
+		 const struct qa_report_options *opt)
 {
 	bool any = opt->n_failed > 0;
 	size_t i;
@@ -919,7 +923,7 @@ qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 				     &arts);
 	qa_jw_close(&w, ']');
 
-	sarif_dropped(&w, invs, n, &rl, opt);
+	sarif_invocation(&w, invs, n, &rl, opt);
 
 	qa_jw_obj(&w, "properties");
 	qa_jw_str(&w, "verdict", opt->n_failed ? "fail" :
