@@ -137,18 +137,44 @@ read_head(const struct qa_fs *fs, const char *path, uint8_t *head,
 	return rc == QA_OK ? QA_OK : QA_E_IO;
 }
 
-/* Why read_head failed on path (QA_E_IO): where a read failed, the
- * offset ("model.gguf: read error at offset 512: Input/output error"),
- * else what the open said. */
+/*
+ * The line for an input given up on a failed read: which file, at which
+ * byte, and why ("model.gguf: read error at offset 65536: Input/output
+ * error"; a shard or side file is named after the model, display). false,
+ * with nothing written, when no read failed on record (a source of another
+ * kind said QA_E_IO), or only a read of another file than only_path (when
+ * not NULL).
+ */
+static bool
+read_error(const char *display, const char *only_path, char *err,
+	   size_t errlen)
+{
+	struct qa_read_failure f;
+	char why[160];
+
+	if (!qa_read_failure_last(&f) ||
+	    (only_path && strcmp(f.path, only_path) != 0))
+		return false;
+	if (f.shrank)
+		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
+			 ", before the size it had when opened (it shrank "
+			 "while read)", f.off);
+	else
+		snprintf(why, sizeof(why), "read error at offset %" PRIu64
+			 ": %s", f.off, strerror(f.err));
+	if (!f.path[0] || strcmp(f.path, display) == 0)
+		snprintf(err, errlen, "%s: %s", display, why);
+	else
+		snprintf(err, errlen, "%s: %s: %s", display, f.path, why);
+	return true;
+}
+
+/* Why read_head failed on path (QA_E_IO): where a read failed, else what
+ * the open said. */
 static void
 head_error(const char *path, int e, char *err, size_t errlen)
 {
-	struct qa_read_failure f;
-
-	if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0)
-		snprintf(err, errlen, "%s: read error at offset %" PRIu64
-			 ": %s", path, f.off, strerror(f.err));
-	else
+	if (!read_error(path, path, err, errlen))
 		snprintf(err, errlen, "cannot read '%s': %s", path,
 			 strerror(e));
 }
@@ -1561,33 +1587,6 @@ release_archive(void *ctx)
 	qa_archive_release(ctx);
 }
 
-/*
- * The line for an input whose load failed on a read: which file, at which
- * byte, and why ("model.gguf: read error at offset 65536: Input/output
- * error"; a shard or side file is named after the model). Nothing when no
- * read failed on record (a source of another kind said QA_E_IO).
- */
-static void
-read_error(const char *display, char *err, size_t errlen)
-{
-	struct qa_read_failure f;
-	char why[160];
-
-	if (!qa_read_failure_last(&f))
-		return;
-	if (f.shrank)
-		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
-			 ", before the size it had when opened (it shrank "
-			 "while read)", f.off);
-	else
-		snprintf(why, sizeof(why), "read error at offset %" PRIu64
-			 ": %s", f.off, strerror(f.err));
-	if (!f.path[0] || strcmp(f.path, display) == 0)
-		snprintf(err, errlen, "%s: %s", display, why);
-	else
-		snprintf(err, errlen, "%s: %s: %s", display, f.path, why);
-}
-
 int
 qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	      char *err, size_t errlen)
@@ -1669,7 +1668,7 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	if (rc == QA_OK && inv->out_of_memory)
 		rc = QA_E_NOMEM;
 	if (rc == QA_E_IO && !err[0])
-		read_error(ref->display, err, errlen);
+		(void)read_error(ref->display, NULL, err, errlen);
 	if (rc != QA_OK && !err[0])
 		snprintf(err, errlen, "%s: %s", ref->display,
 			 rc == QA_E_NOMEM ? "out of memory" :
