@@ -267,6 +267,21 @@ qa_json_read_source(struct qa_source *src, uint64_t max_bytes,
 	return root;
 }
 
+bool
+qa_json_u53(const cJSON *x, uint64_t *out)
+{
+	double v;
+
+	if (!cJSON_IsNumber(x))
+		return false;
+	v = x->valuedouble;
+	if (!(v >= 0 && v <= 9007199254740992.0) ||
+	    v != (double)(uint64_t)v)
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
 const cJSON *
 qa_json_child(const cJSON *obj, const char *key)
 {

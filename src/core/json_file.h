@@ -67,6 +67,12 @@ cJSON *qa_json_read_source(struct qa_source *src, uint64_t max_bytes,
  */
 const cJSON *qa_json_child(const cJSON *obj, const char *key);
 
+/* A size or offset: a JSON number that is an integer in [0, 2^53] (what
+ * a double holds exactly); false for anything else (1e30, -1, 1.5, the
+ * infinity cJSON makes of 1e400, a string), whose conversion to uint64_t
+ * would be wrong or undefined. */
+bool qa_json_u53(const cJSON *x, uint64_t *out);
+
 /* Longest key path qa_json_collapse_duplicates reports (longer ones are
  * cut). */
 #define QA_JSON_PATH_MAX 256

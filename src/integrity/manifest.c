@@ -271,14 +271,7 @@ bad(struct reader *r, const char *fmt, ...)
 static bool
 get_u64(const cJSON *o, const char *key, uint64_t *v)
 {
-	const cJSON *x = qa_json_child(o, key);
-
-	if (!cJSON_IsNumber(x) || x->valuedouble < 0 ||
-	    x->valuedouble > 9007199254740992.0 ||
-	    x->valuedouble != (double)(uint64_t)x->valuedouble)
-		return false;
-	*v = (uint64_t)x->valuedouble;
-	return true;
+	return qa_json_u53(qa_json_child(o, key), v);
 }
 
 /* A region: a hex digest (hashed) or null (not hashed then). */

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "core/json_file.h"
+
 static char
 ascii_lower(char c)
 {
@@ -123,22 +125,6 @@ qa_http_link_next(const char *v, size_t n, char *out, size_t cap)
 	}
 }
 
-/* An integer in [0, 2^53], what a double holds exactly. */
-static bool
-listing_size(const cJSON *x, uint64_t *out)
-{
-	double v;
-
-	if (!cJSON_IsNumber(x))
-		return false;
-	v = x->valuedouble;
-	if (!(v >= 0 && v <= 9007199254740992.0) ||
-	    v != (double)(uint64_t)v)
-		return false;
-	*out = (uint64_t)v;
-	return true;
-}
-
 bool
 qa_listing_entry(const cJSON *it, struct qa_listing_entry *e)
 {
@@ -168,7 +154,7 @@ qa_listing_entry(const cJSON *it, struct qa_listing_entry *e)
 			oid = lo;
 	}
 	e->size = 0;
-	e->have_size = listing_size(size, &e->size);
+	e->have_size = qa_json_u53(size, &e->size);
 	e->oid = cJSON_IsString(oid) ? oid->valuestring : NULL;
 	return true;
 }
