@@ -217,31 +217,38 @@ test_cache(void)
 	 * nothing after it is offered */
 	CHECK_EQ(extents(file, h, 100, &g, 2), 1);
 	CHECK_EQ(g.count, 2);
-	/* an extent past the file's end ends the list there */
-	snprintf(file, sizeof(file), "%s@0 4\nGGUF@98 3\nabc@1 1\nz", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 1);
-	/* bytes cut short: the last extent is not taken */
-	snprintf(file, sizeof(file), "%s@0 4\nGGUF@50 3\nab", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 1);
-	/* malformed records: no '@', no blank, a sign, no length, length 0 */
-	snprintf(file, sizeof(file), "%s0 4\nGGUF", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 0);
-	snprintf(file, sizeof(file), "%s@04\nGGUF", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 0);
-	snprintf(file, sizeof(file), "%s@-0 4\nGGUF", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 0);
-	snprintf(file, sizeof(file), "%s@0 \nGGUF", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 0);
-	snprintf(file, sizeof(file), "%s@0 0\n@0 4\nGGUF", head);
-	CHECK_EQ(extents(file, h, 100, &g, 0), 0);
-	/* an offset of 20 digits (more than uint64_t holds) */
-	snprintf(file, sizeof(file), "%s@18446744073709551616 1\nz", head);
-	CHECK_EQ(extents(file, h, UINT64_MAX, &g, 0), 0);
-	/* the largest offset in a file of 2^64 - 1 bytes */
-	snprintf(file, sizeof(file), "%s@18446744073709551614 1\nz", head);
-	CHECK_EQ(extents(file, h, UINT64_MAX, &g, 0), 0); /* 20 digits */
-	snprintf(file, sizeof(file), "%s@9999999999999999998 1\nz", head);
-	CHECK_EQ(extents(file, h, 9999999999999999999ULL, &g, 0), 1);
+	/* records after the head, the file's size, the extents taken */
+	static const struct {
+		const char *records;
+		uint64_t size;
+		size_t want;
+		const char *why;
+	} cases[] = {
+		{ "@0 4\nGGUF@98 3\nabc@1 1\nz", 100, 1,
+		  "an extent past the file's end ends the list there" },
+		{ "@0 4\nGGUF@50 3\nab", 100, 1,
+		  "bytes cut short: the last extent is not taken" },
+		{ "0 4\nGGUF", 100, 0, "no '@'" },
+		{ "@04\nGGUF", 100, 0, "no blank" },
+		{ "@-0 4\nGGUF", 100, 0, "a sign" },
+		{ "@0 \nGGUF", 100, 0, "no length" },
+		{ "@0 0\n@0 4\nGGUF", 100, 0, "length 0" },
+		{ "@18446744073709551616 1\nz", UINT64_MAX, 0,
+		  "an offset of 20 digits (more than uint64_t holds)" },
+		{ "@18446744073709551614 1\nz", UINT64_MAX, 0,
+		  "20 digits, even when they fit: 19 at most" },
+		{ "@9999999999999999998 1\nz", 9999999999999999999ULL, 1,
+		  "the largest offset of 19 digits" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		th_case = cases[i].why;
+		snprintf(file, sizeof(file), "%s%s", head, cases[i].records);
+		CHECK_EQ(extents(file, h, cases[i].size, &g, 0),
+			 cases[i].want);
+	}
+	th_case = NULL;
 	CHECK_EQ(g.off[0], 9999999999999999998ULL);
 	/* a head alone holds nothing */
 	CHECK_EQ(extents(head, h, 100, &g, 0), 0);
