@@ -780,6 +780,7 @@ qa_archive_open(const struct qa_fs *fs, const char *path,
 		ar->fs.open = afs_open;
 		ar->fs.list = afs_list;
 		ar->fs.ctx = ar;
+		ar->fs.why = NULL;
 		if (!nemo_inspect(ar))
 			rc = QA_E_NOMEM;
 	}

@@ -84,18 +84,26 @@ add_file(struct qa_inventory *inv, const char *dir, const struct qa_dirent *e,
 }
 
 /* Opens a side file; one listed as a file but something else when
- * opened (a FIFO put in its place) is QA1410, never waited on. */
+ * opened (a FIFO put in its place) is QA1410, never waited on; one that
+ * cannot be opened (EIO, a server's HTTP 500) is QA1412, never passed
+ * over in silence: the checks that read it are missing from the report. */
 static int
 open_side(struct qa_inventory *inv, const struct qa_file *f,
 	  struct qa_source *src)
 {
-	int rc = qa_inv_open(inv, f->path, src);
+	int rc;
 
-	if (rc != QA_OK && src->not_regular &&
-	    !qa_inv_not_read(inv, f->path, src->not_regular))
+	qa_read_failure_reset();
+	rc = qa_inv_open(inv, f->path, src);
+	if (rc == QA_OK || rc == QA_E_NOMEM)
+		return rc;
+	if (src->not_regular && !qa_inv_not_read(inv, f->path,
+						 src->not_regular))
 		qa_inv_finding(inv, QA1410, f->path, -1, NULL, "%s is %s, not "
 			       "a regular file; it was not read", f->name,
 			       src->not_regular);
+	else if (!src->not_regular)
+		qa_inv_read_failed(inv, f->path, src);
 	return rc;
 }
 
@@ -126,6 +134,7 @@ read_text(struct qa_inventory *inv, const struct qa_file *f, uint64_t cap,
 		return NULL;
 	}
 	if (qa_source_read(&src, 0, text, (size_t)src.size) != QA_OK) {
+		qa_inv_read_failed(inv, f->path, &src);
 		qa_source_close(&src);
 		free(text);
 		return NULL;
@@ -162,6 +171,7 @@ read_template_file(struct qa_inventory *inv, const struct qa_file *f,
 		return NULL;
 	}
 	if (n && qa_source_read(&src, 0, text, (size_t)n) != QA_OK) {
+		qa_inv_read_failed(inv, f->path, &src);
 		qa_source_close(&src);
 		return NULL;
 	}

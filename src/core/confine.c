@@ -213,6 +213,7 @@ qa_fs_confined_init_real(struct qa_confined_fs *c, const char *real_root)
 	c->fs.open = confined_open;
 	c->fs.list = confined_list;
 	c->fs.ctx = c;
+	c->fs.why = NULL;
 	return QA_OK;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/confine.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,11 +130,24 @@ qa_inv_link_out(struct qa_inventory *inv, const char *path)
 		       base ? base + 1 : path, target);
 }
 
+/* Whether path already has a QA1412 finding. */
+static bool
+has_unreadable(const struct qa_inventory *inv, const char *path)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_findings; i++)
+		if (inv->findings[i].rule->code == QA1412 &&
+		    inv->findings[i].file &&
+		    strcmp(inv->findings[i].file, path) == 0)
+			return true;
+	return false;
+}
+
 bool
 qa_inv_not_read(struct qa_inventory *inv, const char *path, const char *what)
 {
 	const char *base = strrchr(path, '/');
-	uint32_t i;
 
 	if (!what)
 		return false;
@@ -143,16 +157,49 @@ qa_inv_not_read(struct qa_inventory *inv, const char *path, const char *what)
 	}
 	if (strcmp(what, QA_UNREADABLE_WHAT) != 0)
 		return false;
-	for (i = 0; i < inv->n_findings; i++)
-		if (inv->findings[i].rule->code == QA1412 &&
-		    inv->findings[i].file &&
-		    strcmp(inv->findings[i].file, path) == 0)
-			return true;
+	if (has_unreadable(inv, path))
+		return true;
 	qa_inv_finding(inv, QA1412, path, -1, NULL,
 		       "%s cannot be read: permission denied (its permission "
 		       "bits, which came with the download, forbid it); it "
 		       "was not read", base ? base + 1 : path);
 	return true;
+}
+
+void
+qa_inv_read_failed(struct qa_inventory *inv, const char *path,
+		   const struct qa_source *src)
+{
+	const char *said = inv->fs->why ? inv->fs->why(inv->fs) : NULL;
+	struct qa_read_failure f;
+	char why[800];
+
+	if (src->not_regular && qa_inv_not_read(inv, path, src->not_regular))
+		return;
+	if (has_unreadable(inv, path))
+		return;
+	if (said) {
+		size_t n = strlen(path);
+
+		/* "URL: HTTP 500 from the server": the finding names it */
+		if (strncmp(said, path, n) == 0 && said[n] == ':' &&
+		    said[n + 1] == ' ')
+			said += n + 2;
+		snprintf(why, sizeof(why), "%s", said);
+	}
+	else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0 &&
+		 f.shrank)
+		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
+			 ", before the size it had when opened", f.off);
+	else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0)
+		snprintf(why, sizeof(why), "read error at offset %" PRIu64
+			 ": %s", f.off, strerror(f.err));
+	else
+		snprintf(why, sizeof(why), "%s",
+			 strerror(src->err ? src->err : EIO));
+	qa_inv_finding(inv, QA1412, path, -1, NULL,
+		       "%s could not be read (%s); what needs it was not "
+		       "checked", qa_path_base(path), why);
 }
 
 void

@@ -480,6 +480,15 @@ void qa_inv_link_out(struct qa_inventory *inv, const char *path);
  */
 bool qa_inv_not_read(struct qa_inventory *inv, const char *path,
 		     const char *what);
+/*
+ * Records that path, a file of the model, failed to open or read with
+ * src (QA1412), saying why: the file system's own words (qa_fs.why: a
+ * server's status), else the failed read's offset and errno
+ * (qa_read_failure_last), else src->err; once per path. An open that
+ * found the file special or forbidden goes to qa_inv_not_read first.
+ */
+void qa_inv_read_failed(struct qa_inventory *inv, const char *path,
+			const struct qa_source *src);
 /* Frees the inventory and everything in its arena; accepts NULL. */
 void qa_inventory_destroy(struct qa_inventory *inv);
 

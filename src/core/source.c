@@ -439,7 +439,7 @@ nomem:
 }
 
 static const struct qa_fs posix_fs = { posix_stat, posix_open, posix_list,
-				       NULL };
+				       NULL, NULL };
 
 const struct qa_fs *
 qa_fs_default(void)
@@ -608,6 +608,7 @@ qa_memfs_fs(struct qa_memfs *m)
 	m->fs.open = memfs_open;
 	m->fs.list = mem_list;
 	m->fs.ctx = m;
+	m->fs.why = NULL;
 	return &m->fs;
 }
 

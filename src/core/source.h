@@ -184,6 +184,10 @@ struct qa_fs {
 	int (*list)(const struct qa_fs *fs, const char *dir,
 		    struct qa_dirent **out, size_t *n);
 	void *ctx;
+	/* NULL, or the words of the last failed stat, open or read when
+	 * they say more than its errno: a server's HTTP status and URL
+	 * (src/remote/). NULL when there are none. */
+	const char *(*why)(const struct qa_fs *fs);
 };
 
 /* The real file system. */

@@ -43,6 +43,7 @@ struct rfile {
 	char *url;		/* what is requested */
 	enum rstate state;
 	int err;		/* R_ERROR: errno-style */
+	char *why;		/* R_ERROR: the failure as fail() said it */
 	long head_status;	/* what the HEAD request got (0: none) */
 	char *next_url;		/* a listing page: the next page, or NULL */
 	uint64_t size;
@@ -320,6 +321,7 @@ file_free(struct rfile *f)
 	free(f->path);
 	free(f->url);
 	free(f->next_url);
+	free(f->why);
 	free(f);
 }
 
@@ -544,6 +546,20 @@ fail_status(struct qa_remote *r, const char *url, long status)
 	fail(r, url, why);
 }
 
+/*
+ * f's HEAD failed: what fail() said is kept with it, so that asking again
+ * names f's own failure, not whichever request failed last.
+ */
+static int
+file_failed(struct qa_remote *r, struct rfile *f, int err)
+{
+	f->state = R_ERROR;
+	f->err = err;
+	free(f->why);
+	f->why = strdup(r->last_err);
+	return err;
+}
+
 /* What f is: HEAD, once. */
 static int
 file_head(struct qa_remote *r, struct rfile *f)
@@ -552,8 +568,14 @@ file_head(struct qa_remote *r, struct rfile *f)
 	char why[512];
 	int e;
 
+	if (f->state == R_ERROR) {
+		if (f->why)
+			snprintf(r->last_err, sizeof(r->last_err), "%s",
+				 f->why);
+		return f->err;
+	}
 	if (f->state != R_UNKNOWN)
-		return f->state == R_ERROR ? f->err : 0;
+		return 0;
 	if (!is_http(f->url)) {
 		/* a local path asked of the remote file system */
 		f->state = R_MISSING;
@@ -563,9 +585,7 @@ file_head(struct qa_remote *r, struct rfile *f)
 			    why, sizeof(why));
 	if (e) {
 		fail(r, f->url, why);
-		f->state = R_ERROR;
-		f->err = e;
-		return e;
+		return file_failed(r, f, e);
 	}
 	qa_http_resp_free(&resp);
 	f->head_status = resp.status;
@@ -575,16 +595,12 @@ file_head(struct qa_remote *r, struct rfile *f)
 	}
 	if (resp.status < 200 || resp.status > 299) {
 		fail_status(r, f->url, resp.status);
-		f->state = R_ERROR;
-		f->err = status_errno(resp.status);
-		return f->err;
+		return file_failed(r, f, status_errno(resp.status));
 	}
 	if (!resp.have_length) {
 		fail(r, f->url, "the server gives no size (no "
 		     "Content-Length)");
-		f->state = R_ERROR;
-		f->err = EPROTO;
-		return f->err;
+		return file_failed(r, f, EPROTO);
 	}
 	f->state = R_FILE;
 	f->size = resp.length;
@@ -973,7 +989,10 @@ next_page:
 				/* a size the listing cannot vouch for: the
 				 * file's HEAD gives it (an error stays with
 				 * the file, for its first read to report) */
-				(void)file_head(r, cf);
+				if (file_head(r, cf))
+					/* kept with the file (file_failed);
+					 * the listing itself succeeded */
+					qa_remote_clear_error(r);
 				if (cf->state == R_FILE)
 					fsize = cf->size;
 			}
@@ -1207,6 +1226,13 @@ out:
 
 /* ---- the file system ------------------------------------------------------ */
 
+/* What the last failed request said (core/source.h, qa_fs.why). */
+static const char *
+rfs_why(const struct qa_fs *fs)
+{
+	return qa_remote_last_error(fs->ctx);
+}
+
 static int
 rfs_stat(const struct qa_fs *fs, const char *path, enum qa_node_kind *kind,
 	 uint64_t *size, int *err)
@@ -1219,6 +1245,9 @@ rfs_stat(const struct qa_fs *fs, const char *path, enum qa_node_kind *kind,
 	struct rdir *d;
 	int e;
 
+	/* what this stat says, not an earlier failure another file's
+	 * reader did without (rfs_why) */
+	qa_remote_clear_error(r);
 	*kind = QA_NODE_MISSING;
 	*size = 0;
 	if (!p) {
@@ -1300,6 +1329,7 @@ rfs_open(const struct qa_fs *fs, const char *path, struct qa_source *src)
 	char *p;
 	int e;
 
+	qa_remote_clear_error(r);
 	memset(src, 0, sizeof(*src));
 	src->fd = -1;
 	src->path = path;
@@ -1349,6 +1379,7 @@ rfs_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
 	struct rdir *d = p ? dir_find(r, p) : NULL;
 	int e;
 
+	qa_remote_clear_error(r);
 	*out = NULL;
 	*n_out = 0;
 	if (!d && p && is_http(p))
@@ -1419,6 +1450,7 @@ qa_remote_create(const struct qa_remote_options *opt, struct qa_remote **out,
 	r->fs.open = rfs_open;
 	r->fs.list = rfs_list;
 	r->fs.ctx = r;
+	r->fs.why = rfs_why;
 	*out = r;
 	return QA_OK;
 }

@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -151,6 +152,9 @@ http {{
     location = /api/models/org/paged/tree/main/index.json {{
       # the hub pages a long listing: the rest is on the next page
       add_header Link '<http://127.0.0.1:{hub}/api/models/org/paged/page2.json>; rel="next"';
+    }}
+    location ~ ^/org/(sidefail|notmodel)/resolve/main/tokenizer_config.json$ {{
+      return 500;
     }}
     location /slow/ {{ limit_rate 256; }}
     location /loop {{ return 302 /loop; }}
@@ -319,6 +323,40 @@ def main():
     assert k >= 4, k
     with open(odd, "w") as f:
         f.write(text)
+    # damaged weights in a repository whose server fails one side file
+    # (HTTP 500 for tokenizer_config.json, which the audit reads but can
+    # do without): the weights' finding as for the local copy, and the
+    # side file's failure as a finding of its own
+    sidefail = os.path.join(tmp, "sidefail")
+    os.makedirs(sidefail)
+    for name in os.listdir(repos["qwen3"]):
+        shutil.copy(os.path.join(repos["qwen3"], name), sidefail)
+    weights = os.path.join(sidefail, "model.safetensors")
+    with open(weights, "r+b") as f:
+        # a header length past the end of the file
+        f.write(struct.pack("<Q", os.path.getsize(weights) + 4096))
+    publish_repo(www, "org/sidefail", sidefail)
+    # no model at all (a README and a tokenizer config), and the server
+    # fails the tokenizer config, whose listed size is refused, so that
+    # the file's own HEAD (HTTP 500) is asked: the answer is still the
+    # local one, "not a model folder" (exit 3), not the HTTP error
+    notmodel = os.path.join(tmp, "notmodel")
+    os.makedirs(notmodel)
+    with open(os.path.join(notmodel, "README.md"), "w") as f:
+        f.write("# a model card with no model\n")
+    with open(os.path.join(notmodel, "tokenizer_config.json"), "w") as f:
+        f.write("{}\n")
+    publish_repo(www, "org/notmodel", notmodel)
+    listing = os.path.join(www, "api", "models", "org", "notmodel", "tree",
+                           "main", "index.json")
+    with open(listing) as f:
+        entries = json.load(f)
+    for e in entries:
+        if e["path"] == "tokenizer_config.json":
+            e["size"] = -5
+    with open(listing, "w") as f:
+        json.dump(entries, f)
+    repos_extra = {"sidefail": sidefail, "notmodel": notmodel}
     # a pull request's revision (refs/pr/1; nginx decodes the %2F)
     publish_repo(www, "org/pr", repos["qwen3"], rev="refs/pr/1")
     # a GGUF repository as they are published: a quant per folder, a
@@ -360,7 +398,7 @@ def main():
                     + open(os.path.join(tmp, "error.log")).read())
             c.finish()
         cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
-              trunc.server_address[1], corpus)
+              trunc.server_address[1], corpus, repos_extra)
     finally:
         server.terminate()
         server.wait(10)
@@ -370,7 +408,7 @@ def main():
 
 
 def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
-          trunc_port, corpus):
+          trunc_port, corpus, repos_extra):
     hub_env = {"HF_ENDPOINT": base}
     nc = ["--no-cache"]
 
@@ -604,6 +642,36 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
         code, out, err, _ = run(["diff", "hf://org/qwen3_moe",
                                  repos["qwen3_moe"]] + nc, hub_env)
         c.check(code == 0, f"diff remote vs local: exit {code}\n{out}{err}")
+    # a side file the server fails is a finding of its own (QA1412, the
+    # server's words), never silence, and does not stand in for the
+    # weights' own damage nor for "not a model folder"
+    sidefail = repos_extra["sidefail"]
+    lcode, lout, _, _ = run(["inspect", "--format", "json", sidefail])
+    code, out, err, _ = run(["inspect", "--format", "json",
+                             "hf://org/sidefail"] + nc, hub_env)
+    try:
+        lf = json.loads(lout)["inputs"][0]["findings"]
+        rf = json.loads(out)["inputs"][0]["findings"]
+    except (ValueError, KeyError, IndexError):
+        lf, rf = [], []
+    unread = [f for f in rf if f["code"] == "QA1412"]
+    c.check(lcode == 1 and code == lcode and
+            [f["code"] for f in lf] == ["QA1203"] and
+            sorted(f["code"] for f in rf) == ["QA1203", "QA1412"] and
+            len(unread) == 1 and
+            unread[0]["file"].endswith("/tokenizer_config.json") and
+            "tokenizer_config.json could not be read (HTTP 500 from the "
+            "server)" in unread[0]["message"],
+            f"damaged weights, failed side file: exit {code} (local "
+            f"{lcode}): the weights' QA1203 and the side file's QA1412\n"
+            f"{out}{err}\nlocal: {lout}")
+    notmodel = repos_extra["notmodel"]
+    lcode, _, lerr, _ = run(["inspect", notmodel])
+    code, out, err, _ = run(["inspect", "hf://org/notmodel"] + nc, hub_env)
+    c.check(lcode == 3 and code == lcode and "HTTP 500" not in err and
+            "not a model folder" in err,
+            f"no model, failed side file: exit {code} (local {lcode})\n"
+            f"{err}\nlocal: {lerr}")
     closed = free_port()
     fails("nobody listening", ["inspect", "--timeout", "3",
           f"http://127.0.0.1:{closed}/m.gguf"] + nc,
