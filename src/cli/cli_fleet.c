@@ -446,11 +446,31 @@ read_document(FILE *f, struct qa_json_error *jerr)
 		text = grown;
 		cap *= 2;
 	}
-	if (!ferror(f))
-		doc = qa_json_parse_python(text, len, jerr);
+	if (!ferror(f)) {
+		/* a UTF-8 byte order mark, as Windows editors save it */
+		size_t bom = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ?
+			     3 : 0;
+
+		doc = qa_json_parse_python(text + bom, len - bom, jerr);
+	}
 out:
 	free(text);
 	return doc;
+}
+
+/*
+ * Whether a first line that is no document opens one: "{" alone, as
+ * --format json writes it, or as jq and editors leave it (CRLF line ends,
+ * a byte order mark, an indent).
+ */
+static bool
+opens_document(const char *line)
+{
+	if (strncmp(line, "\xEF\xBB\xBF", 3) == 0)
+		line += 3;
+	line += strspn(line, " \t");
+	return line[0] == '{' && strspn(line + 1, " \t\r\n") ==
+	       strlen(line + 1);
 }
 
 /* Reads one file of JSON Lines, or one whole JSON report (--format json,
@@ -477,7 +497,7 @@ read_file(struct summary *s, const char *path)
 		if (len == 1 && line[0] == '\n')
 			continue;
 		doc = qa_json_parse_python(line, (size_t)len, &jerr);
-		if (!doc && lineno == 1 && line[0] == '{' && line[1] == '\n') {
+		if (!doc && lineno == 1 && opens_document(line)) {
 			/* "{" alone on the first line: a --format json
 			 * document; read whole, it is the file's one report */
 			doc = read_document(f, &jerr);

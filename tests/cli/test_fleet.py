@@ -17,6 +17,7 @@ scan-dir, summarize, and the GNU parallel form.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -100,8 +101,9 @@ def jsonl_vs_json(c, fix, tmp):
 
 
 def summarize_counts(c, lines_path):
-    text = open(lines_path).read()
-    if text.startswith("{\n"):
+    # utf-8-sig: a byte order mark is no part of the text
+    text = open(lines_path, encoding="utf-8-sig").read()
+    if re.match(r"\{\r?\n", text):
         lines = [json.loads(text)]  # one --format json document
     else:
         lines = [json.loads(l) for l in text.splitlines()]
@@ -228,6 +230,15 @@ def main():
         c.check(code == 3 and out.startswith("{\n") and '"errors"' in out,
                 f"check --format json with a non-model: exit {code}")
         summarize_counts(c, doc)
+        # the same document as Windows tools leave it: CRLF line ends and
+        # a UTF-8 byte order mark (Notepad, PowerShell's Set-Content
+        # -Encoding utf8 in Windows PowerShell 5.1)
+        crlf = os.path.join(tmp, "report-crlf.json")
+        with open(doc, "rb") as f:
+            body = f.read()
+        with open(crlf, "wb") as f:
+            f.write(b"\xef\xbb\xbf" + body.replace(b"\n", b"\r\n"))
+        summarize_counts(c, crlf)
         # a report line with counts no model has (an edited or garbled
         # file): 1e30 and 1e400 (infinity to the parser), 2^64, -3 are
         # no count; the totals are the one real model's
