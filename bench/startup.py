@@ -25,6 +25,14 @@ faults from wait4, as bench/compare.py measures the one-file table):
   quantaudit ...   --version, a text inspect and a JSON inspect of the
                    small synthetic GGUF of bench/synth.py
   gguf-tools show  the same file, when gguf-tools is built
+  quantaudit inspect, static-pie / static
+                   an experiment, not a build quantaudit ships: the same
+                   objects (the build's quantaudit-hot.o and main.c's
+                   object, when the build has them) linked -static-pie and
+                   -static -no-pie, to measure what the dynamic loader and
+                   the relocations cost a small run; such a binary cannot
+                   load libcurl, libarchive or libcjson safely, so remote,
+                   archive and JSON inputs would need another process
 
 docs/performance.md "Round six" has a run and what it says.
 """
@@ -113,6 +121,28 @@ def build_probes(tmp):
     return out
 
 
+def static_links(qa, tmp):
+    """The build's own objects linked static-pie and static (non-PIE):
+    {label: path} of those that linked (none without the hot-text object,
+    or without the C library's static archive)."""
+    cc = os.environ.get("CC", "cc")
+    build = os.path.dirname(qa)
+    objs = [os.path.join(build, "quantaudit-hot.o"),
+            os.path.join(build, "quantaudit.p", "src_cli_main.c.o")]
+    if not all(os.path.exists(o) for o in objs):
+        return {}
+    out = {}
+    for label, flags in (("static-pie", ["-static-pie"]),
+                         ("static", ["-static", "-no-pie"])):
+        exe = os.path.join(tmp, "quantaudit-" + label)
+        # dlopen in a static program draws a linker warning: expected
+        if subprocess.run([cc] + flags + ["-o", exe] + objs +
+                          ["-pthread", "-ldl", "-lm"],
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            out[label] = exe
+    return out
+
+
 def interleaved(cmds, rounds):
     null = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
             (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
@@ -155,6 +185,8 @@ def main():
                  ("quantaudit --version", [qa, "--version"]),
                  ("quantaudit inspect", [qa, "inspect", small]),
                  ("quantaudit --format json", [qa, "inspect", "--format", "json", small])]
+        for label, exe in static_links(qa, tmp).items():
+            cmds.append((f"quantaudit inspect, {label}", [exe, "inspect", small]))
         gt = os.path.abspath(a.gguf_tools)
         if os.access(gt, os.X_OK) and shutil.which(gt):
             cmds.append(("gguf-tools show", [gt, "show", small]))
