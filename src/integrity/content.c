@@ -8,6 +8,7 @@
 #include "integrity/content.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -120,6 +121,28 @@ qa_region_state_text(enum qa_region_state s)
 		return "not read";
 	}
 	return "?";
+}
+
+void
+qa_region_why(const struct qa_region_hash *h, char *out, size_t n)
+{
+	switch (h->state) {
+	case QA_REGION_PAST_END:
+		snprintf(out, n, "past the end of the file (it ends at offset "
+			 "%" PRIu64 ")", h->error_offset);
+		break;
+	case QA_REGION_READ_ERROR:
+		snprintf(out, n, "read error at offset %" PRIu64 ": %s",
+			 h->error_offset, strerror(h->error_errno));
+		break;
+	case QA_REGION_NO_FILE:
+		snprintf(out, n, "the file cannot be opened: %s",
+			 strerror(h->error_errno ? h->error_errno : ENOENT));
+		break;
+	default:
+		snprintf(out, n, "%s", qa_region_state_text(h->state));
+		break;
+	}
 }
 
 /* ---- one job ------------------------------------------------------------ */

@@ -143,5 +143,11 @@ bool qa_digest_parse(const char *s, struct qa_digest *d);
 
 /* What a region state is, for reports: "past the end of the file"... */
 const char *qa_region_state_text(enum qa_region_state s);
+/*
+ * Why a region has no hash, with where: "read error at offset N: EIO",
+ * "past the end of the file (it ends at offset N)", "the file cannot be
+ * opened: ENOENT", else the state's text (manifests, scan's QA1708).
+ */
+void qa_region_why(const struct qa_region_hash *h, char *out, size_t n);
 
 #endif /* QA_INTEGRITY_CONTENT_H */

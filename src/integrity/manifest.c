@@ -33,29 +33,6 @@ qa_manifest_begin(struct qa_jw *w, bool sha256)
 	qa_jw_arr(w, "models", false);
 }
 
-/* Why a region has no hash, with where. */
-static void
-region_error(const struct qa_region_hash *h, char *out, size_t n)
-{
-	switch (h->state) {
-	case QA_REGION_PAST_END:
-		snprintf(out, n, "past the end of the file (it ends at offset "
-			 "%" PRIu64 ")", h->error_offset);
-		break;
-	case QA_REGION_READ_ERROR:
-		snprintf(out, n, "read error at offset %" PRIu64 ": %s",
-			 h->error_offset, strerror(h->error_errno));
-		break;
-	case QA_REGION_NO_FILE:
-		snprintf(out, n, "the file cannot be opened: %s",
-			 strerror(h->error_errno ? h->error_errno : ENOENT));
-		break;
-	default:
-		snprintf(out, n, "%s", qa_region_state_text(h->state));
-		break;
-	}
-}
-
 /* key: the hex digest, or null and key_error: why. */
 static void
 put_region(struct qa_jw *w, const char *key, const char *key_error,
@@ -69,7 +46,7 @@ put_region(struct qa_jw *w, const char *key, const char *key_error,
 		return;
 	}
 	qa_jw_null(w, key);
-	region_error(h, why, sizeof(why));
+	qa_region_why(h, why, sizeof(why));
 	qa_jw_str(w, key_error, why);
 }
 
@@ -106,7 +83,7 @@ qa_manifest_model(struct qa_jw *w, const char *path, const char *kind,
 				char why[160];
 
 				qa_jw_null(w, "sha256");
-				region_error(&f->sha_state, why, sizeof(why));
+				qa_region_why(&f->sha_state, why, sizeof(why));
 				qa_jw_str(w, "sha256_error", why);
 			}
 		}

@@ -405,13 +405,7 @@ findings(struct qa_inventory *inv, const struct plan *plans,
 		char why[160];
 
 		/* a read error says where and why, as hash does */
-		if (h->state == QA_REGION_READ_ERROR)
-			snprintf(why, sizeof(why), "read error at offset %"
-				 PRIu64 ": %s", h->error_offset,
-				 strerror(h->error_errno));
-		else
-			snprintf(why, sizeof(why), "%s",
-				 qa_region_state_text(h->state));
+		qa_region_why(h, why, sizeof(why));
 		qa_inv_finding(inv, QA1708, t->file < inv->n_files ?
 			       inv->files[t->file].path : NULL,
 			       (int64_t)t->offset, t->name, "%u of the %u "
