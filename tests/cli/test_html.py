@@ -156,6 +156,38 @@ def mtp_share(c, folder, doc):
             f"html of {folder}: the MTP share {want}, from the headers")
 
 
+def component_colours(c, model, doc):
+    """The size-by-component bar of a model with more components than
+    the palette's 12 colours (DeepSeek-V3: 19): every segment drawn in a
+    colour of its own, the 11 largest by bytes (ties in report order, as
+    worked here from the JSON report) drawn alone and the rest as one
+    grey "N other components" segment, and each table row's square in its
+    segment's colour."""
+    code, out, err = run(QA, ["check", "--format", "json", model])
+    comps = json.loads(out)["inputs"][0]["model"]["components"]
+    bar = doc.split("<h3>Size by component</h3>", 1)[1].split("</svg>", 1)[0]
+    segs = re.findall(r'<rect [^>]*fill="([^"]+)"><title>([^<]*)</title>', bar)
+    order = sorted(range(len(comps)), key=lambda k: (-comps[k]["bytes"], k))
+    top = set(order[:11]) if len(comps) > 12 else set(range(len(comps)))
+    want = [comps[k]["role"] for k in range(len(comps)) if k in top]
+    rest = len(comps) - len(top)
+    got = [t.split(":")[0] for _, t in segs]
+    if rest:
+        want.append(f"{rest} other components")
+    fills = [f for f, _ in segs]
+    c.check(len(comps) > 12 and got == want and len(set(fills)) == len(fills),
+            f"html of {model}: {len(comps)} components drawn as {got}, want {want}, "
+            f"fills {fills}")
+    colour = {t.split(":")[0]: f for f, t in segs}
+    rows = re.findall(r'<tr><td><span style="color:([^"]+)" aria-hidden="true">'
+                      r'&#9632;</span> ([^<]+)</td>', doc)
+    rows = [(f, n) for f, n in rows if n in {x["role"] for x in comps}][:len(comps)]
+    c.check(len(rows) == len(comps) and
+            all(f == colour.get(n, colour.get(f"{rest} other components"))
+                for f, n in rows),
+            f"html of {model}: each table square in its segment's colour: {rows}")
+
+
 def comparison(c, quants):
     code, doc, err = run(QA, ["inspect", "--format", "html"] + quants)
     code_j, js, _ = run(QA, ["inspect", "--format", "json"] + quants)
@@ -382,6 +414,7 @@ def main():
             f.write(doc)
         if have:
             mtp_share(c, model, doc)
+            component_colours(c, model, doc)
         pages = [("one model", one, ["Precision by layer", "Memory fit"])]
         shots = [(one, os.path.join(logs, "html-report.png"))]
         if have:
