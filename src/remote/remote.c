@@ -7,6 +7,7 @@
 #include "remote/remote.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1152,15 +1153,14 @@ ends_with(const char *s, const char *suffix)
 }
 
 /*
- * The first range of every safetensors file just listed in d, fetched
- * at once (PREFETCH_PARALLEL transfers): a sharded checkpoint's headers
- * cost one round trip's worth of waiting instead of one per shard.
- * Best effort: what fails here is fetched again, with retries and a
- * reason, when a loader reads it.
+ * The first range of each of the n files, fetched at once
+ * (PREFETCH_PARALLEL transfers), except those already held (in memory or
+ * the cache) and those past the --max-fetch budget. Best effort: what
+ * fails here is fetched again, with retries and a reason, when a loader
+ * reads it.
  */
 static void
-prefetch(struct qa_remote *r, const struct rdir *d,
-	 const struct qa_dirent *v, size_t n)
+prefetch_files(struct qa_remote *r, struct rfile *const *cand, size_t n)
 {
 	struct qa_http_item *items;
 	struct rfile **files;
@@ -1172,17 +1172,10 @@ prefetch(struct qa_remote *r, const struct rdir *d,
 	if (!items || !files)
 		goto out;
 	for (i = 0; i < n && k < PREFETCH_MAX; i++) {
-		char *child;
-		struct rfile *f;
+		struct rfile *f = cand[i];
 		uint64_t next, len;
 
-		if (v[i].kind != QA_NODE_FILE ||
-		    !ends_with(v[i].name, ".safetensors"))
-			continue;
-		child = cat3(d->path, "/", v[i].name);
-		f = child ? file_get(r, child) : NULL;
-		free(child);
-		if (!f || f->state != R_FILE || f->size == 0)
+		if (f->state != R_FILE || f->size == 0)
 			continue;
 		if (!f->cache_checked)
 			cache_load(r, f);
@@ -1222,6 +1215,105 @@ prefetch(struct qa_remote *r, const struct rdir *d,
 out:
 	free(items);
 	free(files);
+}
+
+/*
+ * The first range of every safetensors file just listed in d, fetched
+ * at once: a sharded checkpoint's headers cost one round trip's worth of
+ * waiting instead of one per shard.
+ */
+static void
+prefetch(struct qa_remote *r, const struct rdir *d,
+	 const struct qa_dirent *v, size_t n)
+{
+	struct rfile **cand = calloc(n ? n : 1, sizeof(*cand));
+	size_t i, k = 0;
+
+	if (!cand)
+		return;
+	for (i = 0; i < n && k < PREFETCH_MAX; i++) {
+		char *child;
+		struct rfile *f;
+
+		if (v[i].kind != QA_NODE_FILE ||
+		    !ends_with(v[i].name, ".safetensors"))
+			continue;
+		child = cat3(d->path, "/", v[i].name);
+		f = child ? file_get(r, child) : NULL;
+		free(child);
+		if (f)
+			cand[k++] = f;
+	}
+	prefetch_files(r, cand, k);
+	free(cand);
+}
+
+/* The length of "-00001-of-00009.gguf", the tail llama.cpp's
+ * llama_split_path gives every part of a GGUF split set. */
+#define SPLIT_TAIL 20
+
+/* The part number and count of a GGUF split part's path; false when its
+ * name does not end as a part's does. */
+static bool
+split_part(const char *path, unsigned *no, unsigned *count)
+{
+	size_t n = strlen(path), i;
+	const char *t;
+
+	if (n < SPLIT_TAIL)
+		return false;
+	t = path + n - SPLIT_TAIL;
+	if (t[0] != '-' || memcmp(t + 6, "-of-", 4) != 0 ||
+	    strcmp(t + 15, ".gguf") != 0)
+		return false;
+	*no = *count = 0;
+	for (i = 1; i < 6; i++) {
+		if (!isdigit((unsigned char)t[i]) ||
+		    !isdigit((unsigned char)t[i + 9]))
+			return false;
+		*no = *no * 10 + (unsigned)(t[i] - '0');
+		*count = *count * 10 + (unsigned)(t[i + 9] - '0');
+	}
+	return *no >= 1 && *no <= *count;
+}
+
+/*
+ * f is a part of a GGUF split set: the first range of every part whose
+ * size is already known (a hub listing, or the HEADs the split set's
+ * resolution asked) is fetched at once, as a sharded safetensors
+ * folder's are: a set of nine parts waits for one round trip, not nine.
+ */
+static void
+prefetch_split(struct qa_remote *r, const struct rfile *f)
+{
+	struct rfile **cand;
+	unsigned no, count, k;
+	size_t n = 0, len;
+	char *sib;
+
+	if (!split_part(f->path, &no, &count) || count < 2 ||
+	    count > PREFETCH_MAX)
+		return;
+	len = strlen(f->path);
+	sib = strdup(f->path);
+	cand = calloc(count, sizeof(*cand));
+	for (k = 1; sib && cand && k <= count; k++) {
+		struct rfile *g;
+		size_t i;
+
+		snprintf(sib + len - SPLIT_TAIL + 1, 6, "%05u", k);
+		sib[len - SPLIT_TAIL + 6] = '-';
+		for (i = 0; i < r->n_files; i++)
+			if (strcmp(r->files[i]->path, sib) == 0)
+				break;
+		g = i < r->n_files ? r->files[i] : NULL;
+		if (g && g->state == R_FILE)
+			cand[n++] = g;
+	}
+	if (sib && cand)
+		prefetch_files(r, cand, n);
+	free(cand);
+	free(sib);
 }
 
 /* ---- the file system ------------------------------------------------------ */
@@ -1360,6 +1452,7 @@ rfs_open(const struct qa_fs *fs, const char *path, struct qa_source *src)
 		src->err = e;
 		return QA_E_IO;
 	}
+	prefetch_split(r, f);
 	s->r = r;
 	s->f = f;
 	src->ops = &remote_ops;

@@ -120,7 +120,10 @@ pid {tmp}/nginx.pid;
 error_log {tmp}/error.log;
 events {{ worker_connections 256; }}
 http {{
-  access_log {tmp}/access.log;
+  # the connection of each request: transfers made at once (libcurl's
+  # multi interface) each have their own, a run's sequential ones share one
+  log_format conn '$connection $request_method $uri $status';
+  access_log {tmp}/access.log conn;
   client_body_temp_path {tmp}/t; proxy_temp_path {tmp}/t;
   fastcgi_temp_path {tmp}/t; uwsgi_temp_path {tmp}/t; scgi_temp_path {tmp}/t;
   absolute_redirect off;
@@ -432,11 +435,27 @@ def cases(c, tmp, www, base, norange, fix, ggufs, repos, big_size,
     # ---- a split set by the URL of its first part
     split = os.path.join(fix, "gguf", "split")
     first = "tiny-00001-of-00003.gguf"
+    log = os.path.join(tmp, "access.log")
+    mark = os.path.getsize(log)
     same_report(c, "split set",
                 ["inspect", "--format", "json",
                  f"{base}/files/split/{first}"] + nc,
                 ["inspect", "--format", "json", os.path.join(split, first)],
                 f"{base}/files/split", split)
+    # parts 2 and 3 were fetched at once, once their HEADs gave their
+    # sizes (prefetch_split): each GET on a connection of its own, and
+    # none on the run's one connection its sequential requests share
+    with open(log) as f:
+        f.seek(mark)
+        reqs = [l.split() for l in f.read().splitlines()]
+    gets = {l[2].rsplit("/", 1)[1]: l[0] for l in reqs
+            if len(l) == 4 and l[1] == "GET" and "/files/split/" in l[2]}
+    heads = {l[0] for l in reqs if len(l) == 4 and l[1] == "HEAD"}
+    later = [gets.get(f"tiny-0000{k}-of-00003.gguf") for k in (2, 3)]
+    c.check(len(gets) == 3 and None not in later and
+            len(set(later)) == 2 and not set(later) & heads,
+            f"split set: parts 2 and 3 fetched at once, each on its own "
+            f"connection: {reqs}")
 
     # the corpus's split set (llama-gguf-split output), by its first part
     tsplit = os.path.join(corpus, "tiny-llama", "split")
