@@ -186,8 +186,7 @@ qa_inv_read_failed(struct qa_inventory *inv, const char *path,
 		    said[n + 1] == ' ')
 			said += n + 2;
 		snprintf(why, sizeof(why), "%s", said);
-	}
-	else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0 &&
+	} else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0 &&
 		 f.shrank)
 		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
 			 ", before the size it had when opened", f.off);

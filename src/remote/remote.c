@@ -56,6 +56,7 @@ struct rfile {
 	size_t n_ext, cap_ext;
 	uint64_t last_end, grow;
 	bool counted;
+	bool split_asked;	/* a split part: its set's prefetch was made */
 };
 
 struct rdir {
@@ -1284,15 +1285,15 @@ split_part(const char *path, unsigned *no, unsigned *count)
  * folder's are: a set of nine parts waits for one round trip, not nine.
  */
 static void
-prefetch_split(struct qa_remote *r, const struct rfile *f)
+prefetch_split(struct qa_remote *r, struct rfile *f)
 {
 	struct rfile **cand;
 	unsigned no, count, k;
 	size_t n = 0, len;
 	char *sib;
 
-	if (!split_part(f->path, &no, &count) || count < 2 ||
-	    count > PREFETCH_MAX)
+	if (f->split_asked || !split_part(f->path, &no, &count) ||
+	    count < 2 || count > PREFETCH_MAX)
 		return;
 	len = strlen(f->path);
 	sib = strdup(f->path);
@@ -1310,8 +1311,12 @@ prefetch_split(struct qa_remote *r, const struct rfile *f)
 		if (g && g->state == R_FILE)
 			cand[n++] = g;
 	}
-	if (sib && cand)
+	if (sib && cand && n >= 2) {
+		/* once per set: each part's own open finds it asked */
+		for (k = 0; k < n; k++)
+			cand[k]->split_asked = true;
 		prefetch_files(r, cand, n);
+	}
 	free(cand);
 	free(sib);
 }
