@@ -189,21 +189,25 @@ def main(argv):
     # report says what it could not read (QA1412) instead of leaving the
     # chat-template checks out in silence
     qwen3 = os.path.join(fix, "st", "qwen3")
-    side = os.path.join(qwen3, "tokenizer_config.json")
     plain = subprocess.run([qa, "inspect", "--format", "json", qwen3], capture_output=True)
-    code, out, err = run(["inspect", "--format", "json", qwen3], side, 0)
-    try:
-        before = json.loads(plain.stdout)["inputs"][0]["findings"]
-        after = json.loads(out)["inputs"][0]["findings"]
-        added = [f for f in after if f not in before]
-        c.check(plain.returncode == 0 and code == 1 and len(added) == 1 and
-                added[0]["code"] == "QA1412" and added[0]["file"] == side and
-                added[0]["detail"] == "tokenizer_config.json could not be read (read error at "
-                f"offset 0: {EIO}); what needs it was not checked" and
-                all(f in after for f in before),
-                f"side file failing at 0: exit {code} (plain {plain.returncode}), {added}")
-    except (ValueError, KeyError, IndexError) as ex:
-        c.check(False, f"side file failing at 0: {ex}: {out[:300]}")
+    # config.json too: without the finding its loss left "model unknown"
+    # and a verdict of pass
+    for name in ("tokenizer_config.json", "config.json"):
+        side = os.path.join(qwen3, name)
+        code, out, err = run(["inspect", "--format", "json", qwen3], side, 0)
+        try:
+            before = json.loads(plain.stdout)["inputs"][0]["findings"]
+            doc = json.loads(out)
+            after = doc["inputs"][0]["findings"]
+            added = [f for f in after if f not in before]
+            c.check(plain.returncode == 0 and code == 1 and len(added) == 1 and
+                    added[0]["code"] == "QA1412" and added[0]["file"] == side and
+                    added[0]["detail"] == f"{name} could not be read (read error at "
+                    f"offset 0: {EIO}); what needs it was not checked" and
+                    all(f in after for f in before) and doc["verdict"] == "fail",
+                    f"{name} failing at 0: exit {code} (plain {plain.returncode}), {added}")
+        except (ValueError, KeyError, IndexError) as ex:
+            c.check(False, f"{name} failing at 0: {ex}: {out[:300]}")
 
     # ---- several inputs: the one that fails is in "errors", the others
     # in "inputs", and the verdict is fail
