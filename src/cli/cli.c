@@ -1376,6 +1376,10 @@ streamed_input(void *ctx, struct qa_audit_input *in)
 		}
 		return s->rc;
 	}
+	/* a side file the disk or the server failed: the report stands,
+	 * the run is a system error (a retry may see it whole) */
+	if (inv->read_failed && s->worst_exit < QA_EXIT_SYSTEM)
+		s->worst_exit = QA_EXIT_SYSTEM;
 	if (inv->fit_error && cli->command == CMD_FIT) {
 		if (!cli->quiet)
 			say("fit: %s: %s", in->path, inv->fit_error);
@@ -1639,6 +1643,9 @@ run(struct cli *cli, char **paths, int n_paths)
 
 		if (in->inv) {
 			invs[n_ok++] = in->inv;
+			/* as in streamed_input */
+			if (in->inv->read_failed && worst_exit < QA_EXIT_SYSTEM)
+				worst_exit = QA_EXIT_SYSTEM;
 			if (in->inv->fit_error && cli->command == CMD_FIT) {
 				if (!cli->quiet)
 					say("fit: %s: %s", in->path,

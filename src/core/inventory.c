@@ -199,6 +199,7 @@ qa_inv_read_failed(struct qa_inventory *inv, const char *path,
 	qa_inv_finding(inv, QA1412, path, -1, NULL,
 		       "%s could not be read (%s); what needs it was not "
 		       "checked", qa_path_base(path), why);
+	inv->read_failed = true;
 }
 
 void

@@ -439,6 +439,8 @@ struct qa_inventory {
 					 * pipeline once findings are final */
 
 	bool out_of_memory;		/* an allocation failed: exit 4 */
+	bool read_failed;		/* a side file's read failed (disk,
+					 * server): QA1412, and exit 4 */
 	bool limit_reserve;		/* the arena limit was raised once for
 					 * the steps after QA1901 */
 	uint64_t expanded_values;	/* array elements given an arr.items
