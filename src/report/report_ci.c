@@ -768,21 +768,26 @@ sarif_invocation(struct qa_jw *w, struct qa_inventory *const *invs,
 		 size_t n, const struct rule_list *rl,
 		 const struct qa_report_options *opt)
 {
-	bool any = opt->n_failed > 0;
+	bool any = opt->n_failed > 0, read_failed = false;
 	size_t i;
 	uint32_t k;
 
-	for (i = 0; i < n && !any; i++)
-		any = qa_inventory_dropped(invs[i], NULL) > 0;
+	for (i = 0; i < n; i++) {
+		read_failed |= invs[i]->read_failed;
+		any |= invs[i]->read_failed ||
+		       qa_inventory_dropped(invs[i], NULL) > 0;
+	}
 	if (!any)
 		return;
 	qa_jw_arr(w, "invocations", false);
 	qa_jw_obj(w, NULL);
 	/* an input that could not be audited: the run did not do its job,
-	 * and each such input is an error notification on its path */
-	qa_jw_bool(w, "executionSuccessful", opt->n_failed == 0);
-	if (opt->n_failed) {
-		int worst = 0;
+	 * and each such input is an error notification on its path; a side
+	 * file the disk or server failed (QA1412, a result) is exit 4 too */
+	qa_jw_bool(w, "executionSuccessful", opt->n_failed == 0 &&
+		   !read_failed);
+	if (opt->n_failed || read_failed) {
+		int worst = read_failed ? 4 : 0;	/* docs/ci.md */
 
 		for (i = 0; i < opt->n_failed; i++)
 			if (opt->failed[i].exit_code > worst)

@@ -209,6 +209,15 @@ def main(argv):
                     f"{name} failing at 0: exit {code} (plain {plain.returncode}), {added}")
         except (ValueError, KeyError, IndexError) as ex:
             c.check(False, f"{name} failing at 0: {ex}: {out[:300]}")
+        # SARIF says the run did not succeed, with its exit code
+        code, out, err = run(["check", "--format", "sarif", qwen3], side, 0)
+        try:
+            inv = json.loads(out)["runs"][0]["invocations"][0]
+            c.check(code == 4 and inv["executionSuccessful"] is False and
+                    inv["exitCode"] == 4,
+                    f"{name} failing at 0, SARIF: exit {code}, {inv}")
+        except (ValueError, KeyError, IndexError) as ex:
+            c.check(False, f"{name} failing at 0, SARIF: {ex}: {out[:300]}")
 
     # ---- several inputs: the one that fails is in "errors", the others
     # in "inputs", and the verdict is fail
