@@ -13,12 +13,13 @@
 # modified; the scratch folder is removed afterwards unless a target
 # crashed or QA_FUZZ_KEEP=1.
 #
-# CI runs it with 20 (9 targets: about 3 minutes of fuzzing); the long
-# campaign is campaign.sh.
+# CI runs it with 20 (10 targets, two at a time on its two CPUs: about
+# 100 seconds of fuzzing); the long campaign is campaign.sh.
 #
 # Environment: CC (default clang), QA_FUZZ_BUILD, QA_FUZZ_TARGETS (default
-# all nine: "gguf safetensors index config archive pytorch template
-# pipeline manifest remote"), QA_FUZZ_KEEP, TMPDIR.
+# all ten: "gguf safetensors index config archive pytorch template
+# pipeline manifest remote"), QA_FUZZ_PARALLEL (targets run at once;
+# default one per CPU), QA_FUZZ_KEEP, TMPDIR.
 set -eu
 
 usage() {
@@ -61,13 +62,20 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # The harnesses keep every input in memory (a qa_memfs): no scratch
 # files to clean up.
 
-failed=""
+# Each target's dictionary first: an unknown target stops the run before
+# any fuzzing.
 for t in $targets; do
-	dict=$(sh "$src/tests/fuzz/fuzz-dict.sh" "$t") || exit 2
+	sh "$src/tests/fuzz/fuzz-dict.sh" "$t" >/dev/null || exit 2
+done
+
+# One target: its output in $work/<t>/summary, "failed" in
+# $work/<t>/failed when it crashed.
+fuzz_one() {
+	t=$1
+	dict=$(sh "$src/tests/fuzz/fuzz-dict.sh" "$t")
 	dir=$work/$t
 	mkdir -p "$dir/corpus" "$dir/artifacts"
 	cp -R "$src/tests/fuzz/corpus/$t/." "$dir/corpus/"
-	echo "== fuzz_$t: ${duration}s, log in $dir/log"
 	rc=0
 	"$build/tests/fuzz/fuzz_$t" \
 		-max_total_time="$duration" -rss_limit_mb=2048 -timeout=10 \
@@ -75,24 +83,51 @@ for t in $targets; do
 		-dict="$src/tests/fuzz/$dict" \
 		-artifact_prefix="$dir/artifacts/" \
 		"$dir/corpus" >"$dir/log" 2>&1 || rc=$?
-	grep -E '^stat::(number_of_executed_units|peak_rss_mb)' "$dir/log" || :
-	grep -E '#[0-9]+.*(DONE|cov:)' "$dir/log" | tail -n 1 || :
-	if [ "$rc" -ne 0 ] || [ -n "$(ls "$dir/artifacts")" ]; then
-		failed="$failed $t"
-		echo "fuzz_$t FAILED (exit $rc):"
-		grep -E -A 30 '^==[0-9]+==ERROR|invariant violated|runtime error|Test unit written' \
-			"$dir/log" | head -n 60 || :
-		for a in "$dir/artifacts"/*; do
-			[ -e "$a" ] || continue
-			echo "crash input: $a"
-			echo "  reproduce: $build/tests/fuzz/fuzz_$t $a"
-			echo "  minimize:  $build/tests/fuzz/fuzz_$t" \
-			     "-minimize_crash=1 -runs=100000" \
-			     "-exact_artifact_path=$a.min $a"
-		done
-	else
-		echo "fuzz_$t: no crash"
+	{
+		echo "== fuzz_$t: ${duration}s, log in $dir/log"
+		grep -E '^stat::(number_of_executed_units|peak_rss_mb)' \
+			"$dir/log" || :
+		grep -E '#[0-9]+.*(DONE|cov:)' "$dir/log" | tail -n 1 || :
+		if [ "$rc" -ne 0 ] || [ -n "$(ls "$dir/artifacts")" ]; then
+			: >"$dir/failed"
+			echo "fuzz_$t FAILED (exit $rc):"
+			grep -E -A 30 '^==[0-9]+==ERROR|invariant violated|runtime error|Test unit written' \
+				"$dir/log" | head -n 60 || :
+			for a in "$dir/artifacts"/*; do
+				[ -e "$a" ] || continue
+				echo "crash input: $a"
+				echo "  reproduce: $build/tests/fuzz/fuzz_$t $a"
+				echo "  minimize:  $build/tests/fuzz/fuzz_$t" \
+				     "-minimize_crash=1 -runs=100000" \
+				     "-exact_artifact_path=$a.min $a"
+			done
+		else
+			echo "fuzz_$t: no crash"
+		fi
+	} >"$dir/summary"
+}
+
+# QA_FUZZ_PARALLEL targets at a time (default: one per CPU; each libFuzzer
+# process is one thread), their summaries printed in order afterwards.
+par=${QA_FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}
+case $par in
+''|*[!0-9]*|0) par=1 ;;
+esac
+running=0
+for t in $targets; do
+	fuzz_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$par" ]; then
+		wait
+		running=0
 	fi
+done
+wait
+
+failed=""
+for t in $targets; do
+	cat "$work/$t/summary"
+	[ -e "$work/$t/failed" ] && failed="$failed $t"
 done
 
 if [ -n "$failed" ]; then
