@@ -155,13 +155,7 @@ read_error(const char *display, const char *only_path, char *err,
 	if (!qa_read_failure_last(&f) ||
 	    (only_path && strcmp(f.path, only_path) != 0))
 		return false;
-	if (f.shrank)
-		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
-			 ", before the size it had when opened (it shrank "
-			 "while read)", f.off);
-	else
-		snprintf(why, sizeof(why), "read error at offset %" PRIu64
-			 ": %s", f.off, strerror(f.err));
+	qa_read_failure_why(&f, why, sizeof(why));
 	if (!f.path[0] || strcmp(f.path, display) == 0)
 		snprintf(err, errlen, "%s: %s", display, why);
 	else

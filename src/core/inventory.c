@@ -174,8 +174,6 @@ qa_inv_read_failed(struct qa_inventory *inv, const char *path,
 	struct qa_read_failure f;
 	char why[800];
 
-	if (src->not_regular && qa_inv_not_read(inv, path, src->not_regular))
-		return;
 	if (has_unreadable(inv, path))
 		return;
 	if (said) {
@@ -186,13 +184,8 @@ qa_inv_read_failed(struct qa_inventory *inv, const char *path,
 		    said[n + 1] == ' ')
 			said += n + 2;
 		snprintf(why, sizeof(why), "%s", said);
-	} else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0 &&
-		 f.shrank)
-		snprintf(why, sizeof(why), "the file ended at offset %" PRIu64
-			 ", before the size it had when opened", f.off);
-	else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0)
-		snprintf(why, sizeof(why), "read error at offset %" PRIu64
-			 ": %s", f.off, strerror(f.err));
+	} else if (qa_read_failure_last(&f) && strcmp(f.path, path) == 0)
+		qa_read_failure_why(&f, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "%s",
 			 strerror(src->err ? src->err : EIO));

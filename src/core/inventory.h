@@ -487,7 +487,8 @@ bool qa_inv_not_read(struct qa_inventory *inv, const char *path,
  * src (QA1412), saying why: the file system's own words (qa_fs.why: a
  * server's status), else the failed read's offset and errno
  * (qa_read_failure_last), else src->err; once per path. An open that
- * found the file special or forbidden goes to qa_inv_not_read first.
+ * found the file special or forbidden (src->not_regular) is the
+ * caller's to give to qa_inv_not_read instead.
  */
 void qa_inv_read_failed(struct qa_inventory *inv, const char *path,
 			const struct qa_source *src);

@@ -12,6 +12,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -285,6 +287,18 @@ qa_read_failure_last(struct qa_read_failure *out)
 		return false;
 	*out = last_failure;
 	return true;
+}
+
+void
+qa_read_failure_why(const struct qa_read_failure *f, char *out, size_t n)
+{
+	if (f->shrank)
+		snprintf(out, n, "the file ended at offset %" PRIu64 ", before "
+			 "the size it had when opened (it shrank while read)",
+			 f->off);
+	else
+		snprintf(out, n, "read error at offset %" PRIu64 ": %s",
+			 f->off, strerror(f->err));
 }
 
 /* A range source's failure is its parent's, recorded there: the file

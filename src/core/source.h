@@ -74,6 +74,11 @@ struct qa_read_failure {
 };
 void qa_read_failure_reset(void);
 bool qa_read_failure_last(struct qa_read_failure *out);
+/* Why f failed, for messages: "read error at offset N: <strerror>", or
+ * "the file ended at offset N, before the size it had when opened (it
+ * shrank while read)". */
+void qa_read_failure_why(const struct qa_read_failure *f, char *out,
+			 size_t n);
 
 /* Result codes shared by the core (negative = failure). */
 enum qa_err {
