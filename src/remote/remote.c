@@ -277,15 +277,25 @@ is_http(const char *path)
 	       strncmp(path, "http://", 7) == 0;
 }
 
+/* The file of the session at path, or NULL when none was asked of yet. */
 static struct rfile *
-file_get(struct qa_remote *r, const char *path)
+file_find(const struct qa_remote *r, const char *path)
 {
-	struct rfile *f;
 	size_t i;
 
 	for (i = 0; i < r->n_files; i++)
 		if (strcmp(r->files[i]->path, path) == 0)
 			return r->files[i];
+	return NULL;
+}
+
+static struct rfile *
+file_get(struct qa_remote *r, const char *path)
+{
+	struct rfile *f = file_find(r, path);
+
+	if (f)
+		return f;
 	if (r->n_files == r->cap_files) {
 		size_t cap = r->cap_files ? 2 * r->cap_files : 16;
 		struct rfile **v = realloc(r->files, cap * sizeof(*v));
@@ -1300,14 +1310,10 @@ prefetch_split(struct qa_remote *r, struct rfile *f)
 	cand = calloc(count, sizeof(*cand));
 	for (k = 1; sib && cand && k <= count; k++) {
 		struct rfile *g;
-		size_t i;
 
 		snprintf(sib + len - SPLIT_TAIL + 1, 6, "%05u", k);
 		sib[len - SPLIT_TAIL + 6] = '-';
-		for (i = 0; i < r->n_files; i++)
-			if (strcmp(r->files[i]->path, sib) == 0)
-				break;
-		g = i < r->n_files ? r->files[i] : NULL;
+		g = file_find(r, sib);
 		if (g && g->state == R_FILE)
 			cand[n++] = g;
 	}
