@@ -388,36 +388,35 @@ card(FILE *out, const struct qa_inventory *inv)
 
 /* ---- size by component ---------------------------------------------------------- */
 
-/* The grey of the palette: for the components past the twelfth, the
- * colour of their one "other" segment. */
-#define OTHER_COLOUR "#999999"
+/* The palette's grey (#999999): past the twelfth component, the colour
+ * of the one "other" segment. */
+#define GREY 7
 
 /*
- * The colour of component i. Up to 12 components, one palette colour
+ * Component i's index in the palette. Up to 12 components, one colour
  * each, in order. More (DeepSeek-V3's MLA, experts and MTP head make
  * 19) and colours would repeat, a segment reading as another: the 11
  * largest by bytes take the palette's 11 colours other than grey, and the
- * rest are grey, drawn as one "other" segment.
+ * rest are grey (*other set), drawn as one "other" segment.
  */
-static const char *
-component_colour(const struct qa_inventory *inv, uint32_t i)
+static size_t
+component_colour(const struct qa_inventory *inv, uint32_t i, bool *other)
 {
-	static const char *const distinct[] = {
-		"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
-		"#D55E00", "#F0E442", "#332288", "#88CCEE", "#117733",
-		"#AA4499",
-	};
 	const struct qa_component *c = inv->components;
 	uint32_t j, rank = 0;
 
+	*other = false;
 	if (inv->n_components <= N_PALETTE)
-		return palette[i];
+		return i;
 	for (j = 0; j < inv->n_components; j++)
 		if (c[j].bytes > c[i].bytes ||
 		    (c[j].bytes == c[i].bytes && j < i))
 			rank++;
-	return rank < sizeof(distinct) / sizeof(distinct[0]) ?
-	       distinct[rank] : OTHER_COLOUR;
+	if (rank >= N_PALETTE - 1) {
+		*other = true;
+		return GREY;
+	}
+	return rank < GREY ? rank : rank + 1;
 }
 
 static void
@@ -426,6 +425,8 @@ components(FILE *out, const struct qa_inventory *inv, size_t idx)
 	uint64_t other_bytes = 0;
 	uint32_t i, n_other = 0;
 	double x = 0;
+	bool other;
+	size_t shade;
 
 	fputs("<h3>Size by component</h3>\n", out);
 	if (inv->n_components == 0 || inv->bytes == 0) {
@@ -443,8 +444,8 @@ components(FILE *out, const struct qa_inventory *inv, size_t idx)
 
 		if (w <= 0)
 			continue;
-		if (strcmp(component_colour(inv, i), OTHER_COLOUR) == 0 &&
-		    inv->n_components > N_PALETTE) {
+		shade = component_colour(inv, i, &other);
+		if (other) {
 			other_bytes += c->bytes;
 			n_other++;
 			continue;
@@ -452,7 +453,7 @@ components(FILE *out, const struct qa_inventory *inv, size_t idx)
 		qa_fmt_bytes(sz, sizeof(sz), c->bytes);
 		fprintf(out, "<rect x=\"%.2f\" y=\"4\" width=\"%.2f\" "
 			"height=\"36\" fill=\"%s\"><title>", x, w,
-			component_colour(inv, i));
+			palette[shade]);
 		h(out, c->name);
 		fprintf(out, ": %s (%.1f %%)</title></rect>\n", sz,
 			100.0 * (double)c->bytes / (double)inv->bytes);
@@ -466,7 +467,7 @@ components(FILE *out, const struct qa_inventory *inv, size_t idx)
 			"height=\"36\" fill=\"%s\"><title>%" PRIu32 " other "
 			"components: %s (%.1f %%)</title></rect>\n", x,
 			1000.0 * (double)other_bytes / (double)inv->bytes,
-			OTHER_COLOUR, n_other, sz,
+			palette[GREY], n_other, sz,
 			100.0 * (double)other_bytes / (double)inv->bytes);
 	}
 	fputs("</svg>\n<div class=\"scroll\"><table><thead><tr><th>"
@@ -483,7 +484,7 @@ components(FILE *out, const struct qa_inventory *inv, size_t idx)
 		qa_fmt_bytes(sz, sizeof(sz), c->bytes);
 		fprintf(out, "<tr><td><span style=\"color:%s\" "
 			"aria-hidden=\"true\">&#9632;</span> ",
-			component_colour(inv, i));
+			palette[component_colour(inv, i, &other)]);
 		h(out, c->name);
 		fprintf(out, "</td><td class=\"n\">%" PRIu32 "</td><td "
 			"class=\"n\">%s</td><td class=\"n\">%s</td><td "
