@@ -178,6 +178,16 @@ def component_colours(c, model, doc):
     c.check(len(comps) > 12 and got == want and len(set(fills)) == len(fills),
             f"html of {model}: {len(comps)} components drawn as {got}, want {want}, "
             f"fills {fills}")
+    # the grey segment's share: the rest's bytes over the model's, from
+    # the JSON report
+    model_bytes = json.loads(out)["inputs"][0]["model"]["bytes"]
+    rest_bytes = sum(comps[k]["bytes"] for k in range(len(comps))
+                     if k not in top)
+    grey = [t for _, t in segs if t.startswith(f"{rest} other components:")]
+    c.check(len(grey) == 1 and
+            grey[0].endswith(f"({100 * rest_bytes / model_bytes:.1f} %)"),
+            f"html of {model}: the other segment {grey}, want "
+            f"{100 * rest_bytes / model_bytes:.1f} % of {model_bytes} bytes")
     colour = {t.split(":")[0]: f for f, t in segs}
     rows = re.findall(r'<tr><td><span style="color:([^"]+)" aria-hidden="true">'
                       r'&#9632;</span> ([^<]+)</td>', doc)
