@@ -772,67 +772,83 @@ compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 }
 
 /*
- * One evaluation at a requested context and KV types: the whole of
- * sections 1.1-1.9 for every device. Sets e->d.refusal when llama.cpp
- * would refuse to create the context.
+ * One evaluation's working state, threaded through the stages of
+ * evaluate() (sections 1.1-1.9 of docs/fit.md, in order): the model and
+ * options it reads, e it fills, and the sizes one stage hands the next.
+ * Lifecycle: on evaluate()'s stack.
  */
-static void
-evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
-	 int64_t ctx_req, const struct qa_ggml_type *tk,
-	 const struct qa_ggml_type *tv, struct lc_eval *e)
-{
-	const struct qa_hparams *hp = m->hp;
-	bool *ovf = &e->ovf;
-	int64_t n_seq = opt->parallel > 0 ? opt->parallel : 1;
-	int64_t n_b = opt->batch > 0 ? opt->batch : DEFAULT_BATCH;
-	int64_t n_ub = opt->ubatch > 0 ? opt->ubatch : DEFAULT_UBATCH;
-	int64_t n_ctx, n_ctx_seq, n_stream, l, vmax = 0;
-	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
-	uint64_t V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	uint64_t rw, sw, rows, n_tok, n_out;
-	struct lc_compute cm, cd;
-	bool fa, quant_v, pipe;
-	size_t j;
+struct lc_step {
+	const struct lc_model *m;
+	const struct qa_fit_options *opt;
+	const struct qa_ggml_type *tk, *tv;	/* K and V cache types */
+	struct lc_eval *e;			/* the result */
+	int64_t ctx_req;			/* -c, 0 = trained */
+	int64_t n_seq, n_b, n_ub;		/* -np, -b, -ub */
+	int64_t n_ctx, n_ctx_seq, n_stream;	/* cells and streams */
+	int64_t vmax;		/* widest V row (FA off stores V transposed) */
+	uint64_t E, V;		/* embedding width, vocabulary */
+	uint64_t rw, sw, rows;	/* recurrent row widths, rows */
+	uint64_t n_tok, n_out;	/* reserve tokens and outputs */
+	struct lc_compute cm, cd;	/* compute terms: main, draft */
+	bool fa, quant_v, pipe;	/* flash attention, quantized V, PP */
+};
 
-	memset(e, 0, sizeof(*e));
-	/* llama-context.cpp l.286-301: n_ctx = pad256(-c, 0 = trained);
-	 * unified: one stream of n_ctx cells; else -np N streams of
-	 * pad256(n_ctx / N) cells (llama-kv-cache.cpp l.82). */
-	n_ctx = pad256(ctx_req > 0 ? ctx_req : hp->n_ctx_train);
+/* llama-context.cpp l.286-301: n_ctx = pad256(-c, 0 = trained);
+ * unified: one stream of n_ctx cells; else -np N streams of
+ * pad256(n_ctx / N) cells (llama-kv-cache.cpp l.82). */
+static void
+lc_context_size(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	const struct qa_fit_options *opt = p->opt;
+	const struct qa_hparams *hp = p->m->hp;
+	struct lc_eval *e = p->e;
+
+	p->n_ctx = pad256(p->ctx_req > 0 ? p->ctx_req : hp->n_ctx_train);
 	if (m->unified) {
-		n_ctx_seq = n_ctx;
-		n_stream = 1;
+		p->n_ctx_seq = p->n_ctx;
+		p->n_stream = 1;
 	} else {
-		n_ctx_seq = pad256(n_ctx / n_seq);
-		n_ctx = n_seq * n_ctx_seq;
-		n_stream = n_seq;
+		p->n_ctx_seq = pad256(p->n_ctx / p->n_seq);
+		p->n_ctx = p->n_seq * p->n_ctx_seq;
+		p->n_stream = p->n_seq;
 	}
 	/* n_batch = min(n_ctx, n_batch), n_ubatch = min(n_batch, n_ubatch)
 	 * (llama-context.cpp, causal models). */
-	if (n_b > n_ctx)
-		n_b = n_ctx;
-	if (n_ub > n_b)
-		n_ub = n_b;
+	if (p->n_b > p->n_ctx)
+		p->n_b = p->n_ctx;
+	if (p->n_ub > p->n_b)
+		p->n_ub = p->n_b;
 	/* The worst-case reserve (sched_reserve, graph_reserve l.2379):
 	 * min(n_ctx, n_ub) tokens rounded up to a multiple of n_seq;
 	 * outputs min(tokens, n_outputs_max = n_batch), not rounded. */
-	n_tok = (uint64_t)((n_ub + n_seq - 1) / n_seq * n_seq);
-	n_out = (uint64_t)n_ub;
-	e->d.n_ctx = n_ctx;
-	e->d.n_ctx_seq = n_ctx_seq;
-	e->d.n_stream = n_stream;
-	e->d.n_tok = (int64_t)n_tok;
-	e->d.n_out = (int64_t)n_out;
+	p->n_tok = (uint64_t)((p->n_ub + p->n_seq - 1) / p->n_seq * p->n_seq);
+	p->n_out = (uint64_t)p->n_ub;
+	e->d.n_ctx = p->n_ctx;
+	e->d.n_ctx_seq = p->n_ctx_seq;
+	e->d.n_stream = p->n_stream;
+	e->d.n_tok = (int64_t)p->n_tok;
+	e->d.n_out = (int64_t)p->n_out;
 	e->d.unified = m->unified;
 	/* flash_attn auto: on when every layer's FA op runs beside its KV,
 	 * which full offload guarantees (resolve_fused_ops). */
-	fa = opt->flash_attn != 0;
-	e->d.flash_attn = fa;
+	p->fa = opt->flash_attn != 0;
+	e->d.flash_attn = p->fa;
+}
 
-	/* Refusals (llama-context.cpp llama_init_from_model): a KV type's
-	 * block must divide the per-head width of the trunk layers (the
-	 * check loops il < n_layer()), and quantized V needs FA. */
-	quant_v = tv->block > 1;
+/* Refusals (llama-context.cpp llama_init_from_model): a KV type's
+ * block must divide the per-head width of the trunk layers (the
+ * check loops il < n_layer()), and quantized V needs FA. */
+static void
+lc_refusals(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	const struct qa_ggml_type *tk = p->tk;
+	const struct qa_ggml_type *tv = p->tv;
+	int64_t l;
+
+	p->quant_v = tv->block > 1;
 	for (l = 0; l < m->n_layer && !e->d.refusal[0]; l++) {
 		int64_t dk, dv;
 
@@ -850,17 +866,29 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				 "divide n_embd_head_v=%" PRId64,
 				 type_label(tv), tv->block, dv);
 	}
-	if (!e->d.refusal[0] && quant_v && !fa)
+	if (!e->d.refusal[0] && p->quant_v && !p->fa)
 		snprintf(e->d.refusal, sizeof(e->d.refusal),
 			 "quantized V cache requires flash_attn to be enabled");
+}
 
-	/* llama-kv-cache-iswa.cpp l.73: SWA cells per stream
-	 * pad256(min(kv_size, n_swa (unified: x n_seq) + n_ubatch)). */
+/* llama-kv-cache-iswa.cpp l.73: SWA cells per stream
+ * pad256(min(kv_size, n_swa (unified: x n_seq) + n_ubatch)). */
+static void
+lc_kv_cache(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	const struct qa_hparams *hp = p->m->hp;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	const struct qa_ggml_type *tk = p->tk;
+	const struct qa_ggml_type *tv = p->tv;
+	int64_t l;
+
 	if (hp->sliding_window > 0) {
-		int64_t c = hp->sliding_window * (m->unified ? n_seq : 1) +
-			    n_ub;
+		int64_t c = hp->sliding_window * (m->unified ? p->n_seq : 1) +
+			    p->n_ub;
 
-		e->d.cells_swa = pad256(c < n_ctx_seq ? c : n_ctx_seq);
+		e->d.cells_swa = pad256(c < p->n_ctx_seq ? c : p->n_ctx_seq);
 	}
 	/* FA off stores V transposed, padded to the widest layer
 	 * ([TAG_V_CACHE_VARIABLE] in llama-kv-cache.cpp). */
@@ -870,8 +898,8 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		if (!layer_has_kv(m, l) && !draft_has_kv(m, l))
 			continue;
 		head_dims(m, l, &dk, &dv);
-		if (layer_hkv(m, l) * dv > vmax)
-			vmax = layer_hkv(m, l) * dv;
+		if (layer_hkv(m, l) * dv > p->vmax)
+			p->vmax = layer_hkv(m, l) * dv;
 	}
 	if (!e->d.refusal[0]) {
 		for (l = 0; l < m->n_placed; l++) {
@@ -886,11 +914,11 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			head_dims(m, l, &dk, &dv);
 			/* nextn blocks are never SWA */
 			swa = l < m->n_layer && layer_swa(m, l);
-			cells = (uint64_t)(swa ? e->d.cells_swa : n_ctx_seq);
-			nv = dv > 0 ? (uint64_t)(fa ? hkv * dv : vmax) : 0;
-			kb = cmul(ovf, cmul(ovf, (uint64_t)n_stream, cells),
+			cells = (uint64_t)(swa ? e->d.cells_swa : p->n_ctx_seq);
+			nv = dv > 0 ? (uint64_t)(p->fa ? hkv * dv : p->vmax) : 0;
+			kb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream, cells),
 				  row_bytes(ovf, tk, (uint64_t)(hkv * dk)));
-			vb = cmul(ovf, cmul(ovf, (uint64_t)n_stream, cells),
+			vb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream, cells),
 				  row_bytes(ovf, tv, nv));
 			if (main_kv && swa) {
 				e->d.k_swa = cadd(ovf, e->d.k_swa, kb);
@@ -923,11 +951,11 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				 * types: -ctkd/-ctvd, F16 by default
 				 * (common.h common_params_speculative_draft)
 				 */
-				kb = cmul(ovf, cmul(ovf, (uint64_t)n_stream,
+				kb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream,
 						    cells),
 					  row_bytes(ovf, m->f16,
 						    (uint64_t)(hkv * dk)));
-				vb = cmul(ovf, cmul(ovf, (uint64_t)n_stream,
+				vb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream,
 						    cells),
 					  row_bytes(ovf, m->f16, nv));
 				e->d.k_draft = cadd(ovf, e->d.k_draft, kb);
@@ -947,17 +975,26 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			}
 		}
 	}
-	e->d.cells_base = e->d.layers_base ? n_ctx_seq : 0;
+	e->d.cells_base = e->d.layers_base ? p->n_ctx_seq : 0;
 	if (!e->d.layers_swa)
 		e->d.cells_swa = 0;
+}
 
-	/* llama-memory-recurrent.cpp l.99: max(1, n_seq) (1 + n_rs_seq)
-	 * f32 rows per recurrent trunk layer (filters keep nextn blocks
-	 * out); n_rs_seq is the draft's n_max with MTP on the archs that
-	 * roll recurrent state back. */
-	rs_widths(ovf, m, &rw, &sw);
-	rows = cmul(ovf, (uint64_t)n_seq, 1 + (uint64_t)m->n_rs_seq);
-	e->d.rs_rows = rows;
+/* llama-memory-recurrent.cpp l.99: max(1, n_seq) (1 + n_rs_seq)
+ * f32 rows per recurrent trunk layer (filters keep nextn blocks
+ * out); n_rs_seq is the draft's n_max with MTP on the archs that
+ * roll recurrent state back. */
+static void
+lc_recurrent(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	int64_t l;
+
+	rs_widths(ovf, m, &p->rw, &p->sw);
+	p->rows = cmul(ovf, (uint64_t)p->n_seq, 1 + (uint64_t)m->n_rs_seq);
+	e->d.rs_rows = p->rows;
 	e->d.n_rs_seq = m->n_rs_seq;
 	for (l = 0; l < m->n_layer && l < m->n_placed; l++) {
 		uint64_t rb, sb;
@@ -965,8 +1002,8 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 
 		if (!layer_recurrent(m, l))
 			continue;
-		rb = cmul(ovf, cmul(ovf, 4, rows), rw);
-		sb = cmul(ovf, cmul(ovf, 4, rows), sw);
+		rb = cmul(ovf, cmul(ovf, 4, p->rows), p->rw);
+		sb = cmul(ovf, cmul(ovf, 4, p->rows), p->sw);
 		e->d.r_bytes = cadd(ovf, e->d.r_bytes, rb);
 		e->d.s_bytes = cadd(ovf, e->d.s_bytes, sb);
 		e->d.layers_recurrent++;
@@ -978,49 +1015,82 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				cadd(ovf, e->dev[dv_i].recurrent_bytes,
 				     cadd(ovf, rb, sb));
 	}
+}
 
-	compute_terms(m, ovf, fa, tk, tv, n_seq, n_stream, n_tok, n_out,
-		      (uint64_t)n_ctx_seq, (uint64_t)e->d.cells_swa,
-		      e->d.layers_base > 0, e->d.layers_swa > 0, &cm);
-	e->d.compute_host_input = galign(ovf, m, cmul(ovf, 4 * n_tok, E));
+/* 1.7-1.8: the compute buffers (compute_terms), the host logits and
+ * the MTP draft context's buffer. */
+static void
+lc_compute(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	const struct qa_ggml_type *tk = p->tk;
+	const struct qa_ggml_type *tv = p->tv;
+
+	compute_terms(m, ovf, p->fa, tk, tv, p->n_seq, p->n_stream, p->n_tok, p->n_out,
+		      (uint64_t)p->n_ctx_seq, (uint64_t)e->d.cells_swa,
+		      e->d.layers_base > 0, e->d.layers_swa > 0, &p->cm);
+	e->d.compute_host_input = galign(ovf, m, cmul(ovf, 4 * p->n_tok, p->E));
 	/* llama_context::output_reserve: V x max(n_outputs, n_seq) f32
 	 * logits in host memory, grown on demand up to n_outputs_max. */
-	e->d.output_host = cmul(ovf, cmul(ovf, V, (uint64_t)n_seq), 4);
+	e->d.output_host = cmul(ovf, cmul(ovf, p->V, (uint64_t)p->n_seq), 4);
 	/* The MTP draft context (common/speculative.cpp: same n_ctx and
 	 * n_seq, ctx_type MTP, n_outputs_max = n_parallel): its own
 	 * compute buffer for one nextn block (eh_proj over the 2E concat)
 	 * and the head, on the output device. An estimate. */
-	memset(&cd, 0, sizeof(cd));
+	memset(&p->cd, 0, sizeof(p->cd));
 	if (m->draft) {
-		uint64_t dmask = cmul(ovf, cmul(ovf, (uint64_t)n_ctx_seq,
-						n_tok), fa ? 2 : 4);
-		uint64_t hd = cadd(ovf, cmul(ovf, 4 * (uint64_t)n_seq, V),
-				   cmul(ovf, 4 * (uint64_t)n_seq, E));
-		uint64_t ld = cadd(ovf, cadd(ovf, dmask, cm.layer),
-				   cmul(ovf, 8 * n_tok, E));
+		uint64_t dmask = cmul(ovf, cmul(ovf, (uint64_t)p->n_ctx_seq,
+						p->n_tok), p->fa ? 2 : 4);
+		uint64_t hd = cadd(ovf, cmul(ovf, 4 * (uint64_t)p->n_seq, p->V),
+				   cmul(ovf, 4 * (uint64_t)p->n_seq, p->E));
+		uint64_t ld = cadd(ovf, cadd(ovf, dmask, p->cm.layer),
+				   cmul(ovf, 8 * p->n_tok, p->E));
 
 		/* without an MTP graph the draft runs the whole model: its
 		 * layer phase is the main one's */
 		if (!m->mtp_graph)
-			ld = cadd(ovf, cm.inputs, cm.layer);
-		e->d.compute_draft = cadd(ovf, cm.inputs_head,
+			ld = cadd(ovf, p->cm.inputs, p->cm.layer);
+		e->d.compute_draft = cadd(ovf, p->cm.inputs_head,
 					  hd > ld ? hd : ld);
 	}
-	/* Pipeline parallelism also needs full offload and no tensor
-	 * overrides (llama-context.cpp l.428-455): layers kept on the host
-	 * (-ngl) or experts kept there (--n-cpu-moe, an override) turn it
-	 * off, and the x4 input copies with it. */
-	pipe = m->pipeline;
-	for (j = 0; pipe && j <= (size_t)m->n_placed; j++)
+}
+
+/* Pipeline parallelism also needs full offload and no tensor
+ * overrides (llama-context.cpp l.428-455): layers kept on the host
+ * (-ngl) or experts kept there (--n-cpu-moe, an override) turn it
+ * off, and the x4 input copies with it. */
+static void
+lc_pipeline(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	size_t j;
+
+	p->pipe = m->pipeline;
+	for (j = 0; p->pipe && j <= (size_t)m->n_placed; j++)
 		if (m->unit_dev[j] < 0 || m->unit_cpu_exp[j])
-			pipe = false;
+			p->pipe = false;
+}
+
+/* Each device: its weights, caches and compute, the margin left, and
+ * what a decode step reads there. */
+static void
+lc_devices(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	const struct qa_fit_options *opt = p->opt;
+	const struct qa_hparams *hp = p->m->hp;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	size_t j;
 
 	for (j = 0; j < m->n_dev; j++) {
 		struct qa_fit_device *d = &e->dev[j];
 		uint64_t used, exp = 0, skip_w = 0, c, tight, margin;
 		uint64_t nx_exp = 0, head_w = 0, nonexp;
-		uint64_t layer = cadd(ovf, cm.layer, cm.fa_conv);
-		uint64_t head = cadd(ovf, cm.head, cm.g);
+		uint64_t layer = cadd(ovf, p->cm.layer, p->cm.fa_conv);
+		uint64_t head = cadd(ovf, p->cm.head, p->cm.g);
 		size_t u;
 
 		d->first_layer = d->last_layer = -1;
@@ -1059,18 +1129,18 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		}
 		if (d->first_layer < 0 && !d->has_output) {
 			c = tight = 0;
-		} else if (pipe) {
+		} else if (p->pipe) {
 			/* ggml-backend.cpp GGML_SCHED_MAX_COPIES: the graph
 			 * inputs duplicated 4 times on every device */
-			c = cmul(ovf, SCHED_COPIES, cm.inputs);
+			c = cmul(ovf, SCHED_COPIES, p->cm.inputs);
 			tight = cadd(ovf, c, d->has_output &&
-				     cm.head > layer ? cm.head : layer);
+				     p->cm.head > layer ? p->cm.head : layer);
 			c = cadd(ovf, c, d->has_output && head > layer ?
 				 head : layer);
 		} else {
-			uint64_t lp = cadd(ovf, cm.inputs, layer);
-			uint64_t hp_c = cadd(ovf, cm.inputs_head, head);
-			uint64_t ht = cadd(ovf, cm.inputs_head, cm.head);
+			uint64_t lp = cadd(ovf, p->cm.inputs, layer);
+			uint64_t hp_c = cadd(ovf, p->cm.inputs_head, head);
+			uint64_t ht = cadd(ovf, p->cm.inputs_head, p->cm.head);
 
 			c = d->has_output && hp_c > lp ? hp_c : lp;
 			tight = d->has_output && ht > lp ? ht : lp;
@@ -1149,15 +1219,59 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 					     m->inv->mmproj.bytes : 0;
 		}
 	}
-	/* Layers kept on the host (-ngl) and experts kept there
-	 * (--n-cpu-moe) are host memory, at their stored size: the CUDA
-	 * row padding and alignment are not applied there. */
+}
+
+/* Layers kept on the host (-ngl) and experts kept there
+ * (--n-cpu-moe) are host memory, at their stored size: the CUDA
+ * row padding and alignment are not applied there. */
+static void
+lc_host_weights(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	size_t j;
+
 	for (j = 0; j <= (size_t)m->n_placed; j++) {
 		if (m->unit_dev[j] < 0)
 			e->host_w = cadd(ovf, e->host_w, m->unit_w_file[j]);
 		else if (m->unit_cpu_exp[j])
 			e->host_w = cadd(ovf, e->host_w, m->unit_exp_file[j]);
 	}
+}
+
+/*
+ * One evaluation at a requested context and KV types: the whole of
+ * sections 1.1-1.9 for every device. Sets e->d.refusal when llama.cpp
+ * would refuse to create the context. Each stage below is one step of
+ * llama.cpp's context creation; a backend hook (a measured device, a
+ * CUDA query) slots in between lc_compute and lc_devices.
+ */
+static void
+evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
+	 int64_t ctx_req, const struct qa_ggml_type *tk,
+	 const struct qa_ggml_type *tv, struct lc_eval *e)
+{
+	const struct qa_hparams *hp = m->hp;
+	struct lc_step step = {
+		.m = m, .opt = opt, .tk = tk, .tv = tv, .e = e,
+		.ctx_req = ctx_req,
+		.n_seq = opt->parallel > 0 ? opt->parallel : 1,
+		.n_b = opt->batch > 0 ? opt->batch : DEFAULT_BATCH,
+		.n_ub = opt->ubatch > 0 ? opt->ubatch : DEFAULT_UBATCH,
+		.E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0,
+		.V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0,
+	};
+
+	memset(e, 0, sizeof(*e));
+	lc_context_size(&step);
+	lc_refusals(&step);
+	lc_kv_cache(&step);
+	lc_recurrent(&step);
+	lc_compute(&step);
+	lc_pipeline(&step);
+	lc_devices(&step);
+	lc_host_weights(&step);
 }
 
 static bool
