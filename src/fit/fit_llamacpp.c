@@ -560,6 +560,39 @@ struct lc_compute {
 	uint64_t g;		/* placement term of the head phase */
 };
 
+/* CUDA FA over a non-F16 cache converts the layer's whole K and V
+ * views to F16 inside the FLASH_ATTN_EXT node's allocation
+ * (ggml-cuda/fattn.cu ggml_cuda_flash_attn_ext_get_alloc_size). */
+static uint64_t
+fa_conv_bytes(const struct lc_model *m, bool *ovf,
+	      const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
+	      int64_t n_stream, uint64_t s_base, uint64_t s_swa)
+{
+	int64_t l;
+	uint64_t worst = 0;
+
+	for (l = 0; l < m->n_placed; l++) {
+		int64_t dk, dv;
+		uint64_t cells, b = 0, hkv = (uint64_t)layer_hkv(m, l);
+
+		if (!layer_has_kv(m, l))
+			continue;
+		head_dims(m, l, &dk, &dv);
+		cells = cmul(ovf, (uint64_t)n_stream,
+			     layer_swa(m, l) ? s_swa : s_base);
+		if (strcasecmp(tk->name, "F16") != 0)
+			b = cmul(ovf, cmul(ovf, 2 * cells, hkv),
+				 (uint64_t)dk);
+		if (dv > 0 && strcasecmp(tv->name, "F16") != 0)
+			b = cadd(ovf, b, cmul(ovf, cmul(ovf, 2 * cells,
+							hkv),
+					      (uint64_t)dv));
+		if (b > worst)
+			worst = b;
+	}
+	return worst;
+}
+
 static void
 compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 	      const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
@@ -730,33 +763,10 @@ compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 	}
 	c->layer = a;
 
-	/* CUDA FA over a non-F16 cache converts the layer's whole K and V
-	 * views to F16 inside the FLASH_ATTN_EXT node's allocation
-	 * (ggml-cuda/fattn.cu ggml_cuda_flash_attn_ext_get_alloc_size). */
-	if (fa && !m->cpu && attn) {
-		uint64_t worst = 0;
-
-		for (l = 0; l < m->n_placed; l++) {
-			int64_t dk, dv;
-			uint64_t cells, b = 0, hkv = (uint64_t)layer_hkv(m, l);
-
-			if (!layer_has_kv(m, l))
-				continue;
-			head_dims(m, l, &dk, &dv);
-			cells = cmul(ovf, (uint64_t)n_stream,
-				     layer_swa(m, l) ? s_swa : s_base);
-			if (strcasecmp(tk->name, "F16") != 0)
-				b = cmul(ovf, cmul(ovf, 2 * cells, hkv),
-					 (uint64_t)dk);
-			if (dv > 0 && strcasecmp(tv->name, "F16") != 0)
-				b = cadd(ovf, b, cmul(ovf, cmul(ovf, 2 * cells,
-								hkv),
-						      (uint64_t)dv));
-			if (b > worst)
-				worst = b;
-		}
-		c->fa_conv = worst;
-	}
+	/* CUDA FA over a non-F16 cache (fa_conv_bytes) */
+	if (fa && !m->cpu && attn)
+		c->fa_conv = fa_conv_bytes(m, ovf, tk, tv, n_stream, s_base,
+					   s_swa);
 
 	/* The placement term: where ggml-alloc's best fit leaves the final
 	 * hidden state decides what the logits stack on (section 3.4). */
@@ -1485,6 +1495,217 @@ add_note(struct qa_fit_result *out, const char *note)
 		out->notes[out->n_notes++] = note;
 }
 
+/*
+ * The model as llama.cpp's loader and context see it (load_tensors,
+ * create_memory, the architecture switches), and the devices it is
+ * placed on. Returns the nextn (MTP) blocks past n_layer.
+ */
+static int64_t
+describe_model(struct lc_model *m, const struct qa_inventory *inv,
+	       const struct qa_fit_options *opt)
+{
+	const struct qa_hparams *hp = &inv->hp;
+	int64_t mtp_layers;
+	size_t j;
+
+	memset(m, 0, sizeof(*m));
+	m->inv = inv;
+	m->hp = hp;
+	m->n_layer = hp->n_layer;
+	mtp_layers = hp->n_layer_all > hp->n_layer ?
+		     hp->n_layer_all - hp->n_layer : 0;
+	/* load_tensors splits n_layer_all + 1 units for every arch; nextn
+	 * blocks get main-context KV unless the arch filters them, weights
+	 * only when the MTP draft loads them (--spec-type mtp), and the
+	 * draft a context of its own (llama-model.cpp create_memory,
+	 * common/speculative.cpp). */
+	m->n_placed = m->n_layer + mtp_layers;
+	m->nextn_kv = mtp_layers > 0 && !arch_in(hp, nextn_filtered) &&
+		     inv->kind == QA_KIND_GGUF;
+	/* --spec-type draft-mtp makes the draft context for any model with
+	 * nextn blocks; without an MTP graph (glm4moe, glm4, exaone4, ...)
+	 * it holds every block's cache and reruns the whole model, and the
+	 * nextn weights stay skipped (a llama-server run of GLM-4.5-Air in
+	 * tests/data/llamacpp-runs/mtp-draft shows both contexts). */
+	m->draft = opt->mtp && mtp_layers > 0;
+	m->mtp_graph = arch_in(hp, mtp_graph);
+	m->nextn_weights = m->draft && m->mtp_graph;
+	m->draft_all_layers = m->draft && (arch_in(hp, draft_unfiltered) ||
+					 !m->mtp_graph);
+	/* --spec-draft-n-max, 3 by default (common/common.h
+	 * common_params_speculative_draft.n_max); --num-speculative-tokens
+	 * sets it. The main context keeps that many recurrent rows per
+	 * sequence for rollback on the archs that roll back. */
+	m->n_draft = !m->draft || !m->mtp_graph ? 0 :
+		    opt->num_speculative_tokens > 0 ?
+		    opt->num_speculative_tokens : 3;
+	if (m->n_draft > QA_MTP_MAX_DRAFT)
+		m->n_draft = QA_MTP_MAX_DRAFT;
+	m->n_rs_seq = m->draft && arch_in(hp, rs_rollback) ?
+		     (uint32_t)m->n_draft : 0;
+	m->h2 = arch_in(hp, second_hidden);
+	m->unified = opt->kv_unified;
+	m->n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
+	m->f16 = qa_ggml_type_by_name("F16");
+	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
+	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
+	m->kv_from_start = m->n_layer;
+	if (arch_int(inv, "attention.shared_kv_layers") > 0 &&
+	    arch_int(inv, "attention.shared_kv_layers") < m->n_layer)
+		m->kv_from_start = m->n_layer -
+				  arch_int(inv, "attention.shared_kv_layers");
+	else if (arch_is(hp, "gemma3n") && m->n_layer > 20)
+		m->kv_from_start = 20;
+	/* MLA iff the GGUF carries key_length_mla (llama-hparams.cpp
+	 * is_mla); an HF config with kv_lora_rank is MLA by definition. */
+	m->mla = hp->kv_lora_rank > 0 &&
+		(arch_has(inv, "attention.key_length_mla") ||
+		 inv->kind != QA_KIND_GGUF);
+	m->rwkv = arch_is(hp, "rwkv6") || arch_is(hp, "rwkv7") ||
+		 arch_is(hp, "arwkv7") || arch_is(hp, "rwkv6qwen2");
+	m->lfm2 = (arch_is(hp, "lfm2") || arch_is(hp, "lfm2moe")) &&
+		 hp->head_kv_per_layer;
+	m->falcon_h1 = arch_is(hp, "falcon-h1");
+	m->dk_swa = arch_int(inv, "attention.key_length_swa");
+	m->dv_swa = arch_int(inv, "attention.value_length_swa");
+	m->rwkv_shift = arch_int(inv, "token_shift_count");
+	m->rwkv_head = arch_int(inv, "wkv.head_size");
+	m->lfm2_lcache = arch_int(inv, "shortconv.l_cache");
+
+	if (opt->gpus.n == 0) {
+		/* Host only: one CPU device whose memory is not checked. */
+		m->n_dev = 1;
+		m->cpu = true;
+		m->usable[0] = UINT64_C(1) << 60;
+	} else {
+		m->n_dev = opt->gpus.n > QA_GPU_MAX ? QA_GPU_MAX : opt->gpus.n;
+		for (j = 0; j < m->n_dev; j++) {
+			m->usable[j] = opt->gpus.dev[j].usable_bytes;
+			m->bw[j] = opt->gpus.dev[j].bandwidth_gbs;
+		}
+		/* A device named "CPU" is the CPU backend (the corpus logs):
+		 * no CUDA padding, no pipeline copies, no margin. */
+		m->cpu = m->n_dev == 1 &&
+			strcasecmp(opt->gpus.dev[0].name, "CPU") == 0;
+	}
+	/* Pipeline parallelism: >1 device, full offload, -sm layer
+	 * (llama-context.cpp l.428-455). */
+	m->pipeline = m->n_dev > 1;
+	return mtp_layers;
+}
+
+/* The split llama.cpp's --fit moved to (m->searched), as the result's
+ * placement: layers per device, and what stays in host RAM. */
+static void
+report_placement(struct qa_fit_result *out, const struct lc_model *m,
+		 const struct lc_eval *e, bool offload, bool moe,
+		 int64_t offload_k, uint64_t shortfall, int32_t shortfall_dev)
+{
+	struct qa_fit_placement *pl = &out->placement;
+	size_t u;
+
+	pl->chosen = true;
+	pl->n_gpu_layers = -1;
+	for (u = 0; u < (size_t)m->n_placed; u++)
+		if (m->unit_dev[u] >= 0)
+			pl->tensor_split[m->unit_dev[u]] += 1;
+	if (offload && !moe)
+		pl->n_gpu_layers = m->n_placed + 1 - offload_k;
+	pl->n_cpu_moe = offload && moe ? offload_k : 0;
+	pl->host_cache_bytes = e->host_cache;
+	pl->partial = offload;
+	pl->gpu_shortfall_bytes = offload ? shortfall : 0;
+	pl->shortfall_device = offload ? shortfall_dev : -1;
+}
+
+/* The notes every llama.cpp fit carries: what is measured, what is
+ * closed form, and how the options shape the caches. */
+static void
+context_notes(struct qa_fit_result *out, struct qa_arena *a,
+	      const struct lc_model *m, const struct qa_fit_options *opt,
+	      bool offload, int64_t mtp_layers)
+{
+	const struct qa_hparams *hp = m->hp;
+
+	if (opt->gpus.n == 0)
+		add_note(out, "host only: device memory is not checked");
+	else if (!m->cpu)
+		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
+			 "on demand and is not deterministic: the margin "
+			 "covers it");
+	add_note(out, "compute buffer: a closed form of ggml-alloc's "
+		 "placement of the worst-case reserve graph "
+		 "(llama-context.cpp sched_reserve), on the safe side by the "
+		 "placement term; devices also carry the value without it "
+		 "(compute_tight_bytes); KV and state are exact");
+	if (m->pipeline && !offload)
+		add_note(out, "more than one GPU: pipeline parallelism keeps "
+			 "4 copies of the graph inputs per device "
+			 "(code-derived, not measured)");
+	if (hp->n_ctx_train <= 0)
+		add_note(out, "no trained context: largest context searched "
+			 "up to 1048576");
+	else
+		add_note(out, "largest contexts are capped at the trained "
+			 "context, as llama.cpp --fit does");
+	if (m->unified)
+		add_note(out, "--kv-unified: one cache of n_ctx cells shared by "
+			 "the sequences (llama-server's default when -np is not "
+			 "given: 4 slots, tools/server/server.cpp)");
+	else if (opt->parallel > 1)
+		add_note(out, "-np N as N streams of n_ctx/N cells (kv_unified "
+			 "off: llama-completion, llama-cli and an explicit -np "
+			 "in llama-server; --kv-unified for one shared cache)");
+	if (mtp_layers > 0)
+		add_note(out, qa_arena_printf(a, "%s; %s", m->nextn_kv ?
+			 "the nextn (MTP) blocks get KV cells in the main "
+			 "context that only a draft reads (create_memory passes "
+			 "no layer filter for this arch)" :
+			 "the nextn (MTP) blocks have no main-context cache "
+			 "(create_memory filters them out)", m->draft &&
+			 !m->mtp_graph ? "--mtp on: llama.cpp makes the draft "
+			 "context, but this arch has no MTP graph: the draft "
+			 "holds every block's cache and reruns the whole model, "
+			 "the nextn weights stay unloaded, and no speculation "
+			 "gain follows" : m->draft ?
+			 "--mtp on: nextn weights loaded, a draft context with "
+			 "its own F16 KV (-ctkd/-ctvd) and compute buffer on the "
+			 "output device (common/speculative.cpp), recurrent "
+			 "state rows x(1 + draft n_max 3) where the arch rolls "
+			 "it back" : "their weights are not loaded without "
+			 "--spec-type mtp (TENSOR_SKIP)"));
+}
+
+/*
+ * The largest contexts per KV type (the result's max_context_*), and the
+ * context the fit is for: -c, else the largest that fits with the KV
+ * types asked, else --fit's floor or the trained context.
+ */
+static int64_t
+context_to_size(struct lc_model *m, const struct qa_fit_options *opt,
+		const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
+		struct lc_eval *e, struct qa_fit_result *out)
+{
+	const struct qa_hparams *hp = m->hp;
+	int64_t ctx;
+
+	out->max_context_f16 = max_context(m, opt,
+					   qa_ggml_type_by_name("F16"), e);
+	out->max_context_q8_0 = max_context(m, opt,
+					    qa_ggml_type_by_name("Q8_0"), e);
+	out->max_context_q4_0 = max_context(m, opt,
+					    qa_ggml_type_by_name("Q4_0"), e);
+	ctx = opt->ctx;
+	if (ctx < 0) {
+		ctx = tk == tv ? max_context(m, opt, tk, e) : -1;
+		if (ctx < 0)	/* --fit's floor, or the trained context */
+			ctx = hp->n_ctx_train > 0 &&
+			      hp->n_ctx_train < MIN_CONTEXT ?
+			      hp->n_ctx_train : MIN_CONTEXT;
+	}
+	return ctx;
+}
+
 int
 qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		   const struct qa_fit_options *opt, struct qa_fit_result *out,
@@ -1523,89 +1744,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	if (!(tk = kv_type(opt->kv_k, err, errlen)) ||
 	    !(tv = kv_type(opt->kv_v, err, errlen)))
 		return -1;
-	memset(&m, 0, sizeof(m));
-	m.inv = inv;
-	m.hp = hp;
-	m.n_layer = hp->n_layer;
-	mtp_layers = hp->n_layer_all > hp->n_layer ?
-		     hp->n_layer_all - hp->n_layer : 0;
-	/* load_tensors splits n_layer_all + 1 units for every arch; nextn
-	 * blocks get main-context KV unless the arch filters them, weights
-	 * only when the MTP draft loads them (--spec-type mtp), and the
-	 * draft a context of its own (llama-model.cpp create_memory,
-	 * common/speculative.cpp). */
-	m.n_placed = m.n_layer + mtp_layers;
-	m.nextn_kv = mtp_layers > 0 && !arch_in(hp, nextn_filtered) &&
-		     inv->kind == QA_KIND_GGUF;
-	/* --spec-type draft-mtp makes the draft context for any model with
-	 * nextn blocks; without an MTP graph (glm4moe, glm4, exaone4, ...)
-	 * it holds every block's cache and reruns the whole model, and the
-	 * nextn weights stay skipped (a llama-server run of GLM-4.5-Air in
-	 * tests/data/llamacpp-runs/mtp-draft shows both contexts). */
-	m.draft = opt->mtp && mtp_layers > 0;
-	m.mtp_graph = arch_in(hp, mtp_graph);
-	m.nextn_weights = m.draft && m.mtp_graph;
-	m.draft_all_layers = m.draft && (arch_in(hp, draft_unfiltered) ||
-					 !m.mtp_graph);
-	/* --spec-draft-n-max, 3 by default (common/common.h
-	 * common_params_speculative_draft.n_max); --num-speculative-tokens
-	 * sets it. The main context keeps that many recurrent rows per
-	 * sequence for rollback on the archs that roll back. */
-	m.n_draft = !m.draft || !m.mtp_graph ? 0 :
-		    opt->num_speculative_tokens > 0 ?
-		    opt->num_speculative_tokens : 3;
-	if (m.n_draft > QA_MTP_MAX_DRAFT)
-		m.n_draft = QA_MTP_MAX_DRAFT;
-	m.n_rs_seq = m.draft && arch_in(hp, rs_rollback) ?
-		     (uint32_t)m.n_draft : 0;
-	m.h2 = arch_in(hp, second_hidden);
-	m.unified = opt->kv_unified;
-	m.n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
-	m.f16 = qa_ggml_type_by_name("F16");
-	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
-	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
-	m.kv_from_start = m.n_layer;
-	if (arch_int(inv, "attention.shared_kv_layers") > 0 &&
-	    arch_int(inv, "attention.shared_kv_layers") < m.n_layer)
-		m.kv_from_start = m.n_layer -
-				  arch_int(inv, "attention.shared_kv_layers");
-	else if (arch_is(hp, "gemma3n") && m.n_layer > 20)
-		m.kv_from_start = 20;
-	/* MLA iff the GGUF carries key_length_mla (llama-hparams.cpp
-	 * is_mla); an HF config with kv_lora_rank is MLA by definition. */
-	m.mla = hp->kv_lora_rank > 0 &&
-		(arch_has(inv, "attention.key_length_mla") ||
-		 inv->kind != QA_KIND_GGUF);
-	m.rwkv = arch_is(hp, "rwkv6") || arch_is(hp, "rwkv7") ||
-		 arch_is(hp, "arwkv7") || arch_is(hp, "rwkv6qwen2");
-	m.lfm2 = (arch_is(hp, "lfm2") || arch_is(hp, "lfm2moe")) &&
-		 hp->head_kv_per_layer;
-	m.falcon_h1 = arch_is(hp, "falcon-h1");
-	m.dk_swa = arch_int(inv, "attention.key_length_swa");
-	m.dv_swa = arch_int(inv, "attention.value_length_swa");
-	m.rwkv_shift = arch_int(inv, "token_shift_count");
-	m.rwkv_head = arch_int(inv, "wkv.head_size");
-	m.lfm2_lcache = arch_int(inv, "shortconv.l_cache");
-
-	if (opt->gpus.n == 0) {
-		/* Host only: one CPU device whose memory is not checked. */
-		m.n_dev = 1;
-		m.cpu = true;
-		m.usable[0] = UINT64_C(1) << 60;
-	} else {
-		m.n_dev = opt->gpus.n > QA_GPU_MAX ? QA_GPU_MAX : opt->gpus.n;
-		for (j = 0; j < m.n_dev; j++) {
-			m.usable[j] = opt->gpus.dev[j].usable_bytes;
-			m.bw[j] = opt->gpus.dev[j].bandwidth_gbs;
-		}
-		/* A device named "CPU" is the CPU backend (the corpus logs):
-		 * no CUDA padding, no pipeline copies, no margin. */
-		m.cpu = m.n_dev == 1 &&
-			strcasecmp(opt->gpus.dev[0].name, "CPU") == 0;
-	}
-	/* Pipeline parallelism: >1 device, full offload, -sm layer
-	 * (llama-context.cpp l.428-455). */
-	m.pipeline = m.n_dev > 1;
+	mtp_layers = describe_model(&m, inv, opt);
 	if (place_weights(&m, opt, a) != 0) {
 		snprintf(err, errlen, "out of memory or size overflow placing "
 			 "the weights");
@@ -1617,20 +1756,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		return -1;
 	}
 
-	out->max_context_f16 = max_context(&m, opt,
-					   qa_ggml_type_by_name("F16"), e);
-	out->max_context_q8_0 = max_context(&m, opt,
-					    qa_ggml_type_by_name("Q8_0"), e);
-	out->max_context_q4_0 = max_context(&m, opt,
-					    qa_ggml_type_by_name("Q4_0"), e);
-	ctx = opt->ctx;
-	if (ctx < 0) {
-		ctx = tk == tv ? max_context(&m, opt, tk, e) : -1;
-		if (ctx < 0)	/* --fit's floor, or the trained context */
-			ctx = hp->n_ctx_train > 0 &&
-			      hp->n_ctx_train < MIN_CONTEXT ?
-			      hp->n_ctx_train : MIN_CONTEXT;
-	}
+	ctx = context_to_size(&m, opt, tk, tv, e, out);
 	/* The placement: the default split, the split --fit moves to, or
 	 * when nothing fits on the GPUs the partial offload it falls back
 	 * to (common/fit.cpp). */
@@ -1677,23 +1803,9 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	out->kv_type_v = type_label(tv);
 	out->n_devices = m.n_dev;
 	out->host_bytes = cadd(&e->ovf, m.host_w, e->host_w);
-	if (m.searched) {
-		struct qa_fit_placement *pl = &out->placement;
-		size_t u;
-
-		pl->chosen = true;
-		pl->n_gpu_layers = -1;
-		for (u = 0; u < (size_t)m.n_placed; u++)
-			if (m.unit_dev[u] >= 0)
-				pl->tensor_split[m.unit_dev[u]] += 1;
-		if (offload && !moe)
-			pl->n_gpu_layers = m.n_placed + 1 - offload_k;
-		pl->n_cpu_moe = offload && moe ? offload_k : 0;
-		pl->host_cache_bytes = e->host_cache;
-		pl->partial = offload;
-		pl->gpu_shortfall_bytes = offload ? shortfall : 0;
-		pl->shortfall_device = offload ? shortfall_dev : -1;
-	}
+	if (m.searched)
+		report_placement(out, &m, e, offload, moe, offload_k,
+				 shortfall, shortfall_dev);
 	for (j = 0; j < m.n_dev; j++) {
 		struct qa_fit_device *d = &out->devices[j];
 
@@ -1782,53 +1894,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 			 "GPUs, and the numbers are for the split it moves to "
 			 "(common/fit.cpp)");
 	}
-	if (opt->gpus.n == 0)
-		add_note(out, "host only: device memory is not checked");
-	else if (!m.cpu)
-		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
-			 "on demand and is not deterministic: the margin "
-			 "covers it");
-	add_note(out, "compute buffer: a closed form of ggml-alloc's "
-		 "placement of the worst-case reserve graph "
-		 "(llama-context.cpp sched_reserve), on the safe side by the "
-		 "placement term; devices also carry the value without it "
-		 "(compute_tight_bytes); KV and state are exact");
-	if (m.pipeline && !offload)
-		add_note(out, "more than one GPU: pipeline parallelism keeps "
-			 "4 copies of the graph inputs per device "
-			 "(code-derived, not measured)");
-	if (hp->n_ctx_train <= 0)
-		add_note(out, "no trained context: largest context searched "
-			 "up to 1048576");
-	else
-		add_note(out, "largest contexts are capped at the trained "
-			 "context, as llama.cpp --fit does");
-	if (m.unified)
-		add_note(out, "--kv-unified: one cache of n_ctx cells shared by "
-			 "the sequences (llama-server's default when -np is not "
-			 "given: 4 slots, tools/server/server.cpp)");
-	else if (opt->parallel > 1)
-		add_note(out, "-np N as N streams of n_ctx/N cells (kv_unified "
-			 "off: llama-completion, llama-cli and an explicit -np "
-			 "in llama-server; --kv-unified for one shared cache)");
-	if (mtp_layers > 0)
-		add_note(out, qa_arena_printf(a, "%s; %s", m.nextn_kv ?
-			 "the nextn (MTP) blocks get KV cells in the main "
-			 "context that only a draft reads (create_memory passes "
-			 "no layer filter for this arch)" :
-			 "the nextn (MTP) blocks have no main-context cache "
-			 "(create_memory filters them out)", m.draft &&
-			 !m.mtp_graph ? "--mtp on: llama.cpp makes the draft "
-			 "context, but this arch has no MTP graph: the draft "
-			 "holds every block's cache and reruns the whole model, "
-			 "the nextn weights stay unloaded, and no speculation "
-			 "gain follows" : m.draft ?
-			 "--mtp on: nextn weights loaded, a draft context with "
-			 "its own F16 KV (-ctkd/-ctvd) and compute buffer on the "
-			 "output device (common/speculative.cpp), recurrent "
-			 "state rows x(1 + draft n_max 3) where the arch rolls "
-			 "it back" : "their weights are not loaded without "
-			 "--spec-type mtp (TENSOR_SKIP)"));
+	context_notes(out, a, &m, opt, offload, mtp_layers);
 	return 0;
 }
 
