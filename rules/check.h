@@ -18,7 +18,7 @@
 
 #include "core/inventory.h"
 
-struct qa_policy;	/* user rule file, rules/policy.c */
+struct qa_policy;	/* user rule file, rules/policy_load.c, rules/policy_eval.c */
 
 /* What the command line adds to the files for the checks. */
 struct qa_check_options {
@@ -44,7 +44,7 @@ extern const struct qa_check qa_check_patterns;		/* rules/check_patterns.c */
 extern const struct qa_check qa_check_knowledge;	/* rules/check_knowledge.c */
 extern const struct qa_check qa_check_fit;		/* rules/check_fit.c */
 extern const struct qa_check qa_check_quant;		/* rules/check_quant.c */
-extern const struct qa_check qa_check_policy;		/* rules/policy.c */
+extern const struct qa_check qa_check_policy;		/* rules/policy_load.c, rules/policy_eval.c */
 
 /*
  * The setup advisories (rules/engines.def QA_ADVISORY rows) that hold for
