@@ -148,6 +148,7 @@ qa_jinja_pool_alloc(struct pool *p, size_t n)
 	}
 	c->used += n;
 	p->used += n;
+	assert(c->used <= c->cap && p->used <= p->limit);
 	return c->data + c->used - n;
 }
 

@@ -174,6 +174,7 @@ main(void)
 		snprintf(name, sizeof(name), "QA%u [%d, %d]", r->code, r->lo,
 			 r->hi);
 		th_case = name;
+		CHECKF(r->lo <= r->hi, "cc_min <= cc_max");
 		/* x10 with a one-digit minor: 8.9 + 1 is 9.0 */
 		n = r->min_gpus > 1 ? r->min_gpus : 1;
 		CHECKF(fires(r, r->lo, n), "fires at cc_min");
