@@ -218,3 +218,23 @@ qa_serve_check_inputs(const struct qa_hparams *hp,
 	}
 	return 0;
 }
+
+void
+qa_serve_call_init(struct qa_serve_call *c, const struct qa_inventory *inv,
+		   const struct qa_fit_options *opt,
+		   struct qa_fit_result *out, int engine, char *err,
+		   size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	out->engine = engine;
+	c->inv = inv;
+	c->opt = opt;
+	c->out = out;
+	c->err = err;
+	c->errlen = errlen;
+	/* The inventory owns the arena the result's strings live in; the
+	 * inventory object itself is never const (qa_inventory_create). */
+	c->arena = (struct qa_arena *)&inv->arena;
+	c->hp = &inv->hp;
+	c->nb = (struct qa_fit_notes){ out, c->arena };
+}

@@ -350,14 +350,7 @@ pool_tokens(const struct qa_hparams *hp, const struct geom *g, enum kvk k,
  * Lifecycle: on qa_fit_sglang's stack; inv, opt and out are the caller's.
  */
 struct sglang_plan {
-	const struct qa_inventory *inv;
-	const struct qa_fit_options *opt;
-	struct qa_fit_result *out;
-	char *err;			/* the caller's message buffer */
-	size_t errlen;
-	struct qa_arena *arena;		/* the inventory's */
-	const struct qa_hparams *hp;
-	struct qa_fit_notes nb;
+	struct qa_serve_call c;		/* the call and its notes */
 	size_t ndev;			/* GPUs used: tp after layout */
 	uint64_t tp;
 	uint64_t W, W_act;		/* weights per rank; read per token */
@@ -383,18 +376,18 @@ struct sglang_plan {
 static int
 sglang_layout(struct sglang_plan *p)
 {
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_arena *arena = p->arena;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
 
 	p->tp = opt->tp > 0 ? (uint64_t)opt->tp : p->ndev;
 	if (p->tp > p->ndev) {
-		snprintf(p->err, p->errlen, "tensor parallel %llu needs %llu GPUs, "
+		snprintf(p->c.err, p->c.errlen, "tensor parallel %llu needs %llu GPUs, "
 			 "--gpus gives %zu", (unsigned long long)p->tp,
 			 (unsigned long long)p->tp, p->ndev);
 		return -1;
 	}
 	if (p->tp < p->ndev)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "TP=%llu: only the first "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "TP=%llu: only the first "
 			"%llu of %zu GPUs are used", (unsigned long long)p->tp,
 			(unsigned long long)p->tp, p->ndev));
 	p->ndev = (size_t)p->tp;
@@ -405,8 +398,8 @@ sglang_layout(struct sglang_plan *p)
 static void
 sglang_head_checks(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	struct qa_arena *arena = p->c.arena;
 
 	p->mla = hp->kv_lora_rank > 0;
 	if (hp->n_head > 0 && (uint64_t)hp->n_head % p->tp != 0)
@@ -415,7 +408,7 @@ sglang_head_checks(struct sglang_plan *p)
 	    p->tp % (uint64_t)hp->n_head_kv != 0)
 		p->heads_ok = false;
 	if (!p->heads_ok)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
 			"%lld attention heads / %lld KV heads do not divide "
 			"evenly", (unsigned long long)p->tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
@@ -425,12 +418,12 @@ sglang_head_checks(struct sglang_plan *p)
 static void
 sglang_implementation(struct sglang_plan *p)
 {
-	const struct qa_inventory *inv = p->inv;
-	struct qa_arena *arena = p->arena;
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
 
 	p->how = qa_serve_arch_support("sglang", inv, &p->cls);
 	if (p->how == QA_SERVE_ARCH_ABSENT)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "SGLang has no class %s: it "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang has no class %s: it "
 			"would fall back to its Transformers backend "
 			"(TransformersForCausalLM, models/registry.py "
 			"_normalize_archs l.61-78); sized as a native model",
@@ -441,7 +434,7 @@ sglang_implementation(struct sglang_plan *p)
 static int
 sglang_geometry(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
+	const struct qa_hparams *hp = p->c.hp;
 	int64_t l;
 
 	memset(&p->geo, 0, sizeof(p->geo));
@@ -486,7 +479,7 @@ sglang_geometry(struct sglang_plan *p)
 	if (p->geo.hybrid_swa)
 		p->geo.n_layers = p->geo.n_full + p->geo.n_swa;
 	if (p->geo.n_layers == 0 && p->n_state == 0) {
-		snprintf(p->err, p->errlen, "no attention or state layers to size "
+		snprintf(p->c.err, p->c.errlen, "no attention or state layers to size "
 			 "the SGLang KV pool from");
 		return -1;
 	}
@@ -500,9 +493,9 @@ sglang_geometry(struct sglang_plan *p)
 static void
 sglang_mtp(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	const struct qa_inventory *inv = p->inv;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
 
 	if (opt->num_speculative_tokens > 0 || opt->mtp) {
 		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
@@ -510,10 +503,10 @@ sglang_mtp(struct sglang_plan *p)
 				  (uint64_t)inv->mtp.present : 0;
 
 		if (n_pred == 0)
-			qa_fit_note(&p->nb, "MTP speculative decoding asked for, but the "
+			qa_fit_note(&p->c.nb, "MTP speculative decoding asked for, but the "
 			     "model has no MTP layers: sized without a draft");
 		else if (p->n_state)
-			qa_fit_note(&p->nb, "SGLang MTP on a Mamba/GDN hybrid also "
+			qa_fit_note(&p->c.nb, "SGLang MTP on a Mamba/GDN hybrid also "
 			     "reserves intermediate states per draft token "
 			     "and needs --max-running-requests "
 			     "(_handle_max_mamba_cache): not modelled, sized "
@@ -529,8 +522,8 @@ sglang_mtp(struct sglang_plan *p)
 static void
 sglang_weights(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_inventory *inv = p->inv;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_inventory *inv = p->c.inv;
 	size_t i;
 
 	qa_serve_tp_init(&p->wc, hp, p->tp);
@@ -556,7 +549,7 @@ sglang_weights(struct sglang_plan *p)
 		p->W_act = qa_sat_add(p->W_act, b);
 	}
 	if (inv->kind == QA_KIND_GGUF)
-		qa_fit_note(&p->nb, "GGUF in SGLang: weights counted as stored; SGLang "
+		qa_fit_note(&p->c.nb, "GGUF in SGLang: weights counted as stored; SGLang "
 		     "loads GGUF through its GGUF loader (--load-format "
 		     "gguf), an experimental path");
 }
@@ -565,8 +558,8 @@ sglang_weights(struct sglang_plan *p)
 static void
 sglang_context(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
 
 	p->max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
 	p->ctx = opt->ctx > 0 ? (uint64_t)opt->ctx : p->max_len;
@@ -577,8 +570,8 @@ sglang_context(struct sglang_plan *p)
 static void
 sglang_fraction(struct sglang_plan *p)
 {
-	const struct qa_fit_options *opt = p->opt;
-	const struct qa_inventory *inv = p->inv;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
 	size_t i;
 
 	memset(&p->m, 0, sizeof(p->m));
@@ -601,7 +594,7 @@ sglang_fraction(struct sglang_plan *p)
 		 * ViT-size factor in [0.8, 1.05] (1 for a ViT-L/14) */
 		if (p->vlm) {
 			p->f *= 0.95;
-			qa_fit_note(&p->nb, "vision model: SGLang lowers "
+			qa_fit_note(&p->c.nb, "vision model: SGLang lowers "
 			     "mem_fraction_static by 0.95 x a ViT-size factor "
 			     "(0.8-1.05, from vision_config); the factor is "
 			     "taken as 1");
@@ -617,8 +610,8 @@ sglang_fraction(struct sglang_plan *p)
 static void
 sglang_budget(struct sglang_plan *p)
 {
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_arena *arena = p->arena;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
 	size_t i;
 
 	for (i = 0; i < p->ndev; i++) {
@@ -636,7 +629,7 @@ sglang_budget(struct sglang_plan *p)
 	p->rest = p->rest_d >= 9.2e18 ? INT64_MAX : (int64_t)p->rest_d;
 	if (p->rest <= 0) {
 		p->refused = true;
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "SGLang refuses: loaded "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang refuses: loaded "
 			"weights leave no GPU memory for the KV cache under "
 			"--mem-fraction-static=%.3f; it needs above %.3f "
 			"(_profile_available_bytes)", p->f,
@@ -649,9 +642,9 @@ sglang_budget(struct sglang_plan *p)
 static void
 sglang_pools(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
 
 	if (p->n_state && p->rest > 0 && p->per_req) {
 		double budget = (double)p->rest * SGL_MAMBA_RATIO /
@@ -661,7 +654,7 @@ sglang_pools(struct sglang_plan *p)
 		p->rest -= (int64_t)qa_sat_mul(p->mamba_slots, p->per_req);
 		if (p->mamba_slots == 0) {
 			p->refused = true;
-			qa_fit_note(&p->nb, "SGLang refuses: not enough GPU memory for "
+			qa_fit_note(&p->c.nb, "SGLang refuses: not enough GPU memory for "
 			     "the hybrid state cache (max_mamba_cache_size "
 			     "0)");
 		}
@@ -669,7 +662,7 @@ sglang_pools(struct sglang_plan *p)
 
 	p->kk = kv_kind(opt->kv_k);
 	if (opt->kv_v && opt->kv_k && !qa_ascii_ieq(opt->kv_v, opt->kv_k))
-		qa_fit_note(&p->nb, "SGLang has one --kv-cache-dtype for K and V; the K "
+		qa_fit_note(&p->c.nb, "SGLang has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
 	p->n_tok = p->rest > 0 ? pool_tokens(hp, &p->geo, p->kk, (uint64_t)p->rest, &p->cell) :
 		0;
@@ -681,14 +674,14 @@ sglang_pools(struct sglang_plan *p)
 					NULL) : 0;
 	if (!p->refused && p->n_tok == 0 && p->geo.n_layers) {
 		p->refused = true;
-		qa_fit_note(&p->nb, "SGLang refuses: Not enough memory (the KV pool "
+		qa_fit_note(&p->c.nb, "SGLang refuses: Not enough memory (the KV pool "
 		     "holds no token)");
 	}
 	if (p->geo.hybrid_swa && p->geo.n_full && !p->refused &&
 	    (uint64_t)hp->sliding_window + 1 >=
 	    (uint64_t)((double)p->n_tok * SGL_SWA_RATIO)) {
 		p->refused = true;
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
 			"pool (%llu tokens) cannot hold one request's window "
 			"of %lld (pool_configurator.py l.425-436)",
 			(unsigned long long)(p->n_tok * 4 / 5),
@@ -705,7 +698,7 @@ sglang_pools(struct sglang_plan *p)
 static void
 sglang_requests(struct sglang_plan *p)
 {
-	const struct qa_fit_options *opt = p->opt;
+	const struct qa_fit_options *opt = p->c.opt;
 
 	uint64_t est = (uint64_t)((double)p->n_tok / (double)p->ctx_len *
 				  512.0);
@@ -734,7 +727,7 @@ sglang_requests(struct sglang_plan *p)
 static void
 sglang_max_context(struct sglang_plan *p)
 {
-	const struct qa_fit_options *opt = p->opt;
+	const struct qa_fit_options *opt = p->c.opt;
 
 	if (opt->ctx < 0)
 		p->ctx = p->n_tok == 0 ? 1 : p->n_tok < p->max_len ? p->n_tok : p->max_len;
@@ -745,9 +738,9 @@ sglang_max_context(struct sglang_plan *p)
 static void
 sglang_devices(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_fit_result *out = p->out;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
 	size_t i;
 
 	if (p->geo.hybrid_swa) {
@@ -817,8 +810,8 @@ sglang_devices(struct sglang_plan *p)
 static void
 sglang_verdict(struct sglang_plan *p)
 {
-	struct qa_fit_result *out = p->out;
-	struct qa_arena *arena = p->arena;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
 
 	{
 		double est_mib = p->m.graph_mib +
@@ -831,13 +824,13 @@ sglang_verdict(struct sglang_plan *p)
 			 TIGHT_SHARE * (double)p->F_pre)
 			p->verdict = "tight";
 		if (!p->refused && p->n_tok < p->ctx)
-			qa_fit_note(&p->nb, qa_arena_printf(arena, "the KV pool holds "
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the KV pool holds "
 				"%llu tokens: SGLang caps a request at %llu "
 				"(min(context_len, pool) - 1, tp_worker.py "
 				"l.382-385)", (unsigned long long)p->n_tok,
 				(unsigned long long)(p->n_tok ? p->n_tok - 1 : 0)));
 		if (p->req_pool > p->slack)
-			qa_fit_note(&p->nb, qa_arena_printf(arena, "the request-to-token "
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the request-to-token "
 				"table (%llu rows x %llu tokens x 4 B = %.2f "
 				"GiB) does not fit the %.2f GiB the fraction "
 				"leaves: lower --max-running-requests or "
@@ -847,7 +840,7 @@ sglang_verdict(struct sglang_plan *p)
 				(double)p->req_pool / (double)GIB,
 				(double)p->slack / (double)GIB));
 		else if ((double)(p->slack - p->req_pool) < est_mib * (double)MIB)
-			qa_fit_note(&p->nb, qa_arena_printf(arena, "after the "
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "after the "
 				"request-to-token table (%.2f GiB for %llu "
 				"requests) %.0f MiB are left for activations "
 				"and CUDA graphs, less than SGLang's own "
@@ -859,7 +852,7 @@ sglang_verdict(struct sglang_plan *p)
 				est_mib));
 	}
 	out->verdict = p->verdict;
-	qa_fit_note(&p->nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
+	qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
 		"tokens%s%s; kv_bytes is what the context needs, compute "
 		"what mem_fraction_static %.3f leaves for activations and "
 		"CUDA graphs (not measured by SGLang), overhead the "
@@ -871,7 +864,7 @@ sglang_verdict(struct sglang_plan *p)
 			"%llu)", (unsigned long long)(uint64_t)
 			((double)p->n_tok * SGL_SWA_RATIO)) : "", p->f,
 		(unsigned long long)p->req_rows));
-	qa_fit_note(&p->nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
+	qa_fit_note(&p->c.nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
 	     "(its fp4_e2m1 needs Blackwell; --kv fp4_e2m1 sizes it)");
 }
 
@@ -882,10 +875,10 @@ sglang_verdict(struct sglang_plan *p)
 static void
 sglang_decode_ceiling(struct sglang_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_fit_result *out = p->out;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
 	size_t i;
 
 	{
@@ -941,17 +934,7 @@ qa_fit_sglang(const struct qa_inventory *inv,
 {
 	struct sglang_plan plan = { 0 }, *p = &plan;
 
-	memset(out, 0, sizeof(*out));
-	out->engine = QA_ENGINE_SGLANG;
-	p->inv = inv;
-	p->opt = opt;
-	p->out = out;
-	p->err = err;
-	p->errlen = errlen;
-	/* The inventory owns the arena the result's strings live in. */
-	p->arena = (struct qa_arena *)&inv->arena;
-	p->hp = &inv->hp;
-	p->nb = (struct qa_fit_notes){ out, p->arena };
+	qa_serve_call_init(&p->c, inv, opt, out, QA_ENGINE_SGLANG, err, errlen);
 	p->ndev = opt->gpus.n;
 	p->F_pre = UINT64_MAX;
 	p->after_load = UINT64_MAX;

@@ -792,14 +792,7 @@ tensor_stage(const struct qa_tensor *t, uint64_t L, uint64_t pp, bool tied)
  * the layouts live in the inventory's arena.
  */
 struct vllm_plan {
-	const struct qa_inventory *inv;
-	const struct qa_fit_options *opt;
-	struct qa_fit_result *out;
-	char *err;			/* the caller's message buffer */
-	size_t errlen;
-	struct qa_arena *arena;		/* the inventory's */
-	const struct qa_hparams *hp;
-	struct qa_fit_notes nb;
+	struct qa_serve_call c;		/* the call and its notes */
 	double u;			/* gpu_memory_utilization */
 	size_t ndev;			/* GPUs used: tp x pp after layout */
 	uint64_t tp, pp;		/* tensor and pipeline parallel */
@@ -837,15 +830,15 @@ struct vllm_plan {
 static int
 vllm_layout(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
 	size_t i;
 
 	p->pp = opt->pp > 0 ? (uint64_t)opt->pp : 1;
 	p->tp = opt->tp > 0 ? (uint64_t)opt->tp : p->ndev / p->pp;
 	if (p->tp == 0 || qa_sat_mul(p->tp, p->pp) > p->ndev) {
-		snprintf(p->err, p->errlen, "tensor parallel %llu x pipeline "
+		snprintf(p->c.err, p->c.errlen, "tensor parallel %llu x pipeline "
 			 "parallel %llu needs %llu GPUs, --gpus gives %zu",
 			 (unsigned long long)(p->tp ? p->tp : 1),
 			 (unsigned long long)p->pp,
@@ -853,13 +846,13 @@ vllm_layout(struct vllm_plan *p)
 		return -1;
 	}
 	if (p->pp > (uint64_t)hp->n_layer) {
-		snprintf(p->err, p->errlen, "pipeline parallel %llu exceeds the "
+		snprintf(p->c.err, p->c.errlen, "pipeline parallel %llu exceeds the "
 			 "model's %lld layers", (unsigned long long)p->pp,
 			 (long long)hp->n_layer);
 		return -1;
 	}
 	if (qa_sat_mul(p->tp, p->pp) < p->ndev)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
 			"the first %llu of %zu GPUs are used",
 			(unsigned long long)p->tp, (unsigned long long)p->pp,
 			(unsigned long long)(p->tp * p->pp), p->ndev));
@@ -873,8 +866,8 @@ vllm_layout(struct vllm_plan *p)
 static void
 vllm_head_checks(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	struct qa_arena *arena = p->c.arena;
 
 	if (hp->n_head > 0 && (uint64_t)hp->n_head % p->tp != 0)
 		p->heads_ok = false;
@@ -883,7 +876,7 @@ vllm_head_checks(struct vllm_plan *p)
 	    p->tp % (uint64_t)hp->n_head_kv != 0)
 		p->heads_ok = false;
 	if (!p->heads_ok)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "vLLM refuses TP=%llu: "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses TP=%llu: "
 			"%lld attention heads / %lld KV heads do not divide "
 			"evenly", (unsigned long long)p->tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
@@ -894,10 +887,10 @@ vllm_head_checks(struct vllm_plan *p)
 static void
 vllm_implementation(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	const struct qa_inventory *inv = p->inv;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
 
 	p->how = qa_serve_arch_support("vllm", inv, &p->cls);
 	p->tf = opt->model_impl == QA_MODEL_IMPL_TRANSFORMERS ||
@@ -917,7 +910,7 @@ vllm_implementation(struct vllm_plan *p)
 			    k == QA_LAYER_PARALLEL_HYBRID)
 				state = true;
 		}
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "%s through vLLM's "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "%s through vLLM's "
 			"Transformers modeling backend%s: every decoder "
 			"layer gets an attention KV cache "
 			"(transformers/base.py create_attention_instances); "
@@ -945,8 +938,8 @@ vllm_implementation(struct vllm_plan *p)
 static void
 vllm_batch_defaults(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
 
 	p->big = opt->gpus.dev[0].vram_bytes >= 70 * GIB &&
 	      !(opt->gpus.dev[0].cc_major == 8 &&
@@ -975,10 +968,10 @@ vllm_batch_defaults(struct vllm_plan *p)
 static void
 vllm_mtp(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	const struct qa_inventory *inv = p->inv;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
 
 	if (opt->num_speculative_tokens > 0 || opt->mtp) {
 		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
@@ -986,10 +979,10 @@ vllm_mtp(struct vllm_plan *p)
 				  (uint64_t)inv->mtp.present : 0;
 
 		if (n_pred == 0) {
-			qa_fit_note(&p->nb, "MTP speculative decoding asked for, but the "
+			qa_fit_note(&p->c.nb, "MTP speculative decoding asked for, but the "
 			     "model has no MTP layers: sized without a draft");
 		} else if (p->tf) {
-			qa_fit_note(&p->nb, "the Transformers backend skips the MTP "
+			qa_fit_note(&p->c.nb, "the Transformers backend skips the MTP "
 			     "layers (base.py ignore_unexpected_prefixes): "
 			     "sized without a draft");
 		} else {
@@ -998,14 +991,14 @@ vllm_mtp(struct vllm_plan *p)
 				 (uint64_t)opt->num_speculative_tokens : n_pred;
 			if (p->n_spec > n_pred && p->n_spec % n_pred != 0) {
 				p->refused = true;
-				qa_fit_note(&p->nb, qa_arena_printf(arena, "vLLM refuses "
+				qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses "
 					"num_speculative_tokens %llu: it must "
 					"be divisible by the %llu MTP layers "
 					"(speculative.py l.768-777)",
 					(unsigned long long)p->n_spec,
 					(unsigned long long)n_pred));
 			}
-			qa_fit_note(&p->nb, qa_arena_printf(arena, "MTP draft: %llu "
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "MTP draft: %llu "
 				"layer%s of weights and KV pages on the last "
 				"stage, embedding and head shared with the "
 				"target%s (llm_base_proposer.py l.1267-1400), "
@@ -1025,8 +1018,8 @@ vllm_mtp(struct vllm_plan *p)
 static void
 vllm_weights(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_inventory *inv = p->inv;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_inventory *inv = p->c.inv;
 	size_t i;
 
 	p->vpad = hp->n_vocab > 0 ? qa_ceil_div((uint64_t)hp->n_vocab,
@@ -1105,9 +1098,9 @@ vllm_weights(struct vllm_plan *p)
 		}
 	}
 	if (inv->n_tensors == 0)
-		qa_fit_note(&p->nb, "no tensors in the input: weights counted as 0");
+		qa_fit_note(&p->c.nb, "no tensors in the input: weights counted as 0");
 	if (inv->kind == QA_KIND_GGUF)
-		qa_fit_note(&p->nb, "GGUF in vLLM: weights counted as stored (vLLM's "
+		qa_fit_note(&p->c.nb, "GGUF in vLLM: weights counted as stored (vLLM's "
 		     "GGUF loader keeps supported quantized types packed); "
 		     "vLLM's GGUF support is experimental");
 	if (inv->dominant_type && (qa_ascii_ieq(inv->dominant_type, "F32")))
@@ -1118,14 +1111,14 @@ vllm_weights(struct vllm_plan *p)
 static int
 vllm_kv_layouts(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
 	size_t i;
 
-	p->fmt = kv_format(opt->kv_k, &p->nb);
+	p->fmt = kv_format(opt->kv_k, &p->c.nb);
 	if (opt->kv_v && opt->kv_k && !qa_ascii_ieq(opt->kv_v, opt->kv_k))
-		qa_fit_note(&p->nb, "vLLM has one --kv-cache-dtype for K and V; the K "
+		qa_fit_note(&p->c.nb, "vLLM has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
 	if (p->fmt.nvfp4) {
 		bool fp4 = true;
@@ -1134,7 +1127,7 @@ vllm_kv_layouts(struct vllm_plan *p)
 			if (!(opt->gpus.dev[i].flags & QA_GPU_FP4))
 				fp4 = false;
 		if (!fp4)
-			qa_fit_note(&p->nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
+			qa_fit_note(&p->c.nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
 			     "cores (Blackwell); not every GPU here has them "
 			     "or their type is unknown");
 	}
@@ -1150,24 +1143,24 @@ vllm_kv_layouts(struct vllm_plan *p)
 	p->lay_f16 = qa_arena_alloc(arena, sizeof(*p->lay_f16));
 	p->lay_fp8 = qa_arena_alloc(arena, sizeof(*p->lay_fp8));
 	if (!p->lay || !p->lay_f16 || !p->lay_fp8) {
-		snprintf(p->err, p->errlen, "out of memory");
+		snprintf(p->c.err, p->c.errlen, "out of memory");
 		return -1;
 	}
 	build_layout(hp, &p->lo, &p->fmt, p->lay);
 	build_layout(hp, &p->lo, &p->f16, p->lay_f16);
 	build_layout(hp, &p->lo, &p->fp8, p->lay_fp8);
 	if (p->lay->n_types == 0) {
-		snprintf(p->err, p->errlen, "no attention or state layers to size "
+		snprintf(p->c.err, p->c.errlen, "no attention or state layers to size "
 			 "the vLLM KV cache from");
 		return -1;
 	}
 	if (p->lay->unify_failed)
-		qa_fit_note(&p->nb, "KV page sizes of the layer kinds are not integer "
+		qa_fit_note(&p->c.nb, "KV page sizes of the layer kinds are not integer "
 		     "multiples: vLLM raises NotImplementedError "
 		     "(unify_kv_cache_spec_page_size); sized with the "
 		     "largest page");
 	if (p->lay->hybrid && p->lay->tok_differ)
-		qa_fit_note(&p->nb, "per-layer KV sizes differ within a hybrid group; "
+		qa_fit_note(&p->c.nb, "per-layer KV sizes differ within a hybrid group; "
 		     "sized with the largest");
 	return 0;
 }
@@ -1179,10 +1172,10 @@ vllm_kv_layouts(struct vllm_plan *p)
 static void
 vllm_budget(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_fit_result *out = p->out;
-	struct qa_arena *arena = p->arena;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
 	size_t i;
 
 	for (i = 0; i < p->pp; i++)
@@ -1195,7 +1188,7 @@ vllm_budget(struct vllm_plan *p)
 	    opt->vllm_cudagraph_bytes : VLLM_G_DEFAULT;
 	if (!opt->vllm_activation_bytes || !opt->vllm_nontorch_bytes ||
 	    (!opt->vllm_cudagraph_bytes && !opt->enforce_eager))
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "vLLM measures activations "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM measures activations "
 			"(P, a profile run of %llu tokens), non-torch memory "
 			"(N) and CUDA graphs (G) at start-up; estimated here "
 			"(P closed form of docs/fit.md, N 0.25 GiB, %s): "
@@ -1203,14 +1196,14 @@ vllm_budget(struct vllm_plan *p)
 			opt->enforce_eager ? "G 0 with --enforce-eager" :
 			"G 0.35 GiB"));
 	else if (opt->enforce_eager)
-		qa_fit_note(&p->nb, "--enforce-eager: no CUDA graphs, G = 0");
+		qa_fit_note(&p->c.nb, "--enforce-eager: no CUDA graphs, G = 0");
 
 	if (opt->ctx > 0)
 		p->ctx = (uint64_t)opt->ctx;
 	else
 		p->ctx = p->max_len;
 	if (opt->ctx > 0 && p->ctx > p->max_len)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "vLLM refuses "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses "
 			"max_model_len %llu above the derived %llu unless "
 			"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
 			(unsigned long long)p->ctx,
@@ -1250,11 +1243,11 @@ vllm_budget(struct vllm_plan *p)
 			p->min_avail = a;
 	}
 	if (p->outside_over)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
 			"exceed (1-u)T outside vLLM's budget: lower "
 			"--gpu-memory-utilization below %.2f", p->u));
 	if (p->pp > 1)
-		qa_fit_note(&p->nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
 			"layers get_pp_indices(%lld, r, %llu) "
 			"(vllm/distributed/utils.py l.95-140) and their KV "
 			"pages; max_model_len is the smallest over the "
@@ -1268,8 +1261,8 @@ vllm_budget(struct vllm_plan *p)
 static void
 vllm_context(struct vllm_plan *p)
 {
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_fit_result *out = p->out;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
 
 	if (opt->ctx < 0) {
 		p->fit_len = search_max_len(p->lay, p->avail, p->dstage, p->ndev, p->max_len);
@@ -1283,7 +1276,7 @@ vllm_context(struct vllm_plan *p)
 	out->max_context_q8_0 = search_max_len(p->lay_fp8, p->avail, p->dstage, p->ndev,
 					       p->max_len);
 	out->max_context_q4_0 = out->max_context_q8_0;
-	qa_fit_note(&p->nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
+	qa_fit_note(&p->c.nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
 	     "(vLLM has no block-quantized KV types); vLLM preallocates "
 	     "all of M_avail as KV pool, kv_bytes is what the context needs");
 }
@@ -1293,7 +1286,7 @@ vllm_context(struct vllm_plan *p)
 static void
 vllm_verdict(struct vllm_plan *p)
 {
-	struct qa_fit_result *out = p->out;
+	struct qa_fit_result *out = p->c.out;
 	size_t i;
 
 	p->verdict = NULL;
@@ -1346,9 +1339,9 @@ vllm_verdict(struct vllm_plan *p)
 static void
 vllm_decode_ceiling(struct vllm_plan *p)
 {
-	const struct qa_hparams *hp = p->hp;
-	const struct qa_fit_options *opt = p->opt;
-	struct qa_fit_result *out = p->out;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
 	size_t i;
 	double tsum = 0, tpass = 0;
 	bool known = true;
@@ -1409,7 +1402,7 @@ vllm_decode_ceiling(struct vllm_plan *p)
 			out->mtp_tokens_per_pass / tpass : 0;
 	}
 	if (p->tp > 1 && known)
-		qa_fit_note(&p->nb, "decode ceiling: the ranks of a stage read "
+		qa_fit_note(&p->c.nb, "decode ceiling: the ranks of a stage read "
 		     "in parallel, plus two all-reduces per layer at "
 		     "an assumed 15 us each over PCIe (not measured "
 		     "here; NVLink is faster)");
@@ -1419,8 +1412,8 @@ vllm_decode_ceiling(struct vllm_plan *p)
 static void
 vllm_formula(struct vllm_plan *p)
 {
-	struct qa_fit_result *out = p->out;
-	struct qa_arena *arena = p->arena;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
 	int t;
 	char kinds[96];
 	size_t off = 0;
@@ -1463,18 +1456,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 {
 	struct vllm_plan plan = { 0 }, *p = &plan;
 
-	memset(out, 0, sizeof(*out));
-	out->engine = QA_ENGINE_VLLM;
-	p->inv = inv;
-	p->opt = opt;
-	p->out = out;
-	p->err = err;
-	p->errlen = errlen;
-	/* The inventory owns the arena the result's strings live in; the
-	 * inventory object itself is never const (qa_inventory_create). */
-	p->arena = (struct qa_arena *)&inv->arena;
-	p->hp = &inv->hp;
-	p->nb = (struct qa_fit_notes){ out, p->arena };
+	qa_serve_call_init(&p->c, inv, opt, out, QA_ENGINE_VLLM, err, errlen);
 	p->u = opt->gpu_memory_utilization > 0 &&
 	       opt->gpu_memory_utilization <= 1 ?
 	       opt->gpu_memory_utilization : VLLM_UTIL;
