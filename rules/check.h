@@ -18,7 +18,8 @@
 
 #include "core/inventory.h"
 
-struct qa_policy;	/* user rule file, rules/policy.c */
+struct qa_gpu_set;	/* fit/gpuspec.h */
+struct qa_policy;	/* user rule file, rules/policy_load.c, rules/policy_eval.c */
 
 /* What the command line adds to the files for the checks. */
 struct qa_check_options {
@@ -26,6 +27,11 @@ struct qa_check_options {
 	const char *engine_build;	/* what followed '@' in --engine
 					 * ("cuda12.8", "0.21.0"), or NULL */
 	const char *gpus;		/* GPU spec as given, or NULL */
+	/* The spec parsed, or NULL: the one the checks read. The CLI
+	 * passes the set it parsed; qa_audit_run parses gpus once when a
+	 * caller gives only the string (a spec that does not parse leaves
+	 * it NULL: no GPU conditions). */
+	const struct qa_gpu_set *gpu_set;
 	const struct qa_policy *policy;	/* user rules, or NULL */
 };
 
@@ -44,7 +50,7 @@ extern const struct qa_check qa_check_patterns;		/* rules/check_patterns.c */
 extern const struct qa_check qa_check_knowledge;	/* rules/check_knowledge.c */
 extern const struct qa_check qa_check_fit;		/* rules/check_fit.c */
 extern const struct qa_check qa_check_quant;		/* rules/check_quant.c */
-extern const struct qa_check qa_check_policy;		/* rules/policy.c */
+extern const struct qa_check qa_check_policy;		/* rules/policy_load.c, rules/policy_eval.c */
 
 /*
  * The setup advisories (rules/engines.def QA_ADVISORY rows) that hold for

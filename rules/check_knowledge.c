@@ -94,7 +94,7 @@ struct ctx {
 	const char *build;		/* --engine ENGINE@BUILD, or NULL */
 	const char *names[4];		/* arch names to match, NULL-padded */
 	unsigned quant;			/* Q_* */
-	struct qa_gpu_set gpus;
+	const struct qa_gpu_set *gpus;	/* never NULL: no_gpus when none */
 	bool have_gpus;
 };
 
@@ -237,8 +237,8 @@ gpus_in_range(const struct ctx *c, int lo, int hi,
 	size_t i, n = 0;
 
 	*first = NULL;
-	for (i = 0; i < c->gpus.n; i++) {
-		const struct qa_gpu_device *d = &c->gpus.dev[i];
+	for (i = 0; i < c->gpus->n; i++) {
+		const struct qa_gpu_device *d = &c->gpus->dev[i];
 		int cc = d->cc_major * 10 + d->cc_minor;
 
 		if (d->cc_major < 0 || cc < lo || cc > hi)
@@ -404,7 +404,7 @@ check_facts(struct qa_inventory *inv, const struct ctx *c)
 				snprintf(where, sizeof(where), "on %s (compute "
 					 "capability %d.%d): ", d->name,
 					 d->cc_major, d->cc_minor);
-		} else if (f->min_gpus && c->gpus.n < (size_t)f->min_gpus) {
+		} else if (f->min_gpus && c->gpus->n < (size_t)f->min_gpus) {
 			continue;
 		}
 		qa_inv_finding(inv, f->code, NULL, -1, NULL,
@@ -503,26 +503,25 @@ check_arch_support(struct qa_inventory *inv, const struct ctx *c)
 	}
 }
 
+/* The GPU set of a run without --gpus. */
+static const struct qa_gpu_set no_gpus;
+
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	struct ctx c;
-	char err[256];
 
-	if (!opt || (!opt->engine && !opt->gpus))
+	if (!opt || (!opt->engine && !opt->gpus && !opt->gpu_set))
 		return;
 	memset(&c, 0, sizeof(c));
 	c.engine = opt->engine;
 	c.build = opt->engine_build;
 	if (!c.engine && inv->kind == QA_KIND_GGUF)
 		c.engine = "llama.cpp";	/* GGUF files are llama.cpp's */
-	/* The CLI validated the spec; a spec that still fails to parse
-	 * (a library caller) means no GPU conditions. */
-	if (opt->gpus && qa_gpuspec_parse(opt->gpus, &c.gpus, err,
-					  sizeof(err)) == 0)
-		c.have_gpus = true;
-	else
-		c.gpus.n = 0;
+	/* Parsed once, by the CLI or qa_audit_run; a spec that did not
+	 * parse (a library caller) means no GPU conditions. */
+	c.have_gpus = opt->gpu_set != NULL;
+	c.gpus = opt->gpu_set ? opt->gpu_set : &no_gpus;
 	collect_names(&c, inv);
 	c.quant = detect_quant(inv);
 	check_facts(inv, &c);
@@ -538,14 +537,12 @@ qa_knowledge_advisories(const char *engine, const struct qa_check_options *opt,
 			struct qa_advisory *out, size_t cap)
 {
 	struct ctx c;
-	char err[256];
 	size_t i, n = 0;
 
-	if (!engine || !opt || !opt->gpus)
+	if (!engine || !opt || !opt->gpu_set)
 		return 0;
 	memset(&c, 0, sizeof(c));
-	if (qa_gpuspec_parse(opt->gpus, &c.gpus, err, sizeof(err)) != 0)
-		return 0;
+	c.gpus = opt->gpu_set;
 	for (i = 0; i < N_OF(advisories) && n < cap; i++) {
 		const struct advisory *a = &advisories[i];
 		const struct qa_gpu_device *d = NULL;

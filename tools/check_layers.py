@@ -9,8 +9,13 @@
    cycle (two files that call each other are one module in two pieces, or
    a lower layer reaching up).
 
-Usage: check_layers.py SOURCE_ROOT [LIBRARY.a]
-Without the library only the includes are checked.
+3. Data: the fact tables the lower layers read are a data layer under
+   core (DATA_TABLES below); a file outside rules/ may include those and
+   no other rules/*.def.
+
+Usage: check_layers.py SOURCE_ROOT [LIBRARY.a ...]
+Without a library only the includes are checked. With several (the core
+library and the CLI's), their symbols are checked as one program.
 """
 import os
 import re
@@ -18,8 +23,27 @@ import subprocess
 import sys
 
 # layer -> layers it may use (itself included). rules/*.def are data
-# tables (registry, GPU profiles, engine facts, MTP families) that any
-# layer may include.
+# tables; those below are the data layer under core that any layer may
+# include (registry, engine facts, GPU profiles, MTP families: each read
+# by core/, fit/ or analysis/ as well as by rules/). The others are the
+# checks' own tables, for rules/ only.
+DATA_TABLES = {
+    "rules/registry_all.def",	# core/diag.h, core/registry.c
+    "rules/engines.def",	# core/engines.c, rules/check_knowledge.c
+    "rules/gpus.def",		# fit/gpuspec.c
+    "rules/mtp_families.def",	# analysis/mtp.c
+}
+
+# Circles known and left for later, each with the issue that removes it:
+# a circle listed here is reported as a note, not a violation; any other
+# circle (or a larger one around these files) still fails.
+KNOWN_CIRCLES = [
+    # issue 30: the CLI's voice (qa_cli_say, qa_cli_exit_of) moves out
+    # of cli.c into a file of its own, and cli_fleet.c, cli_integrity.c
+    # and cli_remote.c stop calling back into the dispatcher.
+    {"src/cli/cli.c", "src/cli/cli_fleet.c", "src/cli/cli_integrity.c",
+     "src/cli/cli_remote.c"},
+]
 ALLOWED = {
     "core": {"core"},
     "formats": {"core", "formats"},
@@ -85,20 +109,27 @@ def check_includes(root, errors):
                     continue
                 tl = layer_of(tgt)
                 if tl == "data":
+                    # registry_all.def includes the per-family tables
+                    if (src_layer != "rules" and tgt not in DATA_TABLES
+                            and not tgt.startswith("rules/registry_")):
+                        errors.append(f"{rel}:{lineno}: {src_layer} may "
+                                      f"not include {tgt} (a check's "
+                                      f"table, not the data layer)")
                     continue
                 if tl not in ALLOWED[src_layer]:
                     errors.append(f"{rel}:{lineno}: {src_layer} may not "
                                   f"include {tgt} ({tl})")
 
 
-def object_symbols(library, root):
-    """{source rel path: (defined set, used set)} from nm on the archive."""
+def object_symbols(libraries, root):
+    """{source rel path: (defined set, used set)} from nm on the archives."""
     mangled = {}
     for rel in sources(root):
         if rel.endswith(".c"):
             mangled[rel.replace("/", "_") + ".o"] = rel
-    out = subprocess.run(["nm", library], capture_output=True, text=True,
-                         check=True).stdout
+    out = "\n".join(subprocess.run(["nm", lib], capture_output=True,
+                                   text=True, check=True).stdout
+                    for lib in libraries)
     table, cur = {}, None
     for line in out.splitlines():
         if line.endswith(".o:"):
@@ -123,8 +154,8 @@ def object_symbols(library, root):
     return table
 
 
-def check_symbols(library, root, errors):
-    table = object_symbols(library, root)
+def check_symbols(libraries, root, errors, notes):
+    table = object_symbols(libraries, root)
     owner = {}
     for rel, (defs, _) in table.items():
         for s in defs:
@@ -171,19 +202,26 @@ def check_symbols(library, root, errors):
         if v not in index:
             visit(v)
     for comp in comps:
-        errors.append("circle of files: " + " <-> ".join(comp))
+        line = "circle of files: " + " <-> ".join(comp)
+        if any(set(comp) <= known for known in KNOWN_CIRCLES):
+            notes.append("known " + line + " (left for later)")
+        else:
+            errors.append(line)
     return len(table)
 
 
 def main():
     root = sys.argv[1]
-    errors = []
+    errors, notes = [], []
     check_includes(root, errors)
     n_obj = 0
     if len(sys.argv) > 2:
-        n_obj = check_symbols(sys.argv[2], root, errors)
+        n_obj = check_symbols(sys.argv[2:], root, errors, notes)
         if n_obj == 0:
-            errors.append(f"no objects of the source tree in {sys.argv[2]}")
+            errors.append("no objects of the source tree in "
+                          + " ".join(sys.argv[2:]))
+    for n in notes:
+        print(n)
     for e in errors:
         print(e)
     print(f"layers: {len(errors)} violation(s); {len(sources(root))} files"

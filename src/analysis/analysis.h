@@ -156,4 +156,28 @@ uint32_t qa_layer_map_run(const struct qa_layer_map *m, uint32_t row);
  * shared experts, MTP, or the rest (QA_GROUP_OTHER). */
 enum qa_role_group qa_layer_map_group(enum qa_role r);
 
+/* ---- recorded provenance (src/analysis/summary.c) ------------------- */
+
+/*
+ * The string value of metadata key, or the first string of an array
+ * value (llama-imatrix has written quantize.imatrix.dataset as either,
+ * depending on its version); NULL when absent or of another type. The
+ * string is the inventory's.
+ */
+const char *qa_inv_kv_string(const struct qa_inventory *inv,
+			     const char *key);
+
+/* The importance matrix llama-quantize records (ggml-org/llama.cpp
+ * tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*). */
+struct qa_imatrix {
+	const char *file;	/* quantize.imatrix.file, or NULL */
+	const char *dataset;	/* quantize.imatrix.dataset, or NULL */
+	int64_t entries;	/* entries_count, -1 when absent */
+	int64_t chunks;		/* chunks_count, -1 when absent */
+};
+
+/* Fills *out from inv's metadata; returns whether any of the four keys
+ * is there. */
+bool qa_imatrix_of(const struct qa_inventory *inv, struct qa_imatrix *out);
+
 #endif /* QA_ANALYSIS_ANALYSIS_H */

@@ -364,3 +364,39 @@ qa_inventory_summarize(struct qa_inventory *inv)
 	guess_file_type(inv);
 	find_kind_mismatch(inv);
 }
+
+const char *
+qa_inv_kv_string(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	if (!kv)
+		return NULL;
+	if (kv->value.type == QA_V_STRING)
+		return kv->value.v.str.s;
+	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
+	    kv->value.v.arr.items &&
+	    kv->value.v.arr.items[0].type == QA_V_STRING)
+		return kv->value.v.arr.items[0].v.str.s;
+	return NULL;
+}
+
+bool
+qa_imatrix_of(const struct qa_inventory *inv, struct qa_imatrix *out)
+{
+	const struct qa_kv *en = qa_inv_kv(inv,
+					   "quantize.imatrix.entries_count");
+	const struct qa_kv *ch = qa_inv_kv(inv,
+					   "quantize.imatrix.chunks_count");
+
+	out->file = qa_inv_kv_string(inv, "quantize.imatrix.file");
+	out->dataset = qa_inv_kv_string(inv, "quantize.imatrix.dataset");
+	out->entries = -1;
+	out->chunks = -1;
+	if (en && !qa_value_as_int(&en->value, &out->entries))
+		out->entries = -1;
+	if (ch && !qa_value_as_int(&ch->value, &out->chunks))
+		out->chunks = -1;
+	return out->file || out->dataset || out->entries >= 0 ||
+	       out->chunks >= 0;
+}

@@ -1579,6 +1579,8 @@ run(struct cli *cli, char **paths, int n_paths)
 	aopt.checks.engine = cli->engine;
 	aopt.checks.engine_build = cli->engine_build;
 	aopt.checks.gpus = cli->gpus;
+	if (cli->gpus)
+		aopt.checks.gpu_set = &cli->fit.gpus;
 	aopt.checks.policy = cli->policy;
 	aopt.overrides = &cli->overrides;
 	aopt.fail_on = cli->fail_on;

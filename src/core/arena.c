@@ -12,6 +12,7 @@
 #define _GNU_SOURCE	/* MAP_ANONYMOUS, mremap */
 #include "core/arena.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -185,6 +186,7 @@ alloc_raw(struct qa_arena *a, size_t n, bool *zero)
 		}
 		c->off = need;
 		a->used += need;
+		assert(c->off <= c->cap && a->used <= a->limit);
 		return c->data;
 	}
 	c = a->head;
@@ -207,6 +209,8 @@ alloc_raw(struct qa_arena *a, size_t n, bool *zero)
 	p = c->data + c->off;
 	c->off += need;
 	a->used += need;
+	/* the block lies inside its chunk, and used stays under limit */
+	assert(c->off <= c->cap && a->used <= a->limit);
 	return p;
 }
 

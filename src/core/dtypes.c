@@ -15,6 +15,7 @@
  */
 #include "core/dtypes.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <strings.h>
 #include <string.h>
@@ -72,6 +73,8 @@ qa_ggml_type(int id)
 {
 	if (id < 0 || id >= N_GGML_TYPES)
 		return NULL;
+	/* the table is indexed by ggml type id: each row at its id */
+	assert(ggml_types[id].id == id);
 	return &ggml_types[id];
 }
 

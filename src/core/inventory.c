@@ -590,6 +590,8 @@ qa_value_type_name(enum qa_value_type t)
 		"FLOAT32", "BOOL", "STRING", "ARRAY", "UINT64", "INT64",
 		"FLOAT64",
 	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == QA_V_COUNT,
+		       "one name per GGUF value type");
 
 	if ((unsigned)t < sizeof(names) / sizeof(names[0]))
 		return names[t];

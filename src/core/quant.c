@@ -30,6 +30,8 @@ qa_scheme_name(enum qa_scheme s)
 		QA_SCHEME_LIST(QA_SCHEME_STR)
 #undef QA_SCHEME_STR
 	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == QA_SCHEME_COUNT,
+		       "one name per scheme");
 
 	if ((unsigned)s >= QA_SCHEME_COUNT)
 		return "unknown";

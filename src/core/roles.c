@@ -39,10 +39,12 @@ qa_role_group(enum qa_role r)
 const char *
 qa_role_group_name(enum qa_role_group g)
 {
-	static const char *const names[QA_GROUP_COUNT] = {
+	static const char *const names[] = {
 		"attention", "SSM", "MLP", "experts", "shared experts", "MTP",
 		"embed", "lm_head", "norm", "towers", "other",
 	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == QA_GROUP_COUNT,
+		       "one name per role group");
 
 	return (unsigned)g < QA_GROUP_COUNT ? names[g] : "other";
 }

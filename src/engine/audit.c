@@ -15,6 +15,7 @@
 
 #include "analysis/analysis.h"
 #include "engine/engine.h"
+#include "fit/gpuspec.h"
 #include "formats/input.h"
 #include "remote/remote.h"
 
@@ -232,14 +233,37 @@ deliver(struct qa_audit *out, qa_audit_sink sink, void *ctx)
 	return rc == 0 ? QA_OK : QA_E_IO;
 }
 
+/*
+ * The options with --gpus parsed: opt itself when the caller passed the
+ * parsed set (the CLI) or no spec, else a copy in *copy whose gpu_set is
+ * *set, parsed here once for the whole run.
+ */
+static const struct qa_audit_options *
+gpus_parsed_once(const struct qa_audit_options *opt,
+		 struct qa_audit_options *copy, struct qa_gpu_set *set)
+{
+	char err[256];
+
+	if (opt->checks.gpu_set || !opt->checks.gpus)
+		return opt;
+	*copy = *opt;
+	if (qa_gpuspec_parse(opt->checks.gpus, set, err, sizeof(err)) == 0)
+		copy->checks.gpu_set = set;
+	return copy;
+}
+
 int
 qa_audit_run_each(const char *const *paths, size_t n_paths,
 		  const struct qa_audit_options *opt, qa_audit_sink sink,
 		  void *ctx, struct qa_audit *out)
 {
+	struct qa_audit_options with_set;
+	struct qa_gpu_set set;
 	const struct qa_fs *fs = opt->fs ? opt->fs : qa_fs_default();
 	size_t i, k;
 	int rc;
+
+	opt = gpus_parsed_once(opt, &with_set, &set);
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n_paths; i++) {

@@ -560,6 +560,39 @@ struct lc_compute {
 	uint64_t g;		/* placement term of the head phase */
 };
 
+/* CUDA FA over a non-F16 cache converts the layer's whole K and V
+ * views to F16 inside the FLASH_ATTN_EXT node's allocation
+ * (ggml-cuda/fattn.cu ggml_cuda_flash_attn_ext_get_alloc_size). */
+static uint64_t
+fa_conv_bytes(const struct lc_model *m, bool *ovf,
+	      const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
+	      int64_t n_stream, uint64_t s_base, uint64_t s_swa)
+{
+	int64_t l;
+	uint64_t worst = 0;
+
+	for (l = 0; l < m->n_placed; l++) {
+		int64_t dk, dv;
+		uint64_t cells, b = 0, hkv = (uint64_t)layer_hkv(m, l);
+
+		if (!layer_has_kv(m, l))
+			continue;
+		head_dims(m, l, &dk, &dv);
+		cells = cmul(ovf, (uint64_t)n_stream,
+			     layer_swa(m, l) ? s_swa : s_base);
+		if (strcasecmp(tk->name, "F16") != 0)
+			b = cmul(ovf, cmul(ovf, 2 * cells, hkv),
+				 (uint64_t)dk);
+		if (dv > 0 && strcasecmp(tv->name, "F16") != 0)
+			b = cadd(ovf, b, cmul(ovf, cmul(ovf, 2 * cells,
+							hkv),
+					      (uint64_t)dv));
+		if (b > worst)
+			worst = b;
+	}
+	return worst;
+}
+
 static void
 compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 	      const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
@@ -730,33 +763,10 @@ compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 	}
 	c->layer = a;
 
-	/* CUDA FA over a non-F16 cache converts the layer's whole K and V
-	 * views to F16 inside the FLASH_ATTN_EXT node's allocation
-	 * (ggml-cuda/fattn.cu ggml_cuda_flash_attn_ext_get_alloc_size). */
-	if (fa && !m->cpu && attn) {
-		uint64_t worst = 0;
-
-		for (l = 0; l < m->n_placed; l++) {
-			int64_t dk, dv;
-			uint64_t cells, b = 0, hkv = (uint64_t)layer_hkv(m, l);
-
-			if (!layer_has_kv(m, l))
-				continue;
-			head_dims(m, l, &dk, &dv);
-			cells = cmul(ovf, (uint64_t)n_stream,
-				     layer_swa(m, l) ? s_swa : s_base);
-			if (strcasecmp(tk->name, "F16") != 0)
-				b = cmul(ovf, cmul(ovf, 2 * cells, hkv),
-					 (uint64_t)dk);
-			if (dv > 0 && strcasecmp(tv->name, "F16") != 0)
-				b = cadd(ovf, b, cmul(ovf, cmul(ovf, 2 * cells,
-								hkv),
-						      (uint64_t)dv));
-			if (b > worst)
-				worst = b;
-		}
-		c->fa_conv = worst;
-	}
+	/* CUDA FA over a non-F16 cache (fa_conv_bytes) */
+	if (fa && !m->cpu && attn)
+		c->fa_conv = fa_conv_bytes(m, ovf, tk, tv, n_stream, s_base,
+					   s_swa);
 
 	/* The placement term: where ggml-alloc's best fit leaves the final
 	 * hidden state decides what the logits stack on (section 3.4). */
@@ -772,67 +782,83 @@ compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 }
 
 /*
- * One evaluation at a requested context and KV types: the whole of
- * sections 1.1-1.9 for every device. Sets e->d.refusal when llama.cpp
- * would refuse to create the context.
+ * One evaluation's working state, threaded through the stages of
+ * evaluate() (sections 1.1-1.9 of docs/fit.md, in order): the model and
+ * options it reads, e it fills, and the sizes one stage hands the next.
+ * Lifecycle: on evaluate()'s stack.
  */
-static void
-evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
-	 int64_t ctx_req, const struct qa_ggml_type *tk,
-	 const struct qa_ggml_type *tv, struct lc_eval *e)
-{
-	const struct qa_hparams *hp = m->hp;
-	bool *ovf = &e->ovf;
-	int64_t n_seq = opt->parallel > 0 ? opt->parallel : 1;
-	int64_t n_b = opt->batch > 0 ? opt->batch : DEFAULT_BATCH;
-	int64_t n_ub = opt->ubatch > 0 ? opt->ubatch : DEFAULT_UBATCH;
-	int64_t n_ctx, n_ctx_seq, n_stream, l, vmax = 0;
-	uint64_t E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0;
-	uint64_t V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0;
-	uint64_t rw, sw, rows, n_tok, n_out;
-	struct lc_compute cm, cd;
-	bool fa, quant_v, pipe;
-	size_t j;
+struct lc_step {
+	const struct lc_model *m;
+	const struct qa_fit_options *opt;
+	const struct qa_ggml_type *tk, *tv;	/* K and V cache types */
+	struct lc_eval *e;			/* the result */
+	int64_t ctx_req;			/* -c, 0 = trained */
+	int64_t n_seq, n_b, n_ub;		/* -np, -b, -ub */
+	int64_t n_ctx, n_ctx_seq, n_stream;	/* cells and streams */
+	int64_t vmax;		/* widest V row (FA off stores V transposed) */
+	uint64_t E, V;		/* embedding width, vocabulary */
+	uint64_t rw, sw, rows;	/* recurrent row widths, rows */
+	uint64_t n_tok, n_out;	/* reserve tokens and outputs */
+	struct lc_compute cm, cd;	/* compute terms: main, draft */
+	bool fa, quant_v, pipe;	/* flash attention, quantized V, PP */
+};
 
-	memset(e, 0, sizeof(*e));
-	/* llama-context.cpp l.286-301: n_ctx = pad256(-c, 0 = trained);
-	 * unified: one stream of n_ctx cells; else -np N streams of
-	 * pad256(n_ctx / N) cells (llama-kv-cache.cpp l.82). */
-	n_ctx = pad256(ctx_req > 0 ? ctx_req : hp->n_ctx_train);
+/* llama-context.cpp l.286-301: n_ctx = pad256(-c, 0 = trained);
+ * unified: one stream of n_ctx cells; else -np N streams of
+ * pad256(n_ctx / N) cells (llama-kv-cache.cpp l.82). */
+static void
+lc_context_size(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	const struct qa_fit_options *opt = p->opt;
+	const struct qa_hparams *hp = p->m->hp;
+	struct lc_eval *e = p->e;
+
+	p->n_ctx = pad256(p->ctx_req > 0 ? p->ctx_req : hp->n_ctx_train);
 	if (m->unified) {
-		n_ctx_seq = n_ctx;
-		n_stream = 1;
+		p->n_ctx_seq = p->n_ctx;
+		p->n_stream = 1;
 	} else {
-		n_ctx_seq = pad256(n_ctx / n_seq);
-		n_ctx = n_seq * n_ctx_seq;
-		n_stream = n_seq;
+		p->n_ctx_seq = pad256(p->n_ctx / p->n_seq);
+		p->n_ctx = p->n_seq * p->n_ctx_seq;
+		p->n_stream = p->n_seq;
 	}
 	/* n_batch = min(n_ctx, n_batch), n_ubatch = min(n_batch, n_ubatch)
 	 * (llama-context.cpp, causal models). */
-	if (n_b > n_ctx)
-		n_b = n_ctx;
-	if (n_ub > n_b)
-		n_ub = n_b;
+	if (p->n_b > p->n_ctx)
+		p->n_b = p->n_ctx;
+	if (p->n_ub > p->n_b)
+		p->n_ub = p->n_b;
 	/* The worst-case reserve (sched_reserve, graph_reserve l.2379):
 	 * min(n_ctx, n_ub) tokens rounded up to a multiple of n_seq;
 	 * outputs min(tokens, n_outputs_max = n_batch), not rounded. */
-	n_tok = (uint64_t)((n_ub + n_seq - 1) / n_seq * n_seq);
-	n_out = (uint64_t)n_ub;
-	e->d.n_ctx = n_ctx;
-	e->d.n_ctx_seq = n_ctx_seq;
-	e->d.n_stream = n_stream;
-	e->d.n_tok = (int64_t)n_tok;
-	e->d.n_out = (int64_t)n_out;
+	p->n_tok = (uint64_t)((p->n_ub + p->n_seq - 1) / p->n_seq * p->n_seq);
+	p->n_out = (uint64_t)p->n_ub;
+	e->d.n_ctx = p->n_ctx;
+	e->d.n_ctx_seq = p->n_ctx_seq;
+	e->d.n_stream = p->n_stream;
+	e->d.n_tok = (int64_t)p->n_tok;
+	e->d.n_out = (int64_t)p->n_out;
 	e->d.unified = m->unified;
 	/* flash_attn auto: on when every layer's FA op runs beside its KV,
 	 * which full offload guarantees (resolve_fused_ops). */
-	fa = opt->flash_attn != 0;
-	e->d.flash_attn = fa;
+	p->fa = opt->flash_attn != 0;
+	e->d.flash_attn = p->fa;
+}
 
-	/* Refusals (llama-context.cpp llama_init_from_model): a KV type's
-	 * block must divide the per-head width of the trunk layers (the
-	 * check loops il < n_layer()), and quantized V needs FA. */
-	quant_v = tv->block > 1;
+/* Refusals (llama-context.cpp llama_init_from_model): a KV type's
+ * block must divide the per-head width of the trunk layers (the
+ * check loops il < n_layer()), and quantized V needs FA. */
+static void
+lc_refusals(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	const struct qa_ggml_type *tk = p->tk;
+	const struct qa_ggml_type *tv = p->tv;
+	int64_t l;
+
+	p->quant_v = tv->block > 1;
 	for (l = 0; l < m->n_layer && !e->d.refusal[0]; l++) {
 		int64_t dk, dv;
 
@@ -850,17 +876,29 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				 "divide n_embd_head_v=%" PRId64,
 				 type_label(tv), tv->block, dv);
 	}
-	if (!e->d.refusal[0] && quant_v && !fa)
+	if (!e->d.refusal[0] && p->quant_v && !p->fa)
 		snprintf(e->d.refusal, sizeof(e->d.refusal),
 			 "quantized V cache requires flash_attn to be enabled");
+}
 
-	/* llama-kv-cache-iswa.cpp l.73: SWA cells per stream
-	 * pad256(min(kv_size, n_swa (unified: x n_seq) + n_ubatch)). */
+/* llama-kv-cache-iswa.cpp l.73: SWA cells per stream
+ * pad256(min(kv_size, n_swa (unified: x n_seq) + n_ubatch)). */
+static void
+lc_kv_cache(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	const struct qa_hparams *hp = p->m->hp;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	const struct qa_ggml_type *tk = p->tk;
+	const struct qa_ggml_type *tv = p->tv;
+	int64_t l;
+
 	if (hp->sliding_window > 0) {
-		int64_t c = hp->sliding_window * (m->unified ? n_seq : 1) +
-			    n_ub;
+		int64_t c = hp->sliding_window * (m->unified ? p->n_seq : 1) +
+			    p->n_ub;
 
-		e->d.cells_swa = pad256(c < n_ctx_seq ? c : n_ctx_seq);
+		e->d.cells_swa = pad256(c < p->n_ctx_seq ? c : p->n_ctx_seq);
 	}
 	/* FA off stores V transposed, padded to the widest layer
 	 * ([TAG_V_CACHE_VARIABLE] in llama-kv-cache.cpp). */
@@ -870,8 +908,8 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		if (!layer_has_kv(m, l) && !draft_has_kv(m, l))
 			continue;
 		head_dims(m, l, &dk, &dv);
-		if (layer_hkv(m, l) * dv > vmax)
-			vmax = layer_hkv(m, l) * dv;
+		if (layer_hkv(m, l) * dv > p->vmax)
+			p->vmax = layer_hkv(m, l) * dv;
 	}
 	if (!e->d.refusal[0]) {
 		for (l = 0; l < m->n_placed; l++) {
@@ -886,11 +924,11 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			head_dims(m, l, &dk, &dv);
 			/* nextn blocks are never SWA */
 			swa = l < m->n_layer && layer_swa(m, l);
-			cells = (uint64_t)(swa ? e->d.cells_swa : n_ctx_seq);
-			nv = dv > 0 ? (uint64_t)(fa ? hkv * dv : vmax) : 0;
-			kb = cmul(ovf, cmul(ovf, (uint64_t)n_stream, cells),
+			cells = (uint64_t)(swa ? e->d.cells_swa : p->n_ctx_seq);
+			nv = dv > 0 ? (uint64_t)(p->fa ? hkv * dv : p->vmax) : 0;
+			kb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream, cells),
 				  row_bytes(ovf, tk, (uint64_t)(hkv * dk)));
-			vb = cmul(ovf, cmul(ovf, (uint64_t)n_stream, cells),
+			vb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream, cells),
 				  row_bytes(ovf, tv, nv));
 			if (main_kv && swa) {
 				e->d.k_swa = cadd(ovf, e->d.k_swa, kb);
@@ -923,11 +961,11 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				 * types: -ctkd/-ctvd, F16 by default
 				 * (common.h common_params_speculative_draft)
 				 */
-				kb = cmul(ovf, cmul(ovf, (uint64_t)n_stream,
+				kb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream,
 						    cells),
 					  row_bytes(ovf, m->f16,
 						    (uint64_t)(hkv * dk)));
-				vb = cmul(ovf, cmul(ovf, (uint64_t)n_stream,
+				vb = cmul(ovf, cmul(ovf, (uint64_t)p->n_stream,
 						    cells),
 					  row_bytes(ovf, m->f16, nv));
 				e->d.k_draft = cadd(ovf, e->d.k_draft, kb);
@@ -947,17 +985,26 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 			}
 		}
 	}
-	e->d.cells_base = e->d.layers_base ? n_ctx_seq : 0;
+	e->d.cells_base = e->d.layers_base ? p->n_ctx_seq : 0;
 	if (!e->d.layers_swa)
 		e->d.cells_swa = 0;
+}
 
-	/* llama-memory-recurrent.cpp l.99: max(1, n_seq) (1 + n_rs_seq)
-	 * f32 rows per recurrent trunk layer (filters keep nextn blocks
-	 * out); n_rs_seq is the draft's n_max with MTP on the archs that
-	 * roll recurrent state back. */
-	rs_widths(ovf, m, &rw, &sw);
-	rows = cmul(ovf, (uint64_t)n_seq, 1 + (uint64_t)m->n_rs_seq);
-	e->d.rs_rows = rows;
+/* llama-memory-recurrent.cpp l.99: max(1, n_seq) (1 + n_rs_seq)
+ * f32 rows per recurrent trunk layer (filters keep nextn blocks
+ * out); n_rs_seq is the draft's n_max with MTP on the archs that
+ * roll recurrent state back. */
+static void
+lc_recurrent(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	int64_t l;
+
+	rs_widths(ovf, m, &p->rw, &p->sw);
+	p->rows = cmul(ovf, (uint64_t)p->n_seq, 1 + (uint64_t)m->n_rs_seq);
+	e->d.rs_rows = p->rows;
 	e->d.n_rs_seq = m->n_rs_seq;
 	for (l = 0; l < m->n_layer && l < m->n_placed; l++) {
 		uint64_t rb, sb;
@@ -965,8 +1012,8 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 
 		if (!layer_recurrent(m, l))
 			continue;
-		rb = cmul(ovf, cmul(ovf, 4, rows), rw);
-		sb = cmul(ovf, cmul(ovf, 4, rows), sw);
+		rb = cmul(ovf, cmul(ovf, 4, p->rows), p->rw);
+		sb = cmul(ovf, cmul(ovf, 4, p->rows), p->sw);
 		e->d.r_bytes = cadd(ovf, e->d.r_bytes, rb);
 		e->d.s_bytes = cadd(ovf, e->d.s_bytes, sb);
 		e->d.layers_recurrent++;
@@ -978,49 +1025,82 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 				cadd(ovf, e->dev[dv_i].recurrent_bytes,
 				     cadd(ovf, rb, sb));
 	}
+}
 
-	compute_terms(m, ovf, fa, tk, tv, n_seq, n_stream, n_tok, n_out,
-		      (uint64_t)n_ctx_seq, (uint64_t)e->d.cells_swa,
-		      e->d.layers_base > 0, e->d.layers_swa > 0, &cm);
-	e->d.compute_host_input = galign(ovf, m, cmul(ovf, 4 * n_tok, E));
+/* 1.7-1.8: the compute buffers (compute_terms), the host logits and
+ * the MTP draft context's buffer. */
+static void
+lc_compute(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	const struct qa_ggml_type *tk = p->tk;
+	const struct qa_ggml_type *tv = p->tv;
+
+	compute_terms(m, ovf, p->fa, tk, tv, p->n_seq, p->n_stream, p->n_tok, p->n_out,
+		      (uint64_t)p->n_ctx_seq, (uint64_t)e->d.cells_swa,
+		      e->d.layers_base > 0, e->d.layers_swa > 0, &p->cm);
+	e->d.compute_host_input = galign(ovf, m, cmul(ovf, 4 * p->n_tok, p->E));
 	/* llama_context::output_reserve: V x max(n_outputs, n_seq) f32
 	 * logits in host memory, grown on demand up to n_outputs_max. */
-	e->d.output_host = cmul(ovf, cmul(ovf, V, (uint64_t)n_seq), 4);
+	e->d.output_host = cmul(ovf, cmul(ovf, p->V, (uint64_t)p->n_seq), 4);
 	/* The MTP draft context (common/speculative.cpp: same n_ctx and
 	 * n_seq, ctx_type MTP, n_outputs_max = n_parallel): its own
 	 * compute buffer for one nextn block (eh_proj over the 2E concat)
 	 * and the head, on the output device. An estimate. */
-	memset(&cd, 0, sizeof(cd));
+	memset(&p->cd, 0, sizeof(p->cd));
 	if (m->draft) {
-		uint64_t dmask = cmul(ovf, cmul(ovf, (uint64_t)n_ctx_seq,
-						n_tok), fa ? 2 : 4);
-		uint64_t hd = cadd(ovf, cmul(ovf, 4 * (uint64_t)n_seq, V),
-				   cmul(ovf, 4 * (uint64_t)n_seq, E));
-		uint64_t ld = cadd(ovf, cadd(ovf, dmask, cm.layer),
-				   cmul(ovf, 8 * n_tok, E));
+		uint64_t dmask = cmul(ovf, cmul(ovf, (uint64_t)p->n_ctx_seq,
+						p->n_tok), p->fa ? 2 : 4);
+		uint64_t hd = cadd(ovf, cmul(ovf, 4 * (uint64_t)p->n_seq, p->V),
+				   cmul(ovf, 4 * (uint64_t)p->n_seq, p->E));
+		uint64_t ld = cadd(ovf, cadd(ovf, dmask, p->cm.layer),
+				   cmul(ovf, 8 * p->n_tok, p->E));
 
 		/* without an MTP graph the draft runs the whole model: its
 		 * layer phase is the main one's */
 		if (!m->mtp_graph)
-			ld = cadd(ovf, cm.inputs, cm.layer);
-		e->d.compute_draft = cadd(ovf, cm.inputs_head,
+			ld = cadd(ovf, p->cm.inputs, p->cm.layer);
+		e->d.compute_draft = cadd(ovf, p->cm.inputs_head,
 					  hd > ld ? hd : ld);
 	}
-	/* Pipeline parallelism also needs full offload and no tensor
-	 * overrides (llama-context.cpp l.428-455): layers kept on the host
-	 * (-ngl) or experts kept there (--n-cpu-moe, an override) turn it
-	 * off, and the x4 input copies with it. */
-	pipe = m->pipeline;
-	for (j = 0; pipe && j <= (size_t)m->n_placed; j++)
+}
+
+/* Pipeline parallelism also needs full offload and no tensor
+ * overrides (llama-context.cpp l.428-455): layers kept on the host
+ * (-ngl) or experts kept there (--n-cpu-moe, an override) turn it
+ * off, and the x4 input copies with it. */
+static void
+lc_pipeline(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	size_t j;
+
+	p->pipe = m->pipeline;
+	for (j = 0; p->pipe && j <= (size_t)m->n_placed; j++)
 		if (m->unit_dev[j] < 0 || m->unit_cpu_exp[j])
-			pipe = false;
+			p->pipe = false;
+}
+
+/* Each device: its weights, caches and compute, the margin left, and
+ * what a decode step reads there. */
+static void
+lc_devices(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	const struct qa_fit_options *opt = p->opt;
+	const struct qa_hparams *hp = p->m->hp;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	size_t j;
 
 	for (j = 0; j < m->n_dev; j++) {
 		struct qa_fit_device *d = &e->dev[j];
 		uint64_t used, exp = 0, skip_w = 0, c, tight, margin;
 		uint64_t nx_exp = 0, head_w = 0, nonexp;
-		uint64_t layer = cadd(ovf, cm.layer, cm.fa_conv);
-		uint64_t head = cadd(ovf, cm.head, cm.g);
+		uint64_t layer = cadd(ovf, p->cm.layer, p->cm.fa_conv);
+		uint64_t head = cadd(ovf, p->cm.head, p->cm.g);
 		size_t u;
 
 		d->first_layer = d->last_layer = -1;
@@ -1059,18 +1139,18 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 		}
 		if (d->first_layer < 0 && !d->has_output) {
 			c = tight = 0;
-		} else if (pipe) {
+		} else if (p->pipe) {
 			/* ggml-backend.cpp GGML_SCHED_MAX_COPIES: the graph
 			 * inputs duplicated 4 times on every device */
-			c = cmul(ovf, SCHED_COPIES, cm.inputs);
+			c = cmul(ovf, SCHED_COPIES, p->cm.inputs);
 			tight = cadd(ovf, c, d->has_output &&
-				     cm.head > layer ? cm.head : layer);
+				     p->cm.head > layer ? p->cm.head : layer);
 			c = cadd(ovf, c, d->has_output && head > layer ?
 				 head : layer);
 		} else {
-			uint64_t lp = cadd(ovf, cm.inputs, layer);
-			uint64_t hp_c = cadd(ovf, cm.inputs_head, head);
-			uint64_t ht = cadd(ovf, cm.inputs_head, cm.head);
+			uint64_t lp = cadd(ovf, p->cm.inputs, layer);
+			uint64_t hp_c = cadd(ovf, p->cm.inputs_head, head);
+			uint64_t ht = cadd(ovf, p->cm.inputs_head, p->cm.head);
 
 			c = d->has_output && hp_c > lp ? hp_c : lp;
 			tight = d->has_output && ht > lp ? ht : lp;
@@ -1149,15 +1229,59 @@ evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
 					     m->inv->mmproj.bytes : 0;
 		}
 	}
-	/* Layers kept on the host (-ngl) and experts kept there
-	 * (--n-cpu-moe) are host memory, at their stored size: the CUDA
-	 * row padding and alignment are not applied there. */
+}
+
+/* Layers kept on the host (-ngl) and experts kept there
+ * (--n-cpu-moe) are host memory, at their stored size: the CUDA
+ * row padding and alignment are not applied there. */
+static void
+lc_host_weights(struct lc_step *p)
+{
+	const struct lc_model *m = p->m;
+	struct lc_eval *e = p->e;
+	bool *ovf = &p->e->ovf;
+	size_t j;
+
 	for (j = 0; j <= (size_t)m->n_placed; j++) {
 		if (m->unit_dev[j] < 0)
 			e->host_w = cadd(ovf, e->host_w, m->unit_w_file[j]);
 		else if (m->unit_cpu_exp[j])
 			e->host_w = cadd(ovf, e->host_w, m->unit_exp_file[j]);
 	}
+}
+
+/*
+ * One evaluation at a requested context and KV types: the whole of
+ * sections 1.1-1.9 for every device. Sets e->d.refusal when llama.cpp
+ * would refuse to create the context. Each stage below is one step of
+ * llama.cpp's context creation; a backend hook (a measured device, a
+ * CUDA query) slots in between lc_compute and lc_devices.
+ */
+static void
+evaluate(const struct lc_model *m, const struct qa_fit_options *opt,
+	 int64_t ctx_req, const struct qa_ggml_type *tk,
+	 const struct qa_ggml_type *tv, struct lc_eval *e)
+{
+	const struct qa_hparams *hp = m->hp;
+	struct lc_step step = {
+		.m = m, .opt = opt, .tk = tk, .tv = tv, .e = e,
+		.ctx_req = ctx_req,
+		.n_seq = opt->parallel > 0 ? opt->parallel : 1,
+		.n_b = opt->batch > 0 ? opt->batch : DEFAULT_BATCH,
+		.n_ub = opt->ubatch > 0 ? opt->ubatch : DEFAULT_UBATCH,
+		.E = hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0,
+		.V = hp->n_vocab > 0 ? (uint64_t)hp->n_vocab : 0,
+	};
+
+	memset(e, 0, sizeof(*e));
+	lc_context_size(&step);
+	lc_refusals(&step);
+	lc_kv_cache(&step);
+	lc_recurrent(&step);
+	lc_compute(&step);
+	lc_pipeline(&step);
+	lc_devices(&step);
+	lc_host_weights(&step);
 }
 
 static bool
@@ -1371,6 +1495,217 @@ add_note(struct qa_fit_result *out, const char *note)
 		out->notes[out->n_notes++] = note;
 }
 
+/*
+ * The model as llama.cpp's loader and context see it (load_tensors,
+ * create_memory, the architecture switches), and the devices it is
+ * placed on. Returns the nextn (MTP) blocks past n_layer.
+ */
+static int64_t
+describe_model(struct lc_model *m, const struct qa_inventory *inv,
+	       const struct qa_fit_options *opt)
+{
+	const struct qa_hparams *hp = &inv->hp;
+	int64_t mtp_layers;
+	size_t j;
+
+	memset(m, 0, sizeof(*m));
+	m->inv = inv;
+	m->hp = hp;
+	m->n_layer = hp->n_layer;
+	mtp_layers = hp->n_layer_all > hp->n_layer ?
+		     hp->n_layer_all - hp->n_layer : 0;
+	/* load_tensors splits n_layer_all + 1 units for every arch; nextn
+	 * blocks get main-context KV unless the arch filters them, weights
+	 * only when the MTP draft loads them (--spec-type mtp), and the
+	 * draft a context of its own (llama-model.cpp create_memory,
+	 * common/speculative.cpp). */
+	m->n_placed = m->n_layer + mtp_layers;
+	m->nextn_kv = mtp_layers > 0 && !arch_in(hp, nextn_filtered) &&
+		     inv->kind == QA_KIND_GGUF;
+	/* --spec-type draft-mtp makes the draft context for any model with
+	 * nextn blocks; without an MTP graph (glm4moe, glm4, exaone4, ...)
+	 * it holds every block's cache and reruns the whole model, and the
+	 * nextn weights stay skipped (a llama-server run of GLM-4.5-Air in
+	 * tests/data/llamacpp-runs/mtp-draft shows both contexts). */
+	m->draft = opt->mtp && mtp_layers > 0;
+	m->mtp_graph = arch_in(hp, mtp_graph);
+	m->nextn_weights = m->draft && m->mtp_graph;
+	m->draft_all_layers = m->draft && (arch_in(hp, draft_unfiltered) ||
+					 !m->mtp_graph);
+	/* --spec-draft-n-max, 3 by default (common/common.h
+	 * common_params_speculative_draft.n_max); --num-speculative-tokens
+	 * sets it. The main context keeps that many recurrent rows per
+	 * sequence for rollback on the archs that roll back. */
+	m->n_draft = !m->draft || !m->mtp_graph ? 0 :
+		    opt->num_speculative_tokens > 0 ?
+		    opt->num_speculative_tokens : 3;
+	if (m->n_draft > QA_MTP_MAX_DRAFT)
+		m->n_draft = QA_MTP_MAX_DRAFT;
+	m->n_rs_seq = m->draft && arch_in(hp, rs_rollback) ?
+		     (uint32_t)m->n_draft : 0;
+	m->h2 = arch_in(hp, second_hidden);
+	m->unified = opt->kv_unified;
+	m->n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
+	m->f16 = qa_ggml_type_by_name("F16");
+	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
+	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
+	m->kv_from_start = m->n_layer;
+	if (arch_int(inv, "attention.shared_kv_layers") > 0 &&
+	    arch_int(inv, "attention.shared_kv_layers") < m->n_layer)
+		m->kv_from_start = m->n_layer -
+				  arch_int(inv, "attention.shared_kv_layers");
+	else if (arch_is(hp, "gemma3n") && m->n_layer > 20)
+		m->kv_from_start = 20;
+	/* MLA iff the GGUF carries key_length_mla (llama-hparams.cpp
+	 * is_mla); an HF config with kv_lora_rank is MLA by definition. */
+	m->mla = hp->kv_lora_rank > 0 &&
+		(arch_has(inv, "attention.key_length_mla") ||
+		 inv->kind != QA_KIND_GGUF);
+	m->rwkv = arch_is(hp, "rwkv6") || arch_is(hp, "rwkv7") ||
+		 arch_is(hp, "arwkv7") || arch_is(hp, "rwkv6qwen2");
+	m->lfm2 = (arch_is(hp, "lfm2") || arch_is(hp, "lfm2moe")) &&
+		 hp->head_kv_per_layer;
+	m->falcon_h1 = arch_is(hp, "falcon-h1");
+	m->dk_swa = arch_int(inv, "attention.key_length_swa");
+	m->dv_swa = arch_int(inv, "attention.value_length_swa");
+	m->rwkv_shift = arch_int(inv, "token_shift_count");
+	m->rwkv_head = arch_int(inv, "wkv.head_size");
+	m->lfm2_lcache = arch_int(inv, "shortconv.l_cache");
+
+	if (opt->gpus.n == 0) {
+		/* Host only: one CPU device whose memory is not checked. */
+		m->n_dev = 1;
+		m->cpu = true;
+		m->usable[0] = UINT64_C(1) << 60;
+	} else {
+		m->n_dev = opt->gpus.n > QA_GPU_MAX ? QA_GPU_MAX : opt->gpus.n;
+		for (j = 0; j < m->n_dev; j++) {
+			m->usable[j] = opt->gpus.dev[j].usable_bytes;
+			m->bw[j] = opt->gpus.dev[j].bandwidth_gbs;
+		}
+		/* A device named "CPU" is the CPU backend (the corpus logs):
+		 * no CUDA padding, no pipeline copies, no margin. */
+		m->cpu = m->n_dev == 1 &&
+			strcasecmp(opt->gpus.dev[0].name, "CPU") == 0;
+	}
+	/* Pipeline parallelism: >1 device, full offload, -sm layer
+	 * (llama-context.cpp l.428-455). */
+	m->pipeline = m->n_dev > 1;
+	return mtp_layers;
+}
+
+/* The split llama.cpp's --fit moved to (m->searched), as the result's
+ * placement: layers per device, and what stays in host RAM. */
+static void
+report_placement(struct qa_fit_result *out, const struct lc_model *m,
+		 const struct lc_eval *e, bool offload, bool moe,
+		 int64_t offload_k, uint64_t shortfall, int32_t shortfall_dev)
+{
+	struct qa_fit_placement *pl = &out->placement;
+	size_t u;
+
+	pl->chosen = true;
+	pl->n_gpu_layers = -1;
+	for (u = 0; u < (size_t)m->n_placed; u++)
+		if (m->unit_dev[u] >= 0)
+			pl->tensor_split[m->unit_dev[u]] += 1;
+	if (offload && !moe)
+		pl->n_gpu_layers = m->n_placed + 1 - offload_k;
+	pl->n_cpu_moe = offload && moe ? offload_k : 0;
+	pl->host_cache_bytes = e->host_cache;
+	pl->partial = offload;
+	pl->gpu_shortfall_bytes = offload ? shortfall : 0;
+	pl->shortfall_device = offload ? shortfall_dev : -1;
+}
+
+/* The notes every llama.cpp fit carries: what is measured, what is
+ * closed form, and how the options shape the caches. */
+static void
+context_notes(struct qa_fit_result *out, struct qa_arena *a,
+	      const struct lc_model *m, const struct qa_fit_options *opt,
+	      bool offload, int64_t mtp_layers)
+{
+	const struct qa_hparams *hp = m->hp;
+
+	if (opt->gpus.n == 0)
+		add_note(out, "host only: device memory is not checked");
+	else if (!m->cpu)
+		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
+			 "on demand and is not deterministic: the margin "
+			 "covers it");
+	add_note(out, "compute buffer: a closed form of ggml-alloc's "
+		 "placement of the worst-case reserve graph "
+		 "(llama-context.cpp sched_reserve), on the safe side by the "
+		 "placement term; devices also carry the value without it "
+		 "(compute_tight_bytes); KV and state are exact");
+	if (m->pipeline && !offload)
+		add_note(out, "more than one GPU: pipeline parallelism keeps "
+			 "4 copies of the graph inputs per device "
+			 "(code-derived, not measured)");
+	if (hp->n_ctx_train <= 0)
+		add_note(out, "no trained context: largest context searched "
+			 "up to 1048576");
+	else
+		add_note(out, "largest contexts are capped at the trained "
+			 "context, as llama.cpp --fit does");
+	if (m->unified)
+		add_note(out, "--kv-unified: one cache of n_ctx cells shared by "
+			 "the sequences (llama-server's default when -np is not "
+			 "given: 4 slots, tools/server/server.cpp)");
+	else if (opt->parallel > 1)
+		add_note(out, "-np N as N streams of n_ctx/N cells (kv_unified "
+			 "off: llama-completion, llama-cli and an explicit -np "
+			 "in llama-server; --kv-unified for one shared cache)");
+	if (mtp_layers > 0)
+		add_note(out, qa_arena_printf(a, "%s; %s", m->nextn_kv ?
+			 "the nextn (MTP) blocks get KV cells in the main "
+			 "context that only a draft reads (create_memory passes "
+			 "no layer filter for this arch)" :
+			 "the nextn (MTP) blocks have no main-context cache "
+			 "(create_memory filters them out)", m->draft &&
+			 !m->mtp_graph ? "--mtp on: llama.cpp makes the draft "
+			 "context, but this arch has no MTP graph: the draft "
+			 "holds every block's cache and reruns the whole model, "
+			 "the nextn weights stay unloaded, and no speculation "
+			 "gain follows" : m->draft ?
+			 "--mtp on: nextn weights loaded, a draft context with "
+			 "its own F16 KV (-ctkd/-ctvd) and compute buffer on the "
+			 "output device (common/speculative.cpp), recurrent "
+			 "state rows x(1 + draft n_max 3) where the arch rolls "
+			 "it back" : "their weights are not loaded without "
+			 "--spec-type mtp (TENSOR_SKIP)"));
+}
+
+/*
+ * The largest contexts per KV type (the result's max_context_*), and the
+ * context the fit is for: -c, else the largest that fits with the KV
+ * types asked, else --fit's floor or the trained context.
+ */
+static int64_t
+context_to_size(struct lc_model *m, const struct qa_fit_options *opt,
+		const struct qa_ggml_type *tk, const struct qa_ggml_type *tv,
+		struct lc_eval *e, struct qa_fit_result *out)
+{
+	const struct qa_hparams *hp = m->hp;
+	int64_t ctx;
+
+	out->max_context_f16 = max_context(m, opt,
+					   qa_ggml_type_by_name("F16"), e);
+	out->max_context_q8_0 = max_context(m, opt,
+					    qa_ggml_type_by_name("Q8_0"), e);
+	out->max_context_q4_0 = max_context(m, opt,
+					    qa_ggml_type_by_name("Q4_0"), e);
+	ctx = opt->ctx;
+	if (ctx < 0) {
+		ctx = tk == tv ? max_context(m, opt, tk, e) : -1;
+		if (ctx < 0)	/* --fit's floor, or the trained context */
+			ctx = hp->n_ctx_train > 0 &&
+			      hp->n_ctx_train < MIN_CONTEXT ?
+			      hp->n_ctx_train : MIN_CONTEXT;
+	}
+	return ctx;
+}
+
 int
 qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		   const struct qa_fit_options *opt, struct qa_fit_result *out,
@@ -1409,89 +1744,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	if (!(tk = kv_type(opt->kv_k, err, errlen)) ||
 	    !(tv = kv_type(opt->kv_v, err, errlen)))
 		return -1;
-	memset(&m, 0, sizeof(m));
-	m.inv = inv;
-	m.hp = hp;
-	m.n_layer = hp->n_layer;
-	mtp_layers = hp->n_layer_all > hp->n_layer ?
-		     hp->n_layer_all - hp->n_layer : 0;
-	/* load_tensors splits n_layer_all + 1 units for every arch; nextn
-	 * blocks get main-context KV unless the arch filters them, weights
-	 * only when the MTP draft loads them (--spec-type mtp), and the
-	 * draft a context of its own (llama-model.cpp create_memory,
-	 * common/speculative.cpp). */
-	m.n_placed = m.n_layer + mtp_layers;
-	m.nextn_kv = mtp_layers > 0 && !arch_in(hp, nextn_filtered) &&
-		     inv->kind == QA_KIND_GGUF;
-	/* --spec-type draft-mtp makes the draft context for any model with
-	 * nextn blocks; without an MTP graph (glm4moe, glm4, exaone4, ...)
-	 * it holds every block's cache and reruns the whole model, and the
-	 * nextn weights stay skipped (a llama-server run of GLM-4.5-Air in
-	 * tests/data/llamacpp-runs/mtp-draft shows both contexts). */
-	m.draft = opt->mtp && mtp_layers > 0;
-	m.mtp_graph = arch_in(hp, mtp_graph);
-	m.nextn_weights = m.draft && m.mtp_graph;
-	m.draft_all_layers = m.draft && (arch_in(hp, draft_unfiltered) ||
-					 !m.mtp_graph);
-	/* --spec-draft-n-max, 3 by default (common/common.h
-	 * common_params_speculative_draft.n_max); --num-speculative-tokens
-	 * sets it. The main context keeps that many recurrent rows per
-	 * sequence for rollback on the archs that roll back. */
-	m.n_draft = !m.draft || !m.mtp_graph ? 0 :
-		    opt->num_speculative_tokens > 0 ?
-		    opt->num_speculative_tokens : 3;
-	if (m.n_draft > QA_MTP_MAX_DRAFT)
-		m.n_draft = QA_MTP_MAX_DRAFT;
-	m.n_rs_seq = m.draft && arch_in(hp, rs_rollback) ?
-		     (uint32_t)m.n_draft : 0;
-	m.h2 = arch_in(hp, second_hidden);
-	m.unified = opt->kv_unified;
-	m.n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
-	m.f16 = qa_ggml_type_by_name("F16");
-	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
-	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
-	m.kv_from_start = m.n_layer;
-	if (arch_int(inv, "attention.shared_kv_layers") > 0 &&
-	    arch_int(inv, "attention.shared_kv_layers") < m.n_layer)
-		m.kv_from_start = m.n_layer -
-				  arch_int(inv, "attention.shared_kv_layers");
-	else if (arch_is(hp, "gemma3n") && m.n_layer > 20)
-		m.kv_from_start = 20;
-	/* MLA iff the GGUF carries key_length_mla (llama-hparams.cpp
-	 * is_mla); an HF config with kv_lora_rank is MLA by definition. */
-	m.mla = hp->kv_lora_rank > 0 &&
-		(arch_has(inv, "attention.key_length_mla") ||
-		 inv->kind != QA_KIND_GGUF);
-	m.rwkv = arch_is(hp, "rwkv6") || arch_is(hp, "rwkv7") ||
-		 arch_is(hp, "arwkv7") || arch_is(hp, "rwkv6qwen2");
-	m.lfm2 = (arch_is(hp, "lfm2") || arch_is(hp, "lfm2moe")) &&
-		 hp->head_kv_per_layer;
-	m.falcon_h1 = arch_is(hp, "falcon-h1");
-	m.dk_swa = arch_int(inv, "attention.key_length_swa");
-	m.dv_swa = arch_int(inv, "attention.value_length_swa");
-	m.rwkv_shift = arch_int(inv, "token_shift_count");
-	m.rwkv_head = arch_int(inv, "wkv.head_size");
-	m.lfm2_lcache = arch_int(inv, "shortconv.l_cache");
-
-	if (opt->gpus.n == 0) {
-		/* Host only: one CPU device whose memory is not checked. */
-		m.n_dev = 1;
-		m.cpu = true;
-		m.usable[0] = UINT64_C(1) << 60;
-	} else {
-		m.n_dev = opt->gpus.n > QA_GPU_MAX ? QA_GPU_MAX : opt->gpus.n;
-		for (j = 0; j < m.n_dev; j++) {
-			m.usable[j] = opt->gpus.dev[j].usable_bytes;
-			m.bw[j] = opt->gpus.dev[j].bandwidth_gbs;
-		}
-		/* A device named "CPU" is the CPU backend (the corpus logs):
-		 * no CUDA padding, no pipeline copies, no margin. */
-		m.cpu = m.n_dev == 1 &&
-			strcasecmp(opt->gpus.dev[0].name, "CPU") == 0;
-	}
-	/* Pipeline parallelism: >1 device, full offload, -sm layer
-	 * (llama-context.cpp l.428-455). */
-	m.pipeline = m.n_dev > 1;
+	mtp_layers = describe_model(&m, inv, opt);
 	if (place_weights(&m, opt, a) != 0) {
 		snprintf(err, errlen, "out of memory or size overflow placing "
 			 "the weights");
@@ -1503,20 +1756,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 		return -1;
 	}
 
-	out->max_context_f16 = max_context(&m, opt,
-					   qa_ggml_type_by_name("F16"), e);
-	out->max_context_q8_0 = max_context(&m, opt,
-					    qa_ggml_type_by_name("Q8_0"), e);
-	out->max_context_q4_0 = max_context(&m, opt,
-					    qa_ggml_type_by_name("Q4_0"), e);
-	ctx = opt->ctx;
-	if (ctx < 0) {
-		ctx = tk == tv ? max_context(&m, opt, tk, e) : -1;
-		if (ctx < 0)	/* --fit's floor, or the trained context */
-			ctx = hp->n_ctx_train > 0 &&
-			      hp->n_ctx_train < MIN_CONTEXT ?
-			      hp->n_ctx_train : MIN_CONTEXT;
-	}
+	ctx = context_to_size(&m, opt, tk, tv, e, out);
 	/* The placement: the default split, the split --fit moves to, or
 	 * when nothing fits on the GPUs the partial offload it falls back
 	 * to (common/fit.cpp). */
@@ -1563,23 +1803,9 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 	out->kv_type_v = type_label(tv);
 	out->n_devices = m.n_dev;
 	out->host_bytes = cadd(&e->ovf, m.host_w, e->host_w);
-	if (m.searched) {
-		struct qa_fit_placement *pl = &out->placement;
-		size_t u;
-
-		pl->chosen = true;
-		pl->n_gpu_layers = -1;
-		for (u = 0; u < (size_t)m.n_placed; u++)
-			if (m.unit_dev[u] >= 0)
-				pl->tensor_split[m.unit_dev[u]] += 1;
-		if (offload && !moe)
-			pl->n_gpu_layers = m.n_placed + 1 - offload_k;
-		pl->n_cpu_moe = offload && moe ? offload_k : 0;
-		pl->host_cache_bytes = e->host_cache;
-		pl->partial = offload;
-		pl->gpu_shortfall_bytes = offload ? shortfall : 0;
-		pl->shortfall_device = offload ? shortfall_dev : -1;
-	}
+	if (m.searched)
+		report_placement(out, &m, e, offload, moe, offload_k,
+				 shortfall, shortfall_dev);
 	for (j = 0; j < m.n_dev; j++) {
 		struct qa_fit_device *d = &out->devices[j];
 
@@ -1668,53 +1894,7 @@ qa_fit_llamacpp_ex(const struct qa_inventory *inv,
 			 "GPUs, and the numbers are for the split it moves to "
 			 "(common/fit.cpp)");
 	}
-	if (opt->gpus.n == 0)
-		add_note(out, "host only: device memory is not checked");
-	else if (!m.cpu)
-		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
-			 "on demand and is not deterministic: the margin "
-			 "covers it");
-	add_note(out, "compute buffer: a closed form of ggml-alloc's "
-		 "placement of the worst-case reserve graph "
-		 "(llama-context.cpp sched_reserve), on the safe side by the "
-		 "placement term; devices also carry the value without it "
-		 "(compute_tight_bytes); KV and state are exact");
-	if (m.pipeline && !offload)
-		add_note(out, "more than one GPU: pipeline parallelism keeps "
-			 "4 copies of the graph inputs per device "
-			 "(code-derived, not measured)");
-	if (hp->n_ctx_train <= 0)
-		add_note(out, "no trained context: largest context searched "
-			 "up to 1048576");
-	else
-		add_note(out, "largest contexts are capped at the trained "
-			 "context, as llama.cpp --fit does");
-	if (m.unified)
-		add_note(out, "--kv-unified: one cache of n_ctx cells shared by "
-			 "the sequences (llama-server's default when -np is not "
-			 "given: 4 slots, tools/server/server.cpp)");
-	else if (opt->parallel > 1)
-		add_note(out, "-np N as N streams of n_ctx/N cells (kv_unified "
-			 "off: llama-completion, llama-cli and an explicit -np "
-			 "in llama-server; --kv-unified for one shared cache)");
-	if (mtp_layers > 0)
-		add_note(out, qa_arena_printf(a, "%s; %s", m.nextn_kv ?
-			 "the nextn (MTP) blocks get KV cells in the main "
-			 "context that only a draft reads (create_memory passes "
-			 "no layer filter for this arch)" :
-			 "the nextn (MTP) blocks have no main-context cache "
-			 "(create_memory filters them out)", m.draft &&
-			 !m.mtp_graph ? "--mtp on: llama.cpp makes the draft "
-			 "context, but this arch has no MTP graph: the draft "
-			 "holds every block's cache and reruns the whole model, "
-			 "the nextn weights stay unloaded, and no speculation "
-			 "gain follows" : m.draft ?
-			 "--mtp on: nextn weights loaded, a draft context with "
-			 "its own F16 KV (-ctkd/-ctvd) and compute buffer on the "
-			 "output device (common/speculative.cpp), recurrent "
-			 "state rows x(1 + draft n_max 3) where the arch rolls "
-			 "it back" : "their weights are not loaded without "
-			 "--spec-type mtp (TENSOR_SKIP)"));
+	context_notes(out, a, &m, opt, offload, mtp_layers);
 	return 0;
 }
 

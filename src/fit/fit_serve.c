@@ -7,12 +7,14 @@
  */
 #include "fit/fit_serve.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/ckd.h"
 #include "core/inventory.h"
 #include "core/engines.h"
 #include "fit/fit.h"
+#include "fit/gpuspec.h"
 
 void
 qa_serve_tp_init(struct qa_serve_tp *w, const struct qa_hparams *hp,
@@ -190,4 +192,49 @@ qa_ascii_ieq(const char *a, const char *b)
 			return false;
 	}
 	return *a == *b;
+}
+
+int
+qa_serve_check_inputs(const struct qa_hparams *hp,
+		      const struct qa_gpu_set *gpus, const char *engine,
+		      const char *pool, char *err, size_t errlen)
+{
+	if (gpus->host_only || gpus->n == 0) {
+		snprintf(err, errlen, "%s needs at least one GPU "
+			 "(--gpus none is llama.cpp only)", engine);
+		return -1;
+	}
+	if (hp->n_layer <= 0 || hp->n_embd <= 0) {
+		snprintf(err, errlen, "no hyperparameters (layers, hidden "
+			 "size) to size the %s %s from", engine, pool);
+		return -1;
+	}
+	if (hp->n_layer_all > QA_FIT_MAX_LAYERS ||
+	    hp->n_layer > QA_FIT_MAX_LAYERS) {
+		snprintf(err, errlen, "%lld blocks: more than any real model "
+			 "(%d); not sized", (long long)hp->n_layer_all,
+			 QA_FIT_MAX_LAYERS);
+		return -1;
+	}
+	return 0;
+}
+
+void
+qa_serve_call_init(struct qa_serve_call *c, const struct qa_inventory *inv,
+		   const struct qa_fit_options *opt,
+		   struct qa_fit_result *out, int engine, char *err,
+		   size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	out->engine = engine;
+	c->inv = inv;
+	c->opt = opt;
+	c->out = out;
+	c->err = err;
+	c->errlen = errlen;
+	/* The inventory owns the arena the result's strings live in; the
+	 * inventory object itself is never const (qa_inventory_create). */
+	c->arena = (struct qa_arena *)&inv->arena;
+	c->hp = &inv->hp;
+	c->nb = (struct qa_fit_notes){ out, c->arena };
 }

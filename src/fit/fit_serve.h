@@ -12,11 +12,14 @@
 #define QA_SRC_FIT_SERVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct qa_inventory;
 struct qa_tensor;
 struct qa_hparams;
+struct qa_gpu_set;
+struct qa_fit_options;
 
 /* DEFAULT_VOCAB_PADDING_SIZE: vllm/model_executor/layers/
  * vocab_parallel_embedding.py l.32, sglang/srt/layers/
@@ -78,6 +81,41 @@ struct qa_fit_notes {
 
 /* Adds note s to the result (dropped when NULL or the list is full). */
 void qa_fit_note(struct qa_fit_notes *nb, const char *s);
+
+/*
+ * What a serving engine's fit was called with, and where its notes go:
+ * the first member of each engine's plan (fit_vllm.c, fit_sglang.c).
+ * Lifecycle: borrows the caller's inventory, options, result and message
+ * buffer for the call; arena is the inventory's.
+ */
+struct qa_serve_call {
+	const struct qa_inventory *inv;
+	const struct qa_fit_options *opt;
+	struct qa_fit_result *out;
+	char *err;			/* the caller's message buffer */
+	size_t errlen;
+	struct qa_arena *arena;		/* the inventory's */
+	const struct qa_hparams *hp;
+	struct qa_fit_notes nb;
+};
+
+/* Fills *c, and clears out for engine (enum qa_engine). */
+void qa_serve_call_init(struct qa_serve_call *c,
+			const struct qa_inventory *inv,
+			const struct qa_fit_options *opt,
+			struct qa_fit_result *out, int engine, char *err,
+			size_t errlen);
+
+/*
+ * The preamble every serving engine's fit shares: at least one GPU,
+ * the hyperparameters the KV sizing needs (layers, hidden size), and no
+ * more blocks than QA_FIT_MAX_LAYERS. engine names the engine in the
+ * message ("vLLM"), pool what is sized ("KV cache"). Returns 0, or -1
+ * with the reason in err.
+ */
+int qa_serve_check_inputs(const struct qa_hparams *hp,
+			  const struct qa_gpu_set *gpus, const char *engine,
+			  const char *pool, char *err, size_t errlen);
 
 /* ASCII case-insensitive equality (config values such as "auto"). */
 bool qa_ascii_ieq(const char *a, const char *b);

@@ -344,99 +344,112 @@ pool_tokens(const struct qa_hparams *hp, const struct geom *g, enum kvk k,
 	return cell > 0 ? (uint64_t)((double)rest / cell) : 0;
 }
 
-int
-qa_fit_sglang(const struct qa_inventory *inv,
-	      const struct qa_fit_options *opt,
-	      struct qa_fit_result *out, char *err, size_t errlen)
-{
-	/* The inventory owns the arena the result's strings live in. */
-	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
-	const struct qa_hparams *hp = &inv->hp;
-	struct qa_fit_notes nb = { out, arena };
-	size_t ndev = opt->gpus.n, i;
-	uint64_t tp, W = 0, W_act = 0, F_pre = UINT64_MAX;
-	uint64_t after_load = UINT64_MAX, max_len, ctx, n_tok, cell;
-	uint64_t per_req = 0, mamba_slots = 0, n_state = 0, req_rows, req_pool;
+/*
+ * One SGLang fit, threaded through the stages below in the order
+ * qa_fit_sglang calls them; each stage reads what the earlier ones set.
+ * Lifecycle: on qa_fit_sglang's stack; inv, opt and out are the caller's.
+ */
+struct sglang_plan {
+	struct qa_serve_call c;		/* the call and its notes */
+	size_t ndev;			/* GPUs used: tp after layout */
+	uint64_t tp;
+	uint64_t W, W_act;		/* weights per rank; read per token */
+	uint64_t F_pre, after_load;	/* free memory before / after load */
+	uint64_t max_len, ctx, n_tok, cell;
+	uint64_t per_req, mamba_slots, n_state, req_rows, req_pool;
 	uint64_t kv_ctx, slack, ctx_len, n_tok16, n_tok8;
-	uint64_t dk, dv;
-	double f, rest_d;
+	uint64_t dk, dv;		/* K and V head sizes */
+	double f, rest_d;		/* mem_fraction_static; what it leaves */
 	int64_t rest;
 	struct msf m;
 	struct geom geo;
 	struct qa_serve_tp wc;
-	const char *cls = NULL;
+	const char *cls;		/* the architecture class, or NULL */
 	enum qa_serve_arch how;
 	enum kvk kk;
-	bool mla, heads_ok = true, refused = false, mamba_extra;
-	bool tied = true, vlm;
-	int64_t l;
+	bool mla, heads_ok, refused, mamba_extra;
+	bool tied, vlm;
 	const char *verdict;
+};
 
-	memset(out, 0, sizeof(*out));
-	out->engine = QA_ENGINE_SGLANG;
-	if (opt->gpus.host_only || ndev == 0) {
-		snprintf(err, errlen, "SGLang needs at least one GPU "
-			 "(--gpus none is llama.cpp only)");
+/* Tensor parallelism: TP defaults to every GPU given. */
+static int
+sglang_layout(struct sglang_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
+
+	p->tp = opt->tp > 0 ? (uint64_t)opt->tp : p->ndev;
+	if (p->tp > p->ndev) {
+		snprintf(p->c.err, p->c.errlen, "tensor parallel %llu needs %llu GPUs, "
+			 "--gpus gives %zu", (unsigned long long)p->tp,
+			 (unsigned long long)p->tp, p->ndev);
 		return -1;
 	}
-	if (hp->n_layer <= 0 || hp->n_embd <= 0) {
-		snprintf(err, errlen, "no hyperparameters (layers, hidden "
-			 "size) to size the SGLang KV pool from");
-		return -1;
-	}
-	if (hp->n_layer_all > QA_FIT_MAX_LAYERS ||
-	    hp->n_layer > QA_FIT_MAX_LAYERS) {
-		snprintf(err, errlen, "%lld blocks: more than any real model "
-			 "(%d); not sized", (long long)hp->n_layer_all,
-			 QA_FIT_MAX_LAYERS);
-		return -1;
-	}
-	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev;
-	if (tp > ndev) {
-		snprintf(err, errlen, "tensor parallel %llu needs %llu GPUs, "
-			 "--gpus gives %zu", (unsigned long long)tp,
-			 (unsigned long long)tp, ndev);
-		return -1;
-	}
-	if (tp < ndev)
-		qa_fit_note(&nb, qa_arena_printf(arena, "TP=%llu: only the first "
-			"%llu of %zu GPUs are used", (unsigned long long)tp,
-			(unsigned long long)tp, ndev));
-	ndev = (size_t)tp;
-	mla = hp->kv_lora_rank > 0;
-	if (hp->n_head > 0 && (uint64_t)hp->n_head % tp != 0)
-		heads_ok = false;
-	if (!mla && hp->n_head_kv > 0 && (uint64_t)hp->n_head_kv % tp != 0 &&
-	    tp % (uint64_t)hp->n_head_kv != 0)
-		heads_ok = false;
-	if (!heads_ok)
-		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
+	if (p->tp < p->ndev)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "TP=%llu: only the first "
+			"%llu of %zu GPUs are used", (unsigned long long)p->tp,
+			(unsigned long long)p->tp, p->ndev));
+	p->ndev = (size_t)p->tp;
+	return 0;
+}
+
+/* Tensor-parallel head checks (SGLang refuses otherwise). */
+static void
+sglang_head_checks(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	struct qa_arena *arena = p->c.arena;
+
+	p->mla = hp->kv_lora_rank > 0;
+	if (hp->n_head > 0 && (uint64_t)hp->n_head % p->tp != 0)
+		p->heads_ok = false;
+	if (!p->mla && hp->n_head_kv > 0 && (uint64_t)hp->n_head_kv % p->tp != 0 &&
+	    p->tp % (uint64_t)hp->n_head_kv != 0)
+		p->heads_ok = false;
+	if (!p->heads_ok)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang refuses TP=%llu: "
 			"%lld attention heads / %lld KV heads do not divide "
-			"evenly", (unsigned long long)tp,
+			"evenly", (unsigned long long)p->tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
+}
 
-	how = qa_serve_arch_support("sglang", inv, &cls);
-	if (how == QA_SERVE_ARCH_ABSENT)
-		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang has no class %s: it "
+/* Which implementation serves the class (models/registry.py). */
+static void
+sglang_implementation(struct sglang_plan *p)
+{
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
+
+	p->how = qa_serve_arch_support("sglang", inv, &p->cls);
+	if (p->how == QA_SERVE_ARCH_ABSENT)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang has no class %s: it "
 			"would fall back to its Transformers backend "
 			"(TransformersForCausalLM, models/registry.py "
 			"_normalize_archs l.61-78); sized as a native model",
-			cls));
+			p->cls));
+}
 
-	/* The model's geometry (pool_configurator.py, model_config.py). */
-	memset(&geo, 0, sizeof(geo));
-	geo.mla = mla;
-	dk = hp->head_dim_k > 0 ? (uint64_t)hp->head_dim_k :
+/* The model's geometry (pool_configurator.py, model_config.py). */
+static int
+sglang_geometry(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	int64_t l;
+
+	memset(&p->geo, 0, sizeof(p->geo));
+	p->geo.mla = p->mla;
+	p->dk = hp->head_dim_k > 0 ? (uint64_t)hp->head_dim_k :
 	     hp->n_head > 0 ? (uint64_t)(hp->n_embd / hp->n_head) : 0;
-	dv = hp->head_dim_v > 0 ? (uint64_t)hp->head_dim_v : dk;
-	geo.dk = dk;
-	geo.dv = dv;
+	p->dv = hp->head_dim_v > 0 ? (uint64_t)hp->head_dim_v : p->dk;
+	p->geo.dk = p->dk;
+	p->geo.dv = p->dv;
 	{
 		int64_t h = hp->n_head_kv > 0 ? hp->n_head_kv : hp->n_head;
 
-		geo.heads = h > 0 && (uint64_t)h >= tp ? (uint64_t)h / tp : 1;
+		p->geo.heads = h > 0 && (uint64_t)h >= p->tp ? (uint64_t)h / p->tp : 1;
 	}
-	geo.hybrid_swa = cls && in_list(cls, hybrid_swa_archs) &&
+	p->geo.hybrid_swa = p->cls && in_list(p->cls, hybrid_swa_archs) &&
 			 hp->sliding_window > 0;
 	for (l = 0; l < hp->n_layer; l++) {
 		uint8_t k = kind_of(hp, l);
@@ -444,353 +457,437 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		if (k == QA_LAYER_MAMBA || k == QA_LAYER_LINEAR_ATTENTION ||
 		    k == QA_LAYER_SHORT_CONV ||
 		    k == QA_LAYER_PARALLEL_HYBRID) {
-			per_req = qa_sat_add(per_req, state_bytes(hp, k, tp));
-			n_state++;
+			p->per_req = qa_sat_add(p->per_req, state_bytes(hp, k, p->tp));
+			p->n_state++;
 			if (k != QA_LAYER_PARALLEL_HYBRID)
 				continue;
 		}
 		if (k == QA_LAYER_MLP_ONLY || k == QA_LAYER_MTP)
 			continue;
-		if (!mla && hp->head_kv_per_layer &&
+		if (!p->mla && hp->head_kv_per_layer &&
 		    hp->head_kv_per_layer[l] <= 0)
 			continue;
-		if (k == QA_LAYER_SLIDING_ATTENTION && geo.hybrid_swa)
-			geo.n_swa++;
+		if (k == QA_LAYER_SLIDING_ATTENTION && p->geo.hybrid_swa)
+			p->geo.n_swa++;
 		else
-			geo.n_full++;
+			p->geo.n_full++;
 	}
 	/* Mamba-ish models count only their full-attention layers
 	 * (DefaultPoolConfigurator l.120-128); the others every layer the
 	 * runner owns (num_effective_layers). */
-	geo.n_layers = n_state ? geo.n_full : (uint64_t)hp->n_layer;
-	if (geo.hybrid_swa)
-		geo.n_layers = geo.n_full + geo.n_swa;
-	if (geo.n_layers == 0 && n_state == 0) {
-		snprintf(err, errlen, "no attention or state layers to size "
+	p->geo.n_layers = p->n_state ? p->geo.n_full : (uint64_t)hp->n_layer;
+	if (p->geo.hybrid_swa)
+		p->geo.n_layers = p->geo.n_full + p->geo.n_swa;
+	if (p->geo.n_layers == 0 && p->n_state == 0) {
+		snprintf(p->c.err, p->c.errlen, "no attention or state layers to size "
 			 "the SGLang KV pool from");
 		return -1;
 	}
-	mamba_extra = cls && in_list(cls, mamba_extra_buffer_archs);
+	p->mamba_extra = p->cls && in_list(p->cls, mamba_extra_buffer_archs);
+	return 0;
+}
 
-	/* MTP as EAGLE/NextN: the draft's layers inflate the cell
-	 * (spec_aux_hidden_state.py l.57-78 eagle_draft_num_layers =
-	 * num_nextn_predict_layers). */
+/* MTP as EAGLE/NextN: the draft's layers inflate the cell
+ * (spec_aux_hidden_state.py l.57-78 eagle_draft_num_layers =
+ * num_nextn_predict_layers). */
+static void
+sglang_mtp(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
+
 	if (opt->num_speculative_tokens > 0 || opt->mtp) {
 		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
 				  inv->mtp.present > 0 ?
 				  (uint64_t)inv->mtp.present : 0;
 
 		if (n_pred == 0)
-			qa_fit_note(&nb, "MTP speculative decoding asked for, but the "
+			qa_fit_note(&p->c.nb, "MTP speculative decoding asked for, but the "
 			     "model has no MTP layers: sized without a draft");
-		else if (n_state)
-			qa_fit_note(&nb, "SGLang MTP on a Mamba/GDN hybrid also "
+		else if (p->n_state)
+			qa_fit_note(&p->c.nb, "SGLang MTP on a Mamba/GDN hybrid also "
 			     "reserves intermediate states per draft token "
 			     "and needs --max-running-requests "
 			     "(_handle_max_mamba_cache): not modelled, sized "
 			     "without a draft");
 		else
-			geo.n_draft = n_pred;
+			p->geo.n_draft = n_pred;
 	}
+}
 
-	/* Weights per rank: the same parallel layers as vLLM
-	 * (fit_serve.c); the NextN draft shares the target's embedding and
-	 * head (eagle_worker set_embed_and_head). */
-	qa_serve_tp_init(&wc, hp, tp);
+/* Weights per rank: the same parallel layers as vLLM
+ * (fit_serve.c); the NextN draft shares the target's embedding and
+ * head (eagle_worker set_embed_and_head). */
+static void
+sglang_weights(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_inventory *inv = p->c.inv;
+	size_t i;
+
+	qa_serve_tp_init(&p->wc, hp, p->tp);
 	for (i = 0; i < inv->n_tensors; i++)
 		if (inv->tensors[i].role == QA_ROLE_LM_HEAD)
-			tied = false;
+			p->tied = false;
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 		uint64_t b;
 
-		if (t->mtp && (geo.n_draft == 0 ||
+		if (t->mtp && (p->geo.n_draft == 0 ||
 			       t->role == QA_ROLE_MTP_EMBED ||
 			       t->role == QA_ROLE_MTP_SHARED_HEAD))
 			continue;
-		b = qa_serve_rank_bytes(&wc, t);
-		W = qa_sat_add(W, b);
-		if (t->mtp || (t->role == QA_ROLE_EMBED && !tied))
+		b = qa_serve_rank_bytes(&p->wc, t);
+		p->W = qa_sat_add(p->W, b);
+		if (t->mtp || (t->role == QA_ROLE_EMBED && !p->tied))
 			continue;
 		if (is_expert(t->role) && hp->n_expert > 0 &&
 		    hp->n_expert_used > 0)
 			b = qa_ceil_div(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
 				 (uint64_t)hp->n_expert);
-		W_act = qa_sat_add(W_act, b);
+		p->W_act = qa_sat_add(p->W_act, b);
 	}
 	if (inv->kind == QA_KIND_GGUF)
-		qa_fit_note(&nb, "GGUF in SGLang: weights counted as stored; SGLang "
+		qa_fit_note(&p->c.nb, "GGUF in SGLang: weights counted as stored; SGLang "
 		     "loads GGUF through its GGUF loader (--load-format "
 		     "gguf), an experimental path");
+}
 
-	/* Context: --context-length or the model's (context_len). */
-	max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
-	ctx = opt->ctx > 0 ? (uint64_t)opt->ctx : max_len;
-	ctx_len = opt->ctx > 0 ? ctx : max_len;
+/* Context: --context-length or the model's (context_len). */
+static void
+sglang_context(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
 
-	/* mem_fraction_static: the default heuristic unless given. */
-	memset(&m, 0, sizeof(m));
-	m.gpu_mem = 0;
-	for (i = 0; i < ndev; i++) {
+	p->max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
+	p->ctx = opt->ctx > 0 ? (uint64_t)opt->ctx : p->max_len;
+	p->ctx_len = opt->ctx > 0 ? p->ctx : p->max_len;
+}
+
+/* mem_fraction_static: the default heuristic unless given. */
+static void
+sglang_fraction(struct sglang_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
+	size_t i;
+
+	memset(&p->m, 0, sizeof(p->m));
+	p->m.gpu_mem = 0;
+	for (i = 0; i < p->ndev; i++) {
 		double mib = (double)opt->gpus.dev[i].vram_bytes / (double)MIB;
 
-		if (i == 0 || mib < m.gpu_mem)
-			m.gpu_mem = mib;	/* get_nvgpu_memory_capacity: min */
+		if (i == 0 || mib < p->m.gpu_mem)
+			p->m.gpu_mem = mib;	/* get_nvgpu_memory_capacity: min */
 	}
-	default_fraction(&m, tp, mla, opt->enforce_eager,
+	default_fraction(&p->m, p->tp, p->mla, opt->enforce_eager,
 			 opt->ctx > 0 ? (uint64_t)opt->ctx : 0,
 			 opt->chunked_prefill_size);
-	vlm = has_role(inv, QA_ROLE_VISION, QA_ROLE_PROJECTOR);
+	p->vlm = has_role(inv, QA_ROLE_VISION, QA_ROLE_PROJECTOR);
 	if (opt->mem_fraction_static > 0) {
-		f = opt->mem_fraction_static;
+		p->f = opt->mem_fraction_static;
 	} else {
-		f = m.fraction;
+		p->f = p->m.fraction;
 		/* adjust_mem_fraction_for_vlm (l.7921-7958): x 0.95 x a
 		 * ViT-size factor in [0.8, 1.05] (1 for a ViT-L/14) */
-		if (vlm) {
-			f *= 0.95;
-			qa_fit_note(&nb, "vision model: SGLang lowers "
+		if (p->vlm) {
+			p->f *= 0.95;
+			qa_fit_note(&p->c.nb, "vision model: SGLang lowers "
 			     "mem_fraction_static by 0.95 x a ViT-size factor "
 			     "(0.8-1.05, from vision_config); the factor is "
 			     "taken as 1");
 		}
 	}
+}
 
-	/* pre_model_load_memory: free memory after the CUDA context and
-	 * NCCL, the minimum over ranks (bootstrap.py l.116-121); the
-	 * budget after loading, also the minimum (kv_cache_configurator.py
-	 * _profile_available_bytes l.1527-1570): rest = free_after_load -
-	 * pre_model_load_memory x (1 - f). */
-	for (i = 0; i < ndev; i++) {
+/* pre_model_load_memory: free memory after the CUDA context and
+ * NCCL, the minimum over ranks (bootstrap.py l.116-121); the
+ * budget after loading, also the minimum (kv_cache_configurator.py
+ * _profile_available_bytes l.1527-1570): rest = free_after_load -
+ * pre_model_load_memory x (1 - f). */
+static void
+sglang_budget(struct sglang_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
+	size_t i;
+
+	for (i = 0; i < p->ndev; i++) {
 		const struct qa_gpu_device *g = &opt->gpus.dev[i];
 		uint64_t fr = g->usable_bytes;
 
-		if (tp > 1)
+		if (p->tp > 1)
 			fr = qa_sub_floor(fr, SGL_NCCL_EST);
-		if (fr < F_pre)
-			F_pre = fr;
-		if (qa_sub_floor(fr, W) < after_load)
-			after_load = qa_sub_floor(fr, W);
+		if (fr < p->F_pre)
+			p->F_pre = fr;
+		if (qa_sub_floor(fr, p->W) < p->after_load)
+			p->after_load = qa_sub_floor(fr, p->W);
 	}
-	rest_d = (double)after_load - (double)F_pre * (1.0 - f);
-	rest = rest_d >= 9.2e18 ? INT64_MAX : (int64_t)rest_d;
-	if (rest <= 0) {
-		refused = true;
-		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang refuses: loaded "
+	p->rest_d = (double)p->after_load - (double)p->F_pre * (1.0 - p->f);
+	p->rest = p->rest_d >= 9.2e18 ? INT64_MAX : (int64_t)p->rest_d;
+	if (p->rest <= 0) {
+		p->refused = true;
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang refuses: loaded "
 			"weights leave no GPU memory for the KV cache under "
 			"--mem-fraction-static=%.3f; it needs above %.3f "
-			"(_profile_available_bytes)", f,
-			1.0 - (double)after_load / (double)F_pre));
+			"(_profile_available_bytes)", p->f,
+			1.0 - (double)p->after_load / (double)p->F_pre));
 	}
+}
 
-	/* Mamba/GDN pools first (_handle_max_mamba_cache l.1703-1800): the
-	 * default ratio split gives them rest x r / (1 + r). */
-	if (n_state && rest > 0 && per_req) {
-		double budget = (double)rest * SGL_MAMBA_RATIO /
+/* Mamba/GDN pools first (_handle_max_mamba_cache l.1703-1800): the
+ * default ratio split gives them rest x r / (1 + r). */
+static void
+sglang_pools(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
+
+	if (p->n_state && p->rest > 0 && p->per_req) {
+		double budget = (double)p->rest * SGL_MAMBA_RATIO /
 				(1.0 + SGL_MAMBA_RATIO);
 
-		mamba_slots = (uint64_t)(budget / (double)per_req);
-		rest -= (int64_t)qa_sat_mul(mamba_slots, per_req);
-		if (mamba_slots == 0) {
-			refused = true;
-			qa_fit_note(&nb, "SGLang refuses: not enough GPU memory for "
+		p->mamba_slots = (uint64_t)(budget / (double)p->per_req);
+		p->rest -= (int64_t)qa_sat_mul(p->mamba_slots, p->per_req);
+		if (p->mamba_slots == 0) {
+			p->refused = true;
+			qa_fit_note(&p->c.nb, "SGLang refuses: not enough GPU memory for "
 			     "the hybrid state cache (max_mamba_cache_size "
 			     "0)");
 		}
 	}
 
-	kk = kv_kind(opt->kv_k);
+	p->kk = kv_kind(opt->kv_k);
 	if (opt->kv_v && opt->kv_k && !qa_ascii_ieq(opt->kv_v, opt->kv_k))
-		qa_fit_note(&nb, "SGLang has one --kv-cache-dtype for K and V; the K "
+		qa_fit_note(&p->c.nb, "SGLang has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
-	n_tok = rest > 0 ? pool_tokens(hp, &geo, kk, (uint64_t)rest, &cell) :
+	p->n_tok = p->rest > 0 ? pool_tokens(hp, &p->geo, p->kk, (uint64_t)p->rest, &p->cell) :
 		0;
-	if (rest <= 0)
-		pool_tokens(hp, &geo, kk, 0, &cell);
-	n_tok16 = rest > 0 ? pool_tokens(hp, &geo, KV_16, (uint64_t)rest,
+	if (p->rest <= 0)
+		pool_tokens(hp, &p->geo, p->kk, 0, &p->cell);
+	p->n_tok16 = p->rest > 0 ? pool_tokens(hp, &p->geo, KV_16, (uint64_t)p->rest,
 					 NULL) : 0;
-	n_tok8 = rest > 0 ? pool_tokens(hp, &geo, KV_FP8, (uint64_t)rest,
+	p->n_tok8 = p->rest > 0 ? pool_tokens(hp, &p->geo, KV_FP8, (uint64_t)p->rest,
 					NULL) : 0;
-	if (!refused && n_tok == 0 && geo.n_layers) {
-		refused = true;
-		qa_fit_note(&nb, "SGLang refuses: Not enough memory (the KV pool "
+	if (!p->refused && p->n_tok == 0 && p->geo.n_layers) {
+		p->refused = true;
+		qa_fit_note(&p->c.nb, "SGLang refuses: Not enough memory (the KV pool "
 		     "holds no token)");
 	}
-	if (geo.hybrid_swa && geo.n_full && !refused &&
+	if (p->geo.hybrid_swa && p->geo.n_full && !p->refused &&
 	    (uint64_t)hp->sliding_window + 1 >=
-	    (uint64_t)((double)n_tok * SGL_SWA_RATIO)) {
-		refused = true;
-		qa_fit_note(&nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
+	    (uint64_t)((double)p->n_tok * SGL_SWA_RATIO)) {
+		p->refused = true;
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang refuses: the SWA "
 			"pool (%llu tokens) cannot hold one request's window "
 			"of %lld (pool_configurator.py l.425-436)",
-			(unsigned long long)(n_tok * 4 / 5),
+			(unsigned long long)(p->n_tok * 4 / 5),
 			(long long)hp->sliding_window));
 	}
+}
 
-	/* max_running_requests (resolve_max_num_reqs l.1622-1660):
-	 * clip(tokens / context_len x 512, 2048, 4096), or the given value,
-	 * at most tokens / 2; hybrids also at most the Mamba slots / ratio.
-	 * The request-to-token table holds (requests + 1) x (context_len +
-	 * 4) int32 (ReqToTokenPool, memory_pool.py l.244-270), allocated
-	 * after the pool from what the fraction leaves. */
-	{
-		uint64_t est = (uint64_t)((double)n_tok / (double)ctx_len *
-					  512.0);
+/* max_running_requests (resolve_max_num_reqs l.1622-1660):
+ * clip(tokens / context_len x 512, 2048, 4096), or the given value,
+ * at most tokens / 2; hybrids also at most the Mamba slots / ratio.
+ * The request-to-token table holds (requests + 1) x (context_len +
+ * 4) int32 (ReqToTokenPool, memory_pool.py l.244-270), allocated
+ * after the pool from what the fraction leaves. */
+static void
+sglang_requests(struct sglang_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
 
-		if (est < 2048)
-			est = 2048;
-		if (est > 4096)
-			est = 4096;
-		req_rows = opt->parallel > 0 ? (uint64_t)opt->parallel : est;
-		if (req_rows > n_tok / 2)
-			req_rows = n_tok / 2;
-		if (n_state) {
-			uint64_t ratio = SGL_MAMBA_REQ_RATIO +
-					 (mamba_extra ?
-					  SGL_MAMBA_EXTRA_OVERLAP : 0);
+	uint64_t est = (uint64_t)((double)p->n_tok / (double)p->ctx_len *
+				  512.0);
 
-			if (req_rows > mamba_slots / ratio)
-				req_rows = mamba_slots / ratio;
-		}
-		req_pool = qa_sat_mul(qa_sat_mul(req_rows + 1, ctx_len +
-					   SGL_REQ_EXTRA), 4);
+	if (est < 2048)
+		est = 2048;
+	if (est > 4096)
+		est = 4096;
+	p->req_rows = opt->parallel > 0 ? (uint64_t)opt->parallel : est;
+	if (p->req_rows > p->n_tok / 2)
+		p->req_rows = p->n_tok / 2;
+	if (p->n_state) {
+		uint64_t ratio = SGL_MAMBA_REQ_RATIO +
+				 (p->mamba_extra ?
+				  SGL_MAMBA_EXTRA_OVERLAP : 0);
+
+		if (p->req_rows > p->mamba_slots / ratio)
+			p->req_rows = p->mamba_slots / ratio;
 	}
+	p->req_pool = qa_sat_mul(qa_sat_mul(p->req_rows + 1, p->ctx_len +
+				   SGL_REQ_EXTRA), 4);
+}
 
-	/* --ctx max (check's default): the largest context a request can
-	 * use, min(context_len, pool tokens). */
+/* --ctx max (check's default): the largest context a request can
+ * use, min(context_len, pool tokens). */
+static void
+sglang_max_context(struct sglang_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+
 	if (opt->ctx < 0)
-		ctx = n_tok == 0 ? 1 : n_tok < max_len ? n_tok : max_len;
+		p->ctx = p->n_tok == 0 ? 1 : p->n_tok < p->max_len ? p->n_tok : p->max_len;
+}
 
-	/* One request of the context: its cells (the sliding layers hold
-	 * the window), its state. */
-	if (geo.hybrid_swa) {
-		uint64_t F = cell_size(hp, &geo, 1, kk);
+/* One request of the context: its cells (the sliding layers hold
+ * the window), its state. */
+static void
+sglang_devices(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	size_t i;
+
+	if (p->geo.hybrid_swa) {
+		uint64_t F = cell_size(hp, &p->geo, 1, p->kk);
 		uint64_t w = (uint64_t)hp->sliding_window;
 
-		kv_ctx = qa_sat_add(qa_sat_mul(qa_sat_mul(ctx, F),
-					 geo.n_full + geo.n_draft),
-				 qa_sat_mul(qa_sat_mul(ctx < w ? ctx : w, F),
-					 geo.n_swa));
+		p->kv_ctx = qa_sat_add(qa_sat_mul(qa_sat_mul(p->ctx, F),
+					 p->geo.n_full + p->geo.n_draft),
+				 qa_sat_mul(qa_sat_mul(p->ctx < w ? p->ctx : w, F),
+					 p->geo.n_swa));
 	} else {
-		kv_ctx = qa_sat_mul(ctx, cell);
+		p->kv_ctx = qa_sat_mul(p->ctx, p->cell);
 	}
-	slack = (uint64_t)((double)F_pre * (1.0 - f));
+	p->slack = (uint64_t)((double)p->F_pre * (1.0 - p->f));
 
-	out->n_devices = ndev;
-	out->context = (int64_t)(ctx > INT64_MAX ? INT64_MAX : ctx);
+	out->n_devices = p->ndev;
+	out->context = (int64_t)(p->ctx > INT64_MAX ? INT64_MAX : p->ctx);
 	out->kv_type_k = opt->kv_k ? opt->kv_k : "bf16";
 	out->kv_type_v = opt->kv_v ? opt->kv_v : out->kv_type_k;
-	out->max_context_f16 = n_tok16 == 0 ? -1 :
-			       (int64_t)(n_tok16 < max_len ? n_tok16 : max_len);
-	out->max_context_q8_0 = n_tok8 == 0 ? -1 :
-				(int64_t)(n_tok8 < max_len ? n_tok8 : max_len);
+	out->max_context_f16 = p->n_tok16 == 0 ? -1 :
+			       (int64_t)(p->n_tok16 < p->max_len ? p->n_tok16 : p->max_len);
+	out->max_context_q8_0 = p->n_tok8 == 0 ? -1 :
+				(int64_t)(p->n_tok8 < p->max_len ? p->n_tok8 : p->max_len);
 	out->max_context_q4_0 = out->max_context_q8_0;
-	if (refused || !heads_ok)
+	if (p->refused || !p->heads_ok)
 		out->max_context_f16 = out->max_context_q8_0 =
 			out->max_context_q4_0 = -1;
 
-	verdict = "fits";
-	for (i = 0; i < ndev; i++) {
+	p->verdict = "fits";
+	for (i = 0; i < p->ndev; i++) {
 		const struct qa_gpu_device *g = &opt->gpus.dev[i];
 		struct qa_fit_device *d = &out->devices[i];
-		uint64_t fr = tp > 1 ? qa_sub_floor(g->usable_bytes, SGL_NCCL_EST) :
+		uint64_t fr = p->tp > 1 ? qa_sub_floor(g->usable_bytes, SGL_NCCL_EST) :
 			      g->usable_bytes;
 		uint64_t inside;
 
 		snprintf(d->name, sizeof(d->name), "%s", g->name);
 		d->vram_bytes = g->vram_bytes;
 		d->usable_bytes = fr;
-		d->weights_bytes = W;
-		d->kv_bytes = kv_ctx;
-		d->recurrent_bytes = n_state ? per_req : 0;
-		d->overhead_bytes = req_pool;
-		d->compute_bytes = qa_sub_floor(slack, req_pool);
+		d->weights_bytes = p->W;
+		d->kv_bytes = p->kv_ctx;
+		d->recurrent_bytes = p->n_state ? p->per_req : 0;
+		d->overhead_bytes = p->req_pool;
+		d->compute_bytes = qa_sub_floor(p->slack, p->req_pool);
 		d->first_layer = 0;
 		d->last_layer = (int32_t)(hp->n_layer - 1);
 		d->has_output = true;
-		inside = qa_sat_add(qa_sat_add(W, kv_ctx), qa_sat_add(d->recurrent_bytes,
+		inside = qa_sat_add(qa_sat_add(p->W, p->kv_ctx), qa_sat_add(d->recurrent_bytes,
 			 qa_sat_add(d->compute_bytes, d->overhead_bytes)));
 		d->free_bytes = fr >= inside ? (int64_t)(fr - inside) :
 			-(int64_t)(inside - fr > INT64_MAX ? INT64_MAX :
 				   inside - fr);
-		out->totals_weights = qa_sat_add(out->totals_weights, W);
-		out->totals_kv = qa_sat_add(out->totals_kv, kv_ctx);
+		out->totals_weights = qa_sat_add(out->totals_weights, p->W);
+		out->totals_kv = qa_sat_add(out->totals_kv, p->kv_ctx);
 		out->totals_recurrent = qa_sat_add(out->totals_recurrent,
 						d->recurrent_bytes);
 		out->totals_compute = qa_sat_add(out->totals_compute,
 					      d->compute_bytes);
 	}
+}
 
-	/* Verdict. SGLang caps a request at min(context_len, pool tokens)
-	 * - 1 (tp_worker.py l.382-385): a context above the pool does not
-	 * fit. The request table and the activations share the slack: a
-	 * table larger than it fails at start-up; less left than SGLang's
-	 * own activation and graph estimate is tight. */
+/* Verdict. SGLang caps a request at min(context_len, pool tokens)
+ * - 1 (tp_worker.py l.382-385): a context above the pool does not
+ * fit. The request table and the activations share the slack: a
+ * table larger than it fails at start-up; less left than SGLang's
+ * own activation and graph estimate is tight. */
+static void
+sglang_verdict(struct sglang_plan *p)
+{
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
+
 	{
-		double est_mib = m.graph_mib +
-				 1.5 * (double)(m.chunk > 2048 ? m.chunk : 2048);
+		double est_mib = p->m.graph_mib +
+				 1.5 * (double)(p->m.chunk > 2048 ? p->m.chunk : 2048);
 
-		if (!heads_ok || refused || n_tok < ctx || req_pool > slack)
-			verdict = "does-not-fit";
-		else if ((double)(slack - req_pool) < est_mib * (double)MIB ||
-			 (double)((n_tok - ctx) * (cell ? cell : 1)) <
-			 TIGHT_SHARE * (double)F_pre)
-			verdict = "tight";
-		if (!refused && n_tok < ctx)
-			qa_fit_note(&nb, qa_arena_printf(arena, "the KV pool holds "
+		if (!p->heads_ok || p->refused || p->n_tok < p->ctx || p->req_pool > p->slack)
+			p->verdict = "does-not-fit";
+		else if ((double)(p->slack - p->req_pool) < est_mib * (double)MIB ||
+			 (double)((p->n_tok - p->ctx) * (p->cell ? p->cell : 1)) <
+			 TIGHT_SHARE * (double)p->F_pre)
+			p->verdict = "tight";
+		if (!p->refused && p->n_tok < p->ctx)
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the KV pool holds "
 				"%llu tokens: SGLang caps a request at %llu "
 				"(min(context_len, pool) - 1, tp_worker.py "
-				"l.382-385)", (unsigned long long)n_tok,
-				(unsigned long long)(n_tok ? n_tok - 1 : 0)));
-		if (req_pool > slack)
-			qa_fit_note(&nb, qa_arena_printf(arena, "the request-to-token "
+				"l.382-385)", (unsigned long long)p->n_tok,
+				(unsigned long long)(p->n_tok ? p->n_tok - 1 : 0)));
+		if (p->req_pool > p->slack)
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the request-to-token "
 				"table (%llu rows x %llu tokens x 4 B = %.2f "
 				"GiB) does not fit the %.2f GiB the fraction "
 				"leaves: lower --max-running-requests or "
 				"--mem-fraction-static",
-				(unsigned long long)(req_rows + 1),
-				(unsigned long long)(ctx_len + SGL_REQ_EXTRA),
-				(double)req_pool / (double)GIB,
-				(double)slack / (double)GIB));
-		else if ((double)(slack - req_pool) < est_mib * (double)MIB)
-			qa_fit_note(&nb, qa_arena_printf(arena, "after the "
+				(unsigned long long)(p->req_rows + 1),
+				(unsigned long long)(p->ctx_len + SGL_REQ_EXTRA),
+				(double)p->req_pool / (double)GIB,
+				(double)p->slack / (double)GIB));
+		else if ((double)(p->slack - p->req_pool) < est_mib * (double)MIB)
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "after the "
 				"request-to-token table (%.2f GiB for %llu "
 				"requests) %.0f MiB are left for activations "
 				"and CUDA graphs, less than SGLang's own "
 				"estimate of %.0f MiB (1.5 MiB per prefill "
 				"token + graphs): lower --max-running-requests",
-				(double)req_pool / (double)GIB,
-				(unsigned long long)req_rows,
-				(double)(slack - req_pool) / (double)MIB,
+				(double)p->req_pool / (double)GIB,
+				(unsigned long long)p->req_rows,
+				(double)(p->slack - p->req_pool) / (double)MIB,
 				est_mib));
 	}
-	out->verdict = verdict;
-	qa_fit_note(&nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
+	out->verdict = p->verdict;
+	qa_fit_note(&p->c.nb, qa_arena_printf(arena, "SGLang preallocates a pool of %llu "
 		"tokens%s%s; kv_bytes is what the context needs, compute "
 		"what mem_fraction_static %.3f leaves for activations and "
 		"CUDA graphs (not measured by SGLang), overhead the "
 		"request-to-token table for %llu requests",
-		(unsigned long long)n_tok,
-		n_state ? qa_arena_printf(arena, " and %llu hybrid state "
-			"slots", (unsigned long long)mamba_slots) : "",
-		geo.hybrid_swa ? qa_arena_printf(arena, " (sliding layers "
+		(unsigned long long)p->n_tok,
+		p->n_state ? qa_arena_printf(arena, " and %llu hybrid state "
+			"slots", (unsigned long long)p->mamba_slots) : "",
+		p->geo.hybrid_swa ? qa_arena_printf(arena, " (sliding layers "
 			"%llu)", (unsigned long long)(uint64_t)
-			((double)n_tok * SGL_SWA_RATIO)) : "", f,
-		(unsigned long long)req_rows));
-	qa_fit_note(&nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
+			((double)p->n_tok * SGL_SWA_RATIO)) : "", p->f,
+		(unsigned long long)p->req_rows));
+	qa_fit_note(&p->c.nb, "max_context q8_0 and q4_0 are SGLang's fp8_e4m3 KV cache "
 	     "(its fp4_e2m1 needs Blackwell; --kv fp4_e2m1 sizes it)");
+}
 
-	/* Decode ceiling: every rank reads its weights (active experts)
-	 * and the context's cells; ranks run in parallel, and tensor
-	 * parallelism adds two all-reduces per layer at the 15 us assumed
-	 * for vLLM (src/fit/fit_vllm.c AR_SECONDS). */
+/* Decode ceiling: every rank reads its weights (active experts)
+ * and the context's cells; ranks run in parallel, and tensor
+ * parallelism adds two all-reduces per layer at the 15 us assumed
+ * for vLLM (src/fit/fit_vllm.c AR_SECONDS). */
+static void
+sglang_decode_ceiling(struct sglang_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
+	size_t i;
+
 	{
-		double best = 0, ar = tp > 1 && hp->n_layer > 0 ?
+		double best = 0, ar = p->tp > 1 && hp->n_layer > 0 ?
 			2.0 * (double)hp->n_layer * 15e-6 : 0;
-		uint64_t touched = qa_sat_add(W_act, qa_sat_add(kv_ctx,
-				   n_state ? per_req : 0));
+		uint64_t touched = qa_sat_add(p->W_act, qa_sat_add(p->kv_ctx,
+				   p->n_state ? p->per_req : 0));
 
-		for (i = 0; i < ndev; i++) {
+		for (i = 0; i < p->ndev; i++) {
 			double r;
 
 			if (!opt->gpus.dev[i].bandwidth_gbs || !touched) {
@@ -812,21 +909,56 @@ qa_fit_sglang(const struct qa_inventory *inv,
 		"%llu B/token x %llu layers%s -> %llu tokens "
 		"(python/sglang/srt/mem_cache/kv_cache_configurator.py, "
 		"model_executor/pool_configurator.py; docs/fit.md)",
-		(unsigned long long)tp, f, opt->mem_fraction_static > 0 ?
+		(unsigned long long)p->tp, p->f, opt->mem_fraction_static > 0 ?
 		" (given)" : qa_arena_printf(arena, " (reserved %.0f MiB of "
-			"%.0f: chunk %llu, graphs %.0f MiB)", m.reserved_mib,
-			m.gpu_mem, (unsigned long long)m.chunk, m.graph_mib),
-		(double)F_pre / (double)GIB,
-		rest > 0 ? (double)rest / (double)GIB : 0.0,
-		mla ? "MLA" : geo.hybrid_swa ? "full+SWA" : "MHA",
-		(unsigned long long)cell,
-		(unsigned long long)(geo.hybrid_swa ? geo.n_full + geo.n_swa :
-				     geo.n_layers),
-		n_state ? qa_arena_printf(arena, ", %llu state layers of "
-			"%llu B/request", (unsigned long long)n_state,
-			(unsigned long long)(per_req / n_state)) : "",
-		(unsigned long long)n_tok);
+			"%.0f: chunk %llu, graphs %.0f MiB)", p->m.reserved_mib,
+			p->m.gpu_mem, (unsigned long long)p->m.chunk, p->m.graph_mib),
+		(double)p->F_pre / (double)GIB,
+		p->rest > 0 ? (double)p->rest / (double)GIB : 0.0,
+		p->mla ? "MLA" : p->geo.hybrid_swa ? "full+SWA" : "MHA",
+		(unsigned long long)p->cell,
+		(unsigned long long)(p->geo.hybrid_swa ? p->geo.n_full + p->geo.n_swa :
+				     p->geo.n_layers),
+		p->n_state ? qa_arena_printf(arena, ", %llu state layers of "
+			"%llu B/request", (unsigned long long)p->n_state,
+			(unsigned long long)(p->per_req / p->n_state)) : "",
+		(unsigned long long)p->n_tok);
 	if (!out->formula)
 		out->formula = "SGLang (docs/fit.md)";
+}
+
+int
+qa_fit_sglang(const struct qa_inventory *inv,
+	      const struct qa_fit_options *opt,
+	      struct qa_fit_result *out, char *err, size_t errlen)
+{
+	struct sglang_plan plan = { 0 }, *p = &plan;
+
+	qa_serve_call_init(&p->c, inv, opt, out, QA_ENGINE_SGLANG, err, errlen);
+	p->ndev = opt->gpus.n;
+	p->F_pre = UINT64_MAX;
+	p->after_load = UINT64_MAX;
+	p->heads_ok = true;
+	p->tied = true;
+	if (qa_serve_check_inputs(&inv->hp, &opt->gpus, "SGLang", "KV pool",
+				  err, errlen) < 0)
+		return -1;
+	if (sglang_layout(p) < 0)
+		return -1;
+	sglang_head_checks(p);
+	sglang_implementation(p);
+	if (sglang_geometry(p) < 0)
+		return -1;
+	sglang_mtp(p);
+	sglang_weights(p);
+	sglang_context(p);
+	sglang_fraction(p);
+	sglang_budget(p);
+	sglang_pools(p);
+	sglang_requests(p);
+	sglang_max_context(p);
+	sglang_devices(p);
+	sglang_verdict(p);
+	sglang_decode_ceiling(p);
 	return 0;
 }

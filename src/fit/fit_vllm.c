@@ -378,6 +378,62 @@ add_entry(struct layout *lay, uint8_t type, uint64_t tok, uint8_t stage)
 	lay->n[type]++;
 }
 
+/*
+ * The page sizes of a hybrid layout: the attention block raised for the
+ * Mamba state, then every page scaled to the largest (build_layout).
+ */
+static void
+align_pages(struct layout *lay, uint64_t attn_tok_max)
+{
+	int t;
+
+	/*
+	 * Platform._align_hybrid_block_size (vllm/platforms/interface.py
+	 * l.508-676): with Mamba layers the attention block becomes
+	 * beta * ceil(page_mamba / (beta * page_attn(1 token))), beta =
+	 * max(min kernel block, 16) = 16, and the Mamba page is padded up to
+	 * the attention page (prefix caching off, mode "none").
+	 */
+	if (lay->n[SPEC_MAMBA] && attn_tok_max) {
+		uint64_t ba = VLLM_BLOCK * qa_ceil_div(lay->mamba_state,
+						qa_sat_mul(VLLM_BLOCK,
+							attn_tok_max));
+
+		for (t = 0; t < SPEC_MAMBA; t++) {
+			if (!lay->n[t])
+				continue;
+			lay->block[t] = ba;
+			lay->page[t] = qa_sat_mul(ba, lay->tok_max[t]);
+		}
+		lay->page[SPEC_MAMBA] = qa_sat_mul(ba, attn_tok_max);
+		lay->block[SPEC_MAMBA] = ba;
+	}
+	/*
+	 * unify_kv_cache_spec_page_size (kv_cache_utils.py l.1012-1050): a
+	 * smaller page is scaled to the largest by raising its block size
+	 * by the integer ratio; a non-integer ratio is NotImplementedError.
+	 */
+	{
+		uint64_t pmax = 0;
+
+		for (t = 0; t < SPEC_COUNT; t++)
+			if (lay->n[t] && lay->page[t] > pmax)
+				pmax = lay->page[t];
+		for (t = 0; t < SPEC_COUNT; t++) {
+			if (!lay->n[t] || lay->page[t] == pmax)
+				continue;
+			if (t == SPEC_MAMBA || !lay->page[t] ||
+			    pmax % lay->page[t] != 0) {
+				lay->unify_failed = true;
+				lay->page[t] = pmax;
+				continue;
+			}
+			lay->block[t] *= pmax / lay->page[t];
+			lay->page[t] = pmax;
+		}
+	}
+}
+
 /* Fills the layout for KV format f. */
 static void
 build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
@@ -501,51 +557,7 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 		}
 		return;
 	}
-	/*
-	 * Platform._align_hybrid_block_size (vllm/platforms/interface.py
-	 * l.508-676): with Mamba layers the attention block becomes
-	 * beta * ceil(page_mamba / (beta * page_attn(1 token))), beta =
-	 * max(min kernel block, 16) = 16, and the Mamba page is padded up to
-	 * the attention page (prefix caching off, mode "none").
-	 */
-	if (lay->n[SPEC_MAMBA] && attn_tok_max) {
-		uint64_t ba = VLLM_BLOCK * qa_ceil_div(lay->mamba_state,
-						qa_sat_mul(VLLM_BLOCK,
-							attn_tok_max));
-
-		for (t = 0; t < SPEC_MAMBA; t++) {
-			if (!lay->n[t])
-				continue;
-			lay->block[t] = ba;
-			lay->page[t] = qa_sat_mul(ba, lay->tok_max[t]);
-		}
-		lay->page[SPEC_MAMBA] = qa_sat_mul(ba, attn_tok_max);
-		lay->block[SPEC_MAMBA] = ba;
-	}
-	/*
-	 * unify_kv_cache_spec_page_size (kv_cache_utils.py l.1012-1050): a
-	 * smaller page is scaled to the largest by raising its block size
-	 * by the integer ratio; a non-integer ratio is NotImplementedError.
-	 */
-	{
-		uint64_t pmax = 0;
-
-		for (t = 0; t < SPEC_COUNT; t++)
-			if (lay->n[t] && lay->page[t] > pmax)
-				pmax = lay->page[t];
-		for (t = 0; t < SPEC_COUNT; t++) {
-			if (!lay->n[t] || lay->page[t] == pmax)
-				continue;
-			if (t == SPEC_MAMBA || !lay->page[t] ||
-			    pmax % lay->page[t] != 0) {
-				lay->unify_failed = true;
-				lay->page[t] = pmax;
-				continue;
-			}
-			lay->block[t] *= pmax / lay->page[t];
-			lay->page[t] = pmax;
-		}
-	}
+	align_pages(lay, attn_tok_max);
 	/* _get_kv_cache_groups_uniform_page_size (kv_cache_utils.py
 	 * l.1057-1177): g = min layers per type, or max if max < 1.5 min,
 	 * from the merged specs of all stages. */
@@ -773,109 +785,119 @@ tensor_stage(const struct qa_tensor *t, uint64_t L, uint64_t pp, bool tied)
 	}
 }
 
-int
-qa_fit_vllm(const struct qa_inventory *inv,
-	    const struct qa_fit_options *opt,
-	    struct qa_fit_result *out, char *err, size_t errlen)
-{
-	/* The inventory owns the arena the result's strings live in; the
-	 * inventory object itself is never const (qa_inventory_create). */
-	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
-	const struct qa_hparams *hp = &inv->hp;
-	struct qa_fit_notes nb = { out, arena };
-	double u = opt->gpu_memory_utilization > 0 &&
-		   opt->gpu_memory_utilization <= 1 ?
-		   opt->gpu_memory_utilization : VLLM_UTIL;
-	size_t ndev = opt->gpus.n, i;
-	uint64_t tp, pp, n_mbt, n_seq, vpad, N, G, n_spec = 0, n_draft = 0;
+/*
+ * One vLLM fit, threaded through the stages below in the order
+ * qa_fit_vllm calls them; each stage reads what the earlier ones set.
+ * Lifecycle: on qa_fit_vllm's stack; inv, opt and out are the caller's,
+ * the layouts live in the inventory's arena.
+ */
+struct vllm_plan {
+	struct qa_serve_call c;		/* the call and its notes */
+	double u;			/* gpu_memory_utilization */
+	size_t ndev;			/* GPUs used: tp x pp after layout */
+	uint64_t tp, pp;		/* tensor and pipeline parallel */
+	uint64_t n_mbt, n_seq;		/* max_num_batched_tokens, max_num_seqs */
+	uint64_t vpad;			/* vocabulary padded to 64 */
+	uint64_t N, G;			/* non-torch memory, CUDA graphs */
+	uint64_t n_spec, n_draft;	/* MTP speculative tokens, draft layers */
+	/* per stage: weights, weights a decode step reads, activations */
 	uint64_t W[QA_GPU_MAX], W_act[QA_GPU_MAX], P[QA_GPU_MAX];
 	/* With MTP drafts: a verification pass reads the experts n + 1
 	 * tokens route to; a draft step the MTP layers and the head. */
 	uint64_t W_pass[QA_GPU_MAX], W_draft[QA_GPU_MAX];
-	double pass_share = 0;
+	double pass_share;
+	/* per rank: KV budget, the context's KV and state, its stage */
 	uint64_t avail[QA_GPU_MAX], kv_req[QA_GPU_MAX], rec_req[QA_GPU_MAX];
 	uint8_t dstage[QA_GPU_MAX];
-	uint64_t max_len, ctx, min_avail = UINT64_MAX;
-	unsigned s_model = 2;
+	uint64_t max_len, ctx, min_avail;
+	unsigned s_model;		/* bytes of an activation element */
 	struct layout *lay, *lay_f16, *lay_fp8;
 	struct lay_opt lo;
-	struct kvfmt fmt, f16 = { 2, false, false }, fp8 = { 1, false, false };
+	struct kvfmt fmt, f16, fp8;
 	struct qa_serve_tp wc;
 	enum qa_serve_arch how;
-	const char *cls = NULL;
-	bool big, heads_ok = true, outside_over = false, tied = true;
-	bool refused = false, tf;
+	const char *cls;		/* the architecture class, or NULL */
+	bool big;			/* a GPU with the large batch defaults */
+	bool heads_ok, outside_over, tied, refused;
+	bool tf;			/* the Transformers backend serves it */
 	int64_t fit_len;
 	const char *verdict;
+};
 
-	memset(out, 0, sizeof(*out));
-	out->engine = QA_ENGINE_VLLM;
-	if (opt->gpus.host_only || ndev == 0) {
-		snprintf(err, errlen, "vLLM needs at least one GPU "
-			 "(--gpus none is llama.cpp only)");
-		return -1;
-	}
-	if (hp->n_layer <= 0 || hp->n_embd <= 0) {
-		snprintf(err, errlen, "no hyperparameters (layers, hidden "
-			 "size) to size the vLLM KV cache from");
-		return -1;
-	}
-	if (hp->n_layer_all > QA_FIT_MAX_LAYERS ||
-	    hp->n_layer > QA_FIT_MAX_LAYERS) {
-		snprintf(err, errlen, "%lld blocks: more than any real model "
-			 "(%d); not sized", (long long)hp->n_layer_all,
-			 QA_FIT_MAX_LAYERS);
-		return -1;
-	}
-	/* Parallel layout: world = tp x pp ranks, rank = stage * tp + tp
-	 * rank (vllm/distributed/parallel_state.py); TP defaults to the
-	 * GPUs left after the stages. */
-	pp = opt->pp > 0 ? (uint64_t)opt->pp : 1;
-	tp = opt->tp > 0 ? (uint64_t)opt->tp : ndev / pp;
-	if (tp == 0 || qa_sat_mul(tp, pp) > ndev) {
-		snprintf(err, errlen, "tensor parallel %llu x pipeline "
+/* Parallel layout: world = tp x pp ranks, rank = stage * tp + tp
+ * rank (vllm/distributed/parallel_state.py); TP defaults to the
+ * GPUs left after the stages. */
+static int
+vllm_layout(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
+	size_t i;
+
+	p->pp = opt->pp > 0 ? (uint64_t)opt->pp : 1;
+	p->tp = opt->tp > 0 ? (uint64_t)opt->tp : p->ndev / p->pp;
+	if (p->tp == 0 || qa_sat_mul(p->tp, p->pp) > p->ndev) {
+		snprintf(p->c.err, p->c.errlen, "tensor parallel %llu x pipeline "
 			 "parallel %llu needs %llu GPUs, --gpus gives %zu",
-			 (unsigned long long)(tp ? tp : 1),
-			 (unsigned long long)pp,
-			 (unsigned long long)qa_sat_mul(tp ? tp : 1, pp), ndev);
+			 (unsigned long long)(p->tp ? p->tp : 1),
+			 (unsigned long long)p->pp,
+			 (unsigned long long)qa_sat_mul(p->tp ? p->tp : 1, p->pp), p->ndev);
 		return -1;
 	}
-	if (pp > (uint64_t)hp->n_layer) {
-		snprintf(err, errlen, "pipeline parallel %llu exceeds the "
-			 "model's %lld layers", (unsigned long long)pp,
+	if (p->pp > (uint64_t)hp->n_layer) {
+		snprintf(p->c.err, p->c.errlen, "pipeline parallel %llu exceeds the "
+			 "model's %lld layers", (unsigned long long)p->pp,
 			 (long long)hp->n_layer);
 		return -1;
 	}
-	if (qa_sat_mul(tp, pp) < ndev)
-		qa_fit_note(&nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
+	if (qa_sat_mul(p->tp, p->pp) < p->ndev)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "TP=%llu x PP=%llu: only "
 			"the first %llu of %zu GPUs are used",
-			(unsigned long long)tp, (unsigned long long)pp,
-			(unsigned long long)(tp * pp), ndev));
-	ndev = (size_t)(tp * pp);
-	for (i = 0; i < ndev; i++)
-		dstage[i] = (uint8_t)(i / tp);
+			(unsigned long long)p->tp, (unsigned long long)p->pp,
+			(unsigned long long)(p->tp * p->pp), p->ndev));
+	p->ndev = (size_t)(p->tp * p->pp);
+	for (i = 0; i < p->ndev; i++)
+		p->dstage[i] = (uint8_t)(i / p->tp);
+	return 0;
+}
 
-	/* Tensor-parallel head checks (vLLM refuses otherwise). */
-	if (hp->n_head > 0 && (uint64_t)hp->n_head % tp != 0)
-		heads_ok = false;
+/* Tensor-parallel head checks (vLLM refuses otherwise). */
+static void
+vllm_head_checks(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	struct qa_arena *arena = p->c.arena;
+
+	if (hp->n_head > 0 && (uint64_t)hp->n_head % p->tp != 0)
+		p->heads_ok = false;
 	if (hp->kv_lora_rank <= 0 && hp->n_head_kv > 0 &&
-	    (uint64_t)hp->n_head_kv % tp != 0 &&
-	    tp % (uint64_t)hp->n_head_kv != 0)
-		heads_ok = false;
-	if (!heads_ok)
-		qa_fit_note(&nb, qa_arena_printf(arena, "vLLM refuses TP=%llu: "
+	    (uint64_t)hp->n_head_kv % p->tp != 0 &&
+	    p->tp % (uint64_t)hp->n_head_kv != 0)
+		p->heads_ok = false;
+	if (!p->heads_ok)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses TP=%llu: "
 			"%lld attention heads / %lld KV heads do not divide "
-			"evenly", (unsigned long long)tp,
+			"evenly", (unsigned long long)p->tp,
 			(long long)hp->n_head, (long long)hp->n_head_kv));
+}
 
-	/* Which implementation serves the class (registry.py
-	 * _try_resolve_transformers l.1053-1120; --model-impl). */
-	how = qa_serve_arch_support("vllm", inv, &cls);
-	tf = opt->model_impl == QA_MODEL_IMPL_TRANSFORMERS ||
+/* Which implementation serves the class (registry.py
+ * _try_resolve_transformers l.1053-1120; --model-impl). */
+static void
+vllm_implementation(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
+
+	p->how = qa_serve_arch_support("vllm", inv, &p->cls);
+	p->tf = opt->model_impl == QA_MODEL_IMPL_TRANSFORMERS ||
 	     (opt->model_impl == QA_MODEL_IMPL_AUTO &&
-	      (how == QA_SERVE_ARCH_TRANSFORMERS ||
-	       how == QA_SERVE_ARCH_ABSENT));
-	if (tf) {
+	      (p->how == QA_SERVE_ARCH_TRANSFORMERS ||
+	       p->how == QA_SERVE_ARCH_ABSENT));
+	if (p->tf) {
 		bool state = false;
 		int64_t l;
 
@@ -888,7 +910,7 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			    k == QA_LAYER_PARALLEL_HYBRID)
 				state = true;
 		}
-		qa_fit_note(&nb, qa_arena_printf(arena, "%s through vLLM's "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "%s through vLLM's "
 			"Transformers modeling backend%s: every decoder "
 			"layer gets an attention KV cache "
 			"(transformers/base.py create_attention_instances); "
@@ -896,8 +918,8 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			"replicated on every rank (ReplicatedLinear, base.py "
 			"l.515-523), so with TP > 1 the weights may exceed "
 			"this count, and a model without a tp_plan is refused "
-			"at TP > 1%s", cls ? cls : "the model",
-			how == QA_SERVE_ARCH_ABSENT &&
+			"at TP > 1%s", p->cls ? p->cls : "the model",
+			p->how == QA_SERVE_ARCH_ABSENT &&
 			opt->model_impl == QA_MODEL_IMPL_AUTO ?
 			" (no native vLLM class; fallback if Transformers "
 			"knows the model)" : "",
@@ -905,93 +927,117 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			"attention only (docs/models/supported_models.md), "
 			"so its recurrent layers are not served" : ""));
 	}
+}
 
-	/* Batch defaults, EngineArgs.get_batch_defaults (arg_utils.py
-	 * l.2259-2340): 2048/256 below 70 GiB or on A100, else 8192/1024
-	 * (OpenAI server; PRs #10382, #12369, #17073, #17885). With the
-	 * defaults, _set_default_max_num_seqs_and_batched_tokens_args
-	 * (l.2419-2495) clamps max_num_batched_tokens to max_num_seqs x
-	 * max_model_len and max_num_seqs to max_num_batched_tokens. */
-	big = opt->gpus.dev[0].vram_bytes >= 70 * GIB &&
+/* Batch defaults, EngineArgs.get_batch_defaults (arg_utils.py
+ * l.2259-2340): 2048/256 below 70 GiB or on A100, else 8192/1024
+ * (OpenAI server; PRs #10382, #12369, #17073, #17885). With the
+ * defaults, _set_default_max_num_seqs_and_batched_tokens_args
+ * (l.2419-2495) clamps max_num_batched_tokens to max_num_seqs x
+ * max_model_len and max_num_seqs to max_num_batched_tokens. */
+static void
+vllm_batch_defaults(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+
+	p->big = opt->gpus.dev[0].vram_bytes >= 70 * GIB &&
 	      !(opt->gpus.dev[0].cc_major == 8 &&
 		opt->gpus.dev[0].cc_minor == 0);
-	max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
-	n_seq = opt->parallel > 0 ? (uint64_t)opt->parallel : big ? 1024 : 256;
+	p->max_len = hp->n_ctx_train > 0 ? (uint64_t)hp->n_ctx_train : 131072;
+	p->n_seq = opt->parallel > 0 ? (uint64_t)opt->parallel : p->big ? 1024 : 256;
 	if (opt->max_num_batched_tokens > 0)
-		n_mbt = (uint64_t)opt->max_num_batched_tokens;
+		p->n_mbt = (uint64_t)opt->max_num_batched_tokens;
 	else if (opt->batch > 0)
-		n_mbt = (uint64_t)opt->batch;
+		p->n_mbt = (uint64_t)opt->batch;
 	else {
-		uint64_t mml = opt->ctx > 0 ? (uint64_t)opt->ctx : max_len;
+		uint64_t mml = opt->ctx > 0 ? (uint64_t)opt->ctx : p->max_len;
 
-		n_mbt = big ? 8192 : 2048;
-		if (qa_sat_mul(n_seq, mml) < n_mbt)
-			n_mbt = qa_sat_mul(n_seq, mml);
+		p->n_mbt = p->big ? 8192 : 2048;
+		if (qa_sat_mul(p->n_seq, mml) < p->n_mbt)
+			p->n_mbt = qa_sat_mul(p->n_seq, mml);
 	}
-	if (opt->parallel <= 0 && n_seq > n_mbt)
-		n_seq = n_mbt;
+	if (opt->parallel <= 0 && p->n_seq > p->n_mbt)
+		p->n_seq = p->n_mbt;
+}
 
-	/* MTP speculative decoding (vllm/config/speculative.py): method
-	 * "mtp" drafts with the model's own n_predict MTP layers;
-	 * num_speculative_tokens defaults to n_predict and must be a
-	 * multiple of it when larger (l.768-777). */
+/* MTP speculative decoding (vllm/config/speculative.py): method
+ * "mtp" drafts with the model's own n_predict MTP layers;
+ * num_speculative_tokens defaults to n_predict and must be a
+ * multiple of it when larger (l.768-777). */
+static void
+vllm_mtp(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
+
 	if (opt->num_speculative_tokens > 0 || opt->mtp) {
 		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
 				  inv->mtp.present > 0 ?
 				  (uint64_t)inv->mtp.present : 0;
 
 		if (n_pred == 0) {
-			qa_fit_note(&nb, "MTP speculative decoding asked for, but the "
+			qa_fit_note(&p->c.nb, "MTP speculative decoding asked for, but the "
 			     "model has no MTP layers: sized without a draft");
-		} else if (tf) {
-			qa_fit_note(&nb, "the Transformers backend skips the MTP "
+		} else if (p->tf) {
+			qa_fit_note(&p->c.nb, "the Transformers backend skips the MTP "
 			     "layers (base.py ignore_unexpected_prefixes): "
 			     "sized without a draft");
 		} else {
-			n_draft = n_pred > MAX_DRAFT ? MAX_DRAFT : n_pred;
-			n_spec = opt->num_speculative_tokens > 0 ?
+			p->n_draft = n_pred > MAX_DRAFT ? MAX_DRAFT : n_pred;
+			p->n_spec = opt->num_speculative_tokens > 0 ?
 				 (uint64_t)opt->num_speculative_tokens : n_pred;
-			if (n_spec > n_pred && n_spec % n_pred != 0) {
-				refused = true;
-				qa_fit_note(&nb, qa_arena_printf(arena, "vLLM refuses "
+			if (p->n_spec > n_pred && p->n_spec % n_pred != 0) {
+				p->refused = true;
+				qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses "
 					"num_speculative_tokens %llu: it must "
 					"be divisible by the %llu MTP layers "
 					"(speculative.py l.768-777)",
-					(unsigned long long)n_spec,
+					(unsigned long long)p->n_spec,
 					(unsigned long long)n_pred));
 			}
-			qa_fit_note(&nb, qa_arena_printf(arena, "MTP draft: %llu "
+			qa_fit_note(&p->c.nb, qa_arena_printf(arena, "MTP draft: %llu "
 				"layer%s of weights and KV pages on the last "
 				"stage, embedding and head shared with the "
 				"target%s (llm_base_proposer.py l.1267-1400), "
 				"%llu speculative token%s (Mamba states keep "
 				"%llu more conv positions and pages)",
-				(unsigned long long)n_draft,
-				n_draft == 1 ? "" : "s",
-				pp > 1 ? " except the embedding under PP" : "",
-				(unsigned long long)n_spec,
-				n_spec == 1 ? "" : "s",
-				(unsigned long long)n_spec));
+				(unsigned long long)p->n_draft,
+				p->n_draft == 1 ? "" : "s",
+				p->pp > 1 ? " except the embedding under PP" : "",
+				(unsigned long long)p->n_spec,
+				p->n_spec == 1 ? "" : "s",
+				(unsigned long long)p->n_spec));
 		}
 	}
+}
 
-	/* Weights per rank (tensor parallelism) and per stage. */
-	vpad = hp->n_vocab > 0 ? qa_ceil_div((uint64_t)hp->n_vocab,
+/* Weights per rank (tensor parallelism) and per stage. */
+static void
+vllm_weights(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_inventory *inv = p->c.inv;
+	size_t i;
+
+	p->vpad = hp->n_vocab > 0 ? qa_ceil_div((uint64_t)hp->n_vocab,
 				      QA_SERVE_VOCAB_PAD) *
 				 QA_SERVE_VOCAB_PAD : 0;
-	qa_serve_tp_init(&wc, hp, tp);
-	memset(W, 0, sizeof(W));
-	memset(W_act, 0, sizeof(W_act));
-	memset(W_pass, 0, sizeof(W_pass));
-	memset(W_draft, 0, sizeof(W_draft));
-	if (n_spec > 0 && hp->n_expert > 0 && hp->n_expert_used > 0)
-		pass_share = qa_moe_touched_share(
+	qa_serve_tp_init(&p->wc, hp, p->tp);
+	memset(p->W, 0, sizeof(p->W));
+	memset(p->W_act, 0, sizeof(p->W_act));
+	memset(p->W_pass, 0, sizeof(p->W_pass));
+	memset(p->W_draft, 0, sizeof(p->W_draft));
+	if (p->n_spec > 0 && hp->n_expert > 0 && hp->n_expert_used > 0)
+		p->pass_share = qa_moe_touched_share(
 			(uint32_t)hp->n_expert_used, (uint32_t)hp->n_expert,
-			(uint32_t)(n_spec > QA_MTP_MAX_DRAFT ?
-				   QA_MTP_MAX_DRAFT : n_spec) + 1);
+			(uint32_t)(p->n_spec > QA_MTP_MAX_DRAFT ?
+				   QA_MTP_MAX_DRAFT : p->n_spec) + 1);
 	for (i = 0; i < inv->n_tensors; i++)
 		if (inv->tensors[i].role == QA_ROLE_LM_HEAD)
-			tied = false;
+			p->tied = false;
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 		uint64_t b, ba, st;
@@ -1002,11 +1048,11 @@ qa_fit_vllm(const struct qa_inventory *inv,
 			 * replaced by the target's (llm_base_proposer.py
 			 * _maybe_share_embeddings, only with PP = 1,
 			 * l.1267-1334; _maybe_share_lm_head l.1336-1400). */
-			if (n_draft == 0 || t->role == QA_ROLE_MTP_SHARED_HEAD ||
-			    (t->role == QA_ROLE_MTP_EMBED && pp == 1))
+			if (p->n_draft == 0 || t->role == QA_ROLE_MTP_SHARED_HEAD ||
+			    (t->role == QA_ROLE_MTP_EMBED && p->pp == 1))
 				continue;
 		}
-		b = qa_serve_rank_bytes(&wc, t);
+		b = qa_serve_rank_bytes(&p->wc, t);
 		/* Bytes a decode step reads: only the active experts, and
 		 * the embedding only when it is also the (tied) output. */
 		ba = b;
@@ -1014,19 +1060,19 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		    hp->n_expert_used > 0)
 			ba = qa_ceil_div(qa_sat_mul(b, (uint64_t)hp->n_expert_used),
 				  (uint64_t)hp->n_expert);
-		if ((t->role == QA_ROLE_EMBED && !tied) ||
+		if ((t->role == QA_ROLE_EMBED && !p->tied) ||
 		    t->role == QA_ROLE_MTP_EMBED || t->mtp)
 			ba = 0;
-		where = tensor_stage(t, (uint64_t)hp->n_layer, pp, tied);
-		for (st = 0; st < pp; st++) {
+		where = tensor_stage(t, (uint64_t)hp->n_layer, p->pp, p->tied);
+		for (st = 0; st < p->pp; st++) {
 			uint64_t bp = ba, bd = 0;
 
 			if (!(where == (int)st ||
-			      (where < 0 && (st == 0 || st == pp - 1))))
+			      (where < 0 && (st == 0 || st == p->pp - 1))))
 				continue;
-			W[st] = qa_sat_add(W[st], b);
+			p->W[st] = qa_sat_add(p->W[st], b);
 			/* the tied duplicate on the last stage is the head */
-			W_act[st] = qa_sat_add(W_act[st], where < 0 &&
+			p->W_act[st] = qa_sat_add(p->W_act[st], where < 0 &&
 					    st == 0 ? 0 : ba);
 			if (t->mtp) {
 				/* a draft token reads its MTP layer, k of
@@ -1038,188 +1084,224 @@ qa_fit_vllm(const struct qa_inventory *inv,
 					  (uint64_t)hp->n_expert) : b;
 				if (t->role == QA_ROLE_MTP_EMBED)
 					bd = 0;
-			} else if (is_expert(t->role) && pass_share > 0) {
-				bp = (uint64_t)((double)b * pass_share);
+			} else if (is_expert(t->role) && p->pass_share > 0) {
+				bp = (uint64_t)((double)b * p->pass_share);
 			}
 			/* and the shared head on the last stage */
 			if ((t->role == QA_ROLE_LM_HEAD ||
-			     (t->role == QA_ROLE_EMBED && tied)) &&
-			    st == pp - 1)
+			     (t->role == QA_ROLE_EMBED && p->tied)) &&
+			    st == p->pp - 1)
 				bd = b;
-			W_pass[st] = qa_sat_add(W_pass[st], where < 0 &&
+			p->W_pass[st] = qa_sat_add(p->W_pass[st], where < 0 &&
 					     st == 0 ? 0 : bp);
-			W_draft[st] = qa_sat_add(W_draft[st], bd);
+			p->W_draft[st] = qa_sat_add(p->W_draft[st], bd);
 		}
 	}
 	if (inv->n_tensors == 0)
-		qa_fit_note(&nb, "no tensors in the input: weights counted as 0");
+		qa_fit_note(&p->c.nb, "no tensors in the input: weights counted as 0");
 	if (inv->kind == QA_KIND_GGUF)
-		qa_fit_note(&nb, "GGUF in vLLM: weights counted as stored (vLLM's "
+		qa_fit_note(&p->c.nb, "GGUF in vLLM: weights counted as stored (vLLM's "
 		     "GGUF loader keeps supported quantized types packed); "
 		     "vLLM's GGUF support is experimental");
 	if (inv->dominant_type && (qa_ascii_ieq(inv->dominant_type, "F32")))
-		s_model = 4;
+		p->s_model = 4;
+}
 
-	/* KV dtype (one for K and V in vLLM). */
-	fmt = kv_format(opt->kv_k, &nb);
+/* KV dtype (one for K and V in vLLM). */
+static int
+vllm_kv_layouts(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_arena *arena = p->c.arena;
+	size_t i;
+
+	p->fmt = kv_format(opt->kv_k, &p->c.nb);
 	if (opt->kv_v && opt->kv_k && !qa_ascii_ieq(opt->kv_v, opt->kv_k))
-		qa_fit_note(&nb, "vLLM has one --kv-cache-dtype for K and V; the K "
+		qa_fit_note(&p->c.nb, "vLLM has one --kv-cache-dtype for K and V; the K "
 		     "type was used");
-	if (fmt.nvfp4) {
+	if (p->fmt.nvfp4) {
 		bool fp4 = true;
 
-		for (i = 0; i < ndev; i++)
+		for (i = 0; i < p->ndev; i++)
 			if (!(opt->gpus.dev[i].flags & QA_GPU_FP4))
 				fp4 = false;
 		if (!fp4)
-			qa_fit_note(&nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
+			qa_fit_note(&p->c.nb, "--kv-cache-dtype nvfp4 needs FP4 tensor "
 			     "cores (Blackwell); not every GPU here has them "
 			     "or their type is unknown");
 	}
-	lo.tp = tp;
-	lo.pp = pp;
-	lo.s_model = s_model;
-	lo.n_mbt = n_mbt;
-	lo.n_spec = n_spec;
-	lo.n_draft = n_draft;
-	lo.tf_backend = tf;
+	p->lo.tp = p->tp;
+	p->lo.pp = p->pp;
+	p->lo.s_model = p->s_model;
+	p->lo.n_mbt = p->n_mbt;
+	p->lo.n_spec = p->n_spec;
+	p->lo.n_draft = p->n_draft;
+	p->lo.tf_backend = p->tf;
 	/* About 20 KiB each: from the inventory's arena, not the stack. */
-	lay = qa_arena_alloc(arena, sizeof(*lay));
-	lay_f16 = qa_arena_alloc(arena, sizeof(*lay_f16));
-	lay_fp8 = qa_arena_alloc(arena, sizeof(*lay_fp8));
-	if (!lay || !lay_f16 || !lay_fp8) {
-		snprintf(err, errlen, "out of memory");
+	p->lay = qa_arena_alloc(arena, sizeof(*p->lay));
+	p->lay_f16 = qa_arena_alloc(arena, sizeof(*p->lay_f16));
+	p->lay_fp8 = qa_arena_alloc(arena, sizeof(*p->lay_fp8));
+	if (!p->lay || !p->lay_f16 || !p->lay_fp8) {
+		snprintf(p->c.err, p->c.errlen, "out of memory");
 		return -1;
 	}
-	build_layout(hp, &lo, &fmt, lay);
-	build_layout(hp, &lo, &f16, lay_f16);
-	build_layout(hp, &lo, &fp8, lay_fp8);
-	if (lay->n_types == 0) {
-		snprintf(err, errlen, "no attention or state layers to size "
+	build_layout(hp, &p->lo, &p->fmt, p->lay);
+	build_layout(hp, &p->lo, &p->f16, p->lay_f16);
+	build_layout(hp, &p->lo, &p->fp8, p->lay_fp8);
+	if (p->lay->n_types == 0) {
+		snprintf(p->c.err, p->c.errlen, "no attention or state layers to size "
 			 "the vLLM KV cache from");
 		return -1;
 	}
-	if (lay->unify_failed)
-		qa_fit_note(&nb, "KV page sizes of the layer kinds are not integer "
+	if (p->lay->unify_failed)
+		qa_fit_note(&p->c.nb, "KV page sizes of the layer kinds are not integer "
 		     "multiples: vLLM raises NotImplementedError "
 		     "(unify_kv_cache_spec_page_size); sized with the "
 		     "largest page");
-	if (lay->hybrid && lay->tok_differ)
-		qa_fit_note(&nb, "per-layer KV sizes differ within a hybrid group; "
+	if (p->lay->hybrid && p->lay->tok_differ)
+		qa_fit_note(&p->c.nb, "per-layer KV sizes differ within a hybrid group; "
 		     "sized with the largest");
+	return 0;
+}
 
-	/* Budget per rank (determine_available_memory, gpu_worker.py
-	 * l.354-450): M_avail = ceil(u T) - (W + P + N) - G, G only when
-	 * CUDA graphs are captured (cudagraph_mode != NONE, l.399-407;
-	 * --enforce-eager sets NONE, vllm/config/vllm.py l.1019-1025). */
-	for (i = 0; i < pp; i++)
-		P[i] = opt->vllm_activation_bytes ? opt->vllm_activation_bytes :
-		       estimate_p(hp, tp, n_mbt, n_seq, vpad, s_model,
-				  i == pp - 1);
-	N = opt->vllm_nontorch_bytes ? opt->vllm_nontorch_bytes :
+/* Budget per rank (determine_available_memory, gpu_worker.py
+ * l.354-450): M_avail = ceil(u T) - (W + P + N) - G, G only when
+ * CUDA graphs are captured (cudagraph_mode != NONE, l.399-407;
+ * --enforce-eager sets NONE, vllm/config/vllm.py l.1019-1025). */
+static void
+vllm_budget(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
+	size_t i;
+
+	for (i = 0; i < p->pp; i++)
+		p->P[i] = opt->vllm_activation_bytes ? opt->vllm_activation_bytes :
+		       estimate_p(hp, p->tp, p->n_mbt, p->n_seq, p->vpad, p->s_model,
+				  i == p->pp - 1);
+	p->N = opt->vllm_nontorch_bytes ? opt->vllm_nontorch_bytes :
 	    VLLM_N_DEFAULT;
-	G = opt->enforce_eager ? 0 : opt->vllm_cudagraph_bytes ?
+	p->G = opt->enforce_eager ? 0 : opt->vllm_cudagraph_bytes ?
 	    opt->vllm_cudagraph_bytes : VLLM_G_DEFAULT;
 	if (!opt->vllm_activation_bytes || !opt->vllm_nontorch_bytes ||
 	    (!opt->vllm_cudagraph_bytes && !opt->enforce_eager))
-		qa_fit_note(&nb, qa_arena_printf(arena, "vLLM measures activations "
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM measures activations "
 			"(P, a profile run of %llu tokens), non-torch memory "
 			"(N) and CUDA graphs (G) at start-up; estimated here "
 			"(P closed form of docs/fit.md, N 0.25 GiB, %s): "
-			"non-deterministic", (unsigned long long)n_mbt,
+			"non-deterministic", (unsigned long long)p->n_mbt,
 			opt->enforce_eager ? "G 0 with --enforce-eager" :
 			"G 0.35 GiB"));
 	else if (opt->enforce_eager)
-		qa_fit_note(&nb, "--enforce-eager: no CUDA graphs, G = 0");
+		qa_fit_note(&p->c.nb, "--enforce-eager: no CUDA graphs, G = 0");
 
 	if (opt->ctx > 0)
-		ctx = (uint64_t)opt->ctx;
+		p->ctx = (uint64_t)opt->ctx;
 	else
-		ctx = max_len;
-	if (opt->ctx > 0 && ctx > max_len)
-		qa_fit_note(&nb, qa_arena_printf(arena, "vLLM refuses "
+		p->ctx = p->max_len;
+	if (opt->ctx > 0 && p->ctx > p->max_len)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses "
 			"max_model_len %llu above the derived %llu unless "
 			"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1",
-			(unsigned long long)ctx,
-			(unsigned long long)max_len));
+			(unsigned long long)p->ctx,
+			(unsigned long long)p->max_len));
 
-	out->n_devices = ndev;
-	for (i = 0; i < ndev; i++) {
+	out->n_devices = p->ndev;
+	for (i = 0; i < p->ndev; i++) {
 		const struct qa_gpu_device *g = &opt->gpus.dev[i];
 		struct qa_fit_device *d = &out->devices[i];
-		uint64_t st = dstage[i];
-		double rr = ceil(u * (double)g->vram_bytes);
+		uint64_t st = p->dstage[i];
+		double rr = ceil(p->u * (double)g->vram_bytes);
 		uint64_t R = rr >= 1.8e19 ? UINT64_MAX : (uint64_t)rr;
-		uint64_t a = qa_sub_floor(R, qa_sat_add(qa_sat_add(W[st], P[st]),
-						  qa_sat_add(N, G)));
+		uint64_t a = qa_sub_floor(R, qa_sat_add(qa_sat_add(p->W[st], p->P[st]),
+						  qa_sat_add(p->N, p->G)));
 		uint64_t outside = qa_sub_floor(g->vram_bytes, g->usable_bytes);
 		uint64_t a0, b0;
 
-		if (tp > 1 || pp > 1)
+		if (p->tp > 1 || p->pp > 1)
 			outside = qa_sat_add(outside, VLLM_NCCL_EST);
 		snprintf(d->name, sizeof(d->name), "%s", g->name);
 		d->vram_bytes = g->vram_bytes;
 		d->usable_bytes = R;
-		d->weights_bytes = W[st];
-		d->compute_bytes = qa_sat_add(P[st], G);
-		d->overhead_bytes = qa_sat_add(N, outside);
-		pp_range((uint64_t)hp->n_layer, pp, st, &a0, &b0);
+		d->weights_bytes = p->W[st];
+		d->compute_bytes = qa_sat_add(p->P[st], p->G);
+		d->overhead_bytes = qa_sat_add(p->N, outside);
+		pp_range((uint64_t)hp->n_layer, p->pp, st, &a0, &b0);
 		d->first_layer = (int32_t)a0;
 		d->last_layer = (int32_t)b0 - 1;
-		d->has_output = st == pp - 1;
+		d->has_output = st == p->pp - 1;
 		if (outside > qa_sub_floor(g->vram_bytes, R)) {
-			outside_over = true;
+			p->outside_over = true;
 			/* what overflows (1-u)T is taken from the budget */
 			a = qa_sub_floor(a, outside - qa_sub_floor(g->vram_bytes, R));
 		}
-		avail[i] = a;
-		if (a < min_avail)
-			min_avail = a;
+		p->avail[i] = a;
+		if (a < p->min_avail)
+			p->min_avail = a;
 	}
-	if (outside_over)
-		qa_fit_note(&nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
+	if (p->outside_over)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "CUDA context + NCCL (est.) "
 			"exceed (1-u)T outside vLLM's budget: lower "
-			"--gpu-memory-utilization below %.2f", u));
-	if (pp > 1)
-		qa_fit_note(&nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
+			"--gpu-memory-utilization below %.2f", p->u));
+	if (p->pp > 1)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "PP=%llu: stage r holds "
 			"layers get_pp_indices(%lld, r, %llu) "
 			"(vllm/distributed/utils.py l.95-140) and their KV "
 			"pages; max_model_len is the smallest over the "
 			"workers (_auto_fit_max_model_len)",
-			(unsigned long long)pp, (long long)hp->n_layer,
-			(unsigned long long)pp));
+			(unsigned long long)p->pp, (long long)hp->n_layer,
+			(unsigned long long)p->pp));
+}
 
-	/* The requested context's KV and state (one request), and the
-	 * largest context per KV type over all workers. */
+/* The requested context's KV and state (one request), and the
+ * largest context per KV type over all workers. */
+static void
+vllm_context(struct vllm_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+
 	if (opt->ctx < 0) {
-		fit_len = search_max_len(lay, avail, dstage, ndev, max_len);
-		ctx = fit_len > 0 ? (uint64_t)fit_len : 1;
+		p->fit_len = search_max_len(p->lay, p->avail, p->dstage, p->ndev, p->max_len);
+		p->ctx = p->fit_len > 0 ? (uint64_t)p->fit_len : 1;
 	}
-	out->context = (int64_t)(ctx > INT64_MAX ? INT64_MAX : ctx);
+	out->context = (int64_t)(p->ctx > INT64_MAX ? INT64_MAX : p->ctx);
 	out->kv_type_k = opt->kv_k ? opt->kv_k : "bf16";
 	out->kv_type_v = opt->kv_v ? opt->kv_v : out->kv_type_k;
-	out->max_context_f16 = search_max_len(lay_f16, avail, dstage, ndev,
-					      max_len);
-	out->max_context_q8_0 = search_max_len(lay_fp8, avail, dstage, ndev,
-					       max_len);
+	out->max_context_f16 = search_max_len(p->lay_f16, p->avail, p->dstage, p->ndev,
+					      p->max_len);
+	out->max_context_q8_0 = search_max_len(p->lay_fp8, p->avail, p->dstage, p->ndev,
+					       p->max_len);
 	out->max_context_q4_0 = out->max_context_q8_0;
-	qa_fit_note(&nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
+	qa_fit_note(&p->c.nb, "max_context q8_0 and q4_0 are vLLM's fp8 KV cache "
 	     "(vLLM has no block-quantized KV types); vLLM preallocates "
 	     "all of M_avail as KV pool, kv_bytes is what the context needs");
+}
 
-	verdict = NULL;
-	for (i = 0; i < ndev; i++) {
+/* Each worker's KV and state for the context against its budget
+ * (_check_enough_kv_cache_memory), the totals and the verdict. */
+static void
+vllm_verdict(struct vllm_plan *p)
+{
+	struct qa_fit_result *out = p->c.out;
+	size_t i;
+
+	p->verdict = NULL;
+	for (i = 0; i < p->ndev; i++) {
 		struct qa_fit_device *d = &out->devices[i];
-		uint64_t over = qa_sub_floor(qa_sub_floor(d->overhead_bytes, N),
+		uint64_t over = qa_sub_floor(qa_sub_floor(d->overhead_bytes, p->N),
 					  qa_sub_floor(d->vram_bytes,
 						    d->usable_bytes));
 		uint64_t inside;
 
-		m_req(lay, dstage[i], ctx, &kv_req[i], &rec_req[i]);
-		inside = qa_sat_add(qa_sat_add(d->weights_bytes, kv_req[i]),
-			qa_sat_add(rec_req[i], qa_sat_add(d->compute_bytes, N)));
-		d->kv_bytes = kv_req[i];
-		d->recurrent_bytes = rec_req[i];
+		m_req(p->lay, p->dstage[i], p->ctx, &p->kv_req[i], &p->rec_req[i]);
+		inside = qa_sat_add(qa_sat_add(d->weights_bytes, p->kv_req[i]),
+			qa_sat_add(p->rec_req[i], qa_sat_add(d->compute_bytes, p->N)));
+		d->kv_bytes = p->kv_req[i];
+		d->recurrent_bytes = p->rec_req[i];
 		inside = qa_sat_add(inside, over);
 		d->free_bytes = d->usable_bytes >= inside ?
 			(int64_t)(d->usable_bytes - inside) :
@@ -1227,132 +1309,179 @@ qa_fit_vllm(const struct qa_inventory *inv,
 				   INT64_MAX : inside - d->usable_bytes);
 		out->totals_weights = qa_sat_add(out->totals_weights,
 					      d->weights_bytes);
-		out->totals_kv = qa_sat_add(out->totals_kv, kv_req[i]);
+		out->totals_kv = qa_sat_add(out->totals_kv, p->kv_req[i]);
 		out->totals_recurrent = qa_sat_add(out->totals_recurrent,
-						rec_req[i]);
+						p->rec_req[i]);
 		out->totals_compute = qa_sat_add(out->totals_compute,
 					      d->compute_bytes);
 		/* _check_enough_kv_cache_memory on each worker */
-		if (avail[i] == 0 || qa_sat_add(kv_req[i], rec_req[i]) > avail[i])
-			verdict = "does-not-fit";
-		else if (!verdict &&
-			 (double)(avail[i] - kv_req[i] - rec_req[i]) <
+		if (p->avail[i] == 0 || qa_sat_add(p->kv_req[i], p->rec_req[i]) > p->avail[i])
+			p->verdict = "does-not-fit";
+		else if (!p->verdict &&
+			 (double)(p->avail[i] - p->kv_req[i] - p->rec_req[i]) <
 			 TIGHT_SHARE * (double)d->usable_bytes)
-			verdict = "tight";
+			p->verdict = "tight";
 	}
-	if (!heads_ok || refused)
-		verdict = "does-not-fit";
-	else if (!verdict)
-		verdict = outside_over ? "tight" : "fits";
-	out->verdict = verdict;
+	if (!p->heads_ok || p->refused)
+		p->verdict = "does-not-fit";
+	else if (!p->verdict)
+		p->verdict = p->outside_over ? "tight" : "fits";
+	out->verdict = p->verdict;
+}
 
-	/* Decode ceiling: each rank reads its weights (active experts only)
-	 * plus the context's KV and state per token; the ranks of a stage
-	 * work in parallel, so its slowest rank bounds it, and the stages
-	 * run in series. Tensor parallelism adds two all-reduces per layer
-	 * (after attention and after the MLP), each an assumed
-	 * AR_SECONDS over PCIe. With MTP drafts, a step is one
-	 * verification pass and n draft steps (src/fit/decode.h). */
-	{
-		double tsum = 0, tpass = 0;
-		bool known = true;
-		uint64_t st, n_ar = tp > 1 ? 2 : 0;
+/* Decode ceiling: each rank reads its weights (active experts only)
+ * plus the context's KV and state per token; the ranks of a stage
+ * work in parallel, so its slowest rank bounds it, and the stages
+ * run in series. Tensor parallelism adds two all-reduces per layer
+ * (after attention and after the MLP), each an assumed
+ * AR_SECONDS over PCIe. With MTP drafts, a step is one
+ * verification pass and n draft steps (src/fit/decode.h). */
+static void
+vllm_decode_ceiling(struct vllm_plan *p)
+{
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	size_t i;
+	double tsum = 0, tpass = 0;
+	bool known = true;
+	uint64_t st, n_ar = p->tp > 1 ? 2 : 0;
 
-		for (st = 0; st < pp && known; st++) {
-			double worst = 0, wpass = 0, wdraft = 0;
-			uint64_t lo_l, hi_l;
+	for (st = 0; st < p->pp && known; st++) {
+		double worst = 0, wpass = 0, wdraft = 0;
+		uint64_t lo_l, hi_l;
 
-			for (i = 0; i < ndev; i++) {
-				uint64_t bytes, kvrec;
-				double bw, tt;
+		for (i = 0; i < p->ndev; i++) {
+			uint64_t bytes, kvrec;
+			double bw, tt;
 
-				if (dstage[i] != st)
-					continue;
-				kvrec = qa_sat_add(kv_req[i], rec_req[i]);
-				bytes = qa_sat_add(W_act[st], kvrec);
-				if (!opt->gpus.dev[i].bandwidth_gbs || !bytes) {
-					known = false;
-					break;
-				}
-				bw = (double)opt->gpus.dev[i].bandwidth_gbs *
-				     1e9;
-				tt = (double)bytes / bw;
-				if (tt > worst)
-					worst = tt;
-				tt = (double)qa_sat_add(W_pass[st], kvrec) / bw;
-				if (tt > wpass)
-					wpass = tt;
-				tt = (double)W_draft[st] / bw;
-				if (tt > wdraft)
-					wdraft = tt;
-			}
-			pp_range((uint64_t)(hp->n_layer > 0 ? hp->n_layer : 0),
-				 pp, st, &lo_l, &hi_l);
-			tsum += worst + (double)(n_ar * (hi_l - lo_l)) *
-				AR_SECONDS;
-			tpass += wpass + (double)(n_ar * (hi_l - lo_l)) *
-				 AR_SECONDS + (double)n_spec * wdraft;
-		}
-		if (n_spec > 0 && st == pp)
-			tpass += (double)(n_spec * n_ar * n_draft) *
-				 AR_SECONDS;
-		out->decode_tokens_per_s_max = known && tsum > 0 ?
-					       1.0 / tsum : 0;
-		if (n_spec > 0) {
-			double acc[QA_MTP_MAX_DRAFT];
-			size_t na = qa_mtp_acceptance(hp->arch_raw ?
-				hp->arch_raw : hp->arch,
-				(int)(n_spec > QA_MTP_MAX_DRAFT ?
-				      QA_MTP_MAX_DRAFT : n_spec), acc,
-				&out->mtp_acceptance_source);
-
-			out->mtp_draft_tokens = (int)na;
-			out->mtp_tokens_per_pass =
-				qa_mtp_tokens_per_pass(acc, na);
-			out->decode_tokens_per_s_mtp = known && tpass > 0 ?
-				out->mtp_tokens_per_pass / tpass : 0;
-		}
-		if (tp > 1 && known)
-			qa_fit_note(&nb, "decode ceiling: the ranks of a stage read "
-			     "in parallel, plus two all-reduces per layer at "
-			     "an assumed 15 us each over PCIe (not measured "
-			     "here; NVLink is faster)");
-	}
-
-	{
-		int t;
-		char kinds[96];
-		size_t off = 0;
-
-		kinds[0] = '\0';
-		for (t = 0; t < SPEC_COUNT; t++) {
-			int n;
-
-			if (!lay->n[t])
+			if (p->dstage[i] != st)
 				continue;
-			n = snprintf(kinds + off, sizeof(kinds) - off,
-				     "%s%s %llux page %llu B/%llu tok",
-				     off ? ", " : "", spec_name[t],
-				     (unsigned long long)lay->n[t],
-				     (unsigned long long)lay->page[t],
-				     (unsigned long long)lay->block[t]);
-			if (n < 0 || (size_t)n >= sizeof(kinds) - off)
+			kvrec = qa_sat_add(p->kv_req[i], p->rec_req[i]);
+			bytes = qa_sat_add(p->W_act[st], kvrec);
+			if (!opt->gpus.dev[i].bandwidth_gbs || !bytes) {
+				known = false;
 				break;
-			off += (size_t)n;
+			}
+			bw = (double)opt->gpus.dev[i].bandwidth_gbs *
+			     1e9;
+			tt = (double)bytes / bw;
+			if (tt > worst)
+				worst = tt;
+			tt = (double)qa_sat_add(p->W_pass[st], kvrec) / bw;
+			if (tt > wpass)
+				wpass = tt;
+			tt = (double)p->W_draft[st] / bw;
+			if (tt > wdraft)
+				wdraft = tt;
 		}
-		out->formula = qa_arena_printf(arena,
-			"vLLM V1 9aaf83ef TP=%llu PP=%llu: M_avail = "
-			"ceil(%.2f*T) - (W + P + N) - G = %.2f GiB on the "
-			"worst rank; %s; %s %llu layers; max_model_len by "
-			"_auto_fit_max_model_len (vllm/v1/worker/"
-			"gpu_worker.py, vllm/v1/core/kv_cache_utils.py; "
-			"docs/fit.md)", (unsigned long long)tp,
-			(unsigned long long)pp, u,
-			(double)min_avail / (double)GIB, kinds,
-			lay->hybrid ? "hybrid groups of" : "one KV group of",
-			(unsigned long long)lay->g);
-		if (!out->formula)
-			out->formula = "vLLM V1 (docs/fit.md)";
+		pp_range((uint64_t)(hp->n_layer > 0 ? hp->n_layer : 0),
+			 p->pp, st, &lo_l, &hi_l);
+		tsum += worst + (double)(n_ar * (hi_l - lo_l)) *
+			AR_SECONDS;
+		tpass += wpass + (double)(n_ar * (hi_l - lo_l)) *
+			 AR_SECONDS + (double)p->n_spec * wdraft;
 	}
+	if (p->n_spec > 0 && st == p->pp)
+		tpass += (double)(p->n_spec * n_ar * p->n_draft) *
+			 AR_SECONDS;
+	out->decode_tokens_per_s_max = known && tsum > 0 ?
+				       1.0 / tsum : 0;
+	if (p->n_spec > 0) {
+		double acc[QA_MTP_MAX_DRAFT];
+		size_t na = qa_mtp_acceptance(hp->arch_raw ?
+			hp->arch_raw : hp->arch,
+			(int)(p->n_spec > QA_MTP_MAX_DRAFT ?
+			      QA_MTP_MAX_DRAFT : p->n_spec), acc,
+			&out->mtp_acceptance_source);
+
+		out->mtp_draft_tokens = (int)na;
+		out->mtp_tokens_per_pass =
+			qa_mtp_tokens_per_pass(acc, na);
+		out->decode_tokens_per_s_mtp = known && tpass > 0 ?
+			out->mtp_tokens_per_pass / tpass : 0;
+	}
+	if (p->tp > 1 && known)
+		qa_fit_note(&p->c.nb, "decode ceiling: the ranks of a stage read "
+		     "in parallel, plus two all-reduces per layer at "
+		     "an assumed 15 us each over PCIe (not measured "
+		     "here; NVLink is faster)");
+}
+
+/* The formula line: the budget of the worst rank and the KV groups. */
+static void
+vllm_formula(struct vllm_plan *p)
+{
+	struct qa_fit_result *out = p->c.out;
+	struct qa_arena *arena = p->c.arena;
+	int t;
+	char kinds[96];
+	size_t off = 0;
+
+	kinds[0] = '\0';
+	for (t = 0; t < SPEC_COUNT; t++) {
+		int n;
+
+		if (!p->lay->n[t])
+			continue;
+		n = snprintf(kinds + off, sizeof(kinds) - off,
+			     "%s%s %llux page %llu B/%llu tok",
+			     off ? ", " : "", spec_name[t],
+			     (unsigned long long)p->lay->n[t],
+			     (unsigned long long)p->lay->page[t],
+			     (unsigned long long)p->lay->block[t]);
+		if (n < 0 || (size_t)n >= sizeof(kinds) - off)
+			break;
+		off += (size_t)n;
+	}
+	out->formula = qa_arena_printf(arena,
+		"vLLM V1 9aaf83ef TP=%llu PP=%llu: M_avail = "
+		"ceil(%.2f*T) - (W + P + N) - G = %.2f GiB on the "
+		"worst rank; %s; %s %llu layers; max_model_len by "
+		"_auto_fit_max_model_len (vllm/v1/worker/"
+		"gpu_worker.py, vllm/v1/core/kv_cache_utils.py; "
+		"docs/fit.md)", (unsigned long long)p->tp,
+		(unsigned long long)p->pp, p->u,
+		(double)p->min_avail / (double)GIB, kinds,
+		p->lay->hybrid ? "hybrid groups of" : "one KV group of",
+		(unsigned long long)p->lay->g);
+	if (!out->formula)
+		out->formula = "vLLM V1 (docs/fit.md)";
+}
+
+int
+qa_fit_vllm(const struct qa_inventory *inv,
+	    const struct qa_fit_options *opt,
+	    struct qa_fit_result *out, char *err, size_t errlen)
+{
+	struct vllm_plan plan = { 0 }, *p = &plan;
+
+	qa_serve_call_init(&p->c, inv, opt, out, QA_ENGINE_VLLM, err, errlen);
+	p->u = opt->gpu_memory_utilization > 0 &&
+	       opt->gpu_memory_utilization <= 1 ?
+	       opt->gpu_memory_utilization : VLLM_UTIL;
+	p->ndev = opt->gpus.n;
+	p->min_avail = UINT64_MAX;
+	p->s_model = 2;
+	p->f16 = (struct kvfmt){ 2, false, false };
+	p->fp8 = (struct kvfmt){ 1, false, false };
+	p->heads_ok = true;
+	p->tied = true;
+	if (qa_serve_check_inputs(&inv->hp, &opt->gpus, "vLLM",
+				  "KV cache", err, errlen) < 0 ||
+	    vllm_layout(p) < 0)
+		return -1;
+	vllm_head_checks(p);
+	vllm_implementation(p);
+	vllm_batch_defaults(p);
+	vllm_mtp(p);
+	vllm_weights(p);
+	if (vllm_kv_layouts(p) < 0)
+		return -1;
+	vllm_budget(p);
+	vllm_context(p);
+	vllm_verdict(p);
+	vllm_decode_ceiling(p);
+	vllm_formula(p);
 	return 0;
 }

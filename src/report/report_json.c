@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "analysis/analysis.h"
 #include "core/jsonw.h"
 #include "report/report_fit.h"
 
@@ -184,50 +185,21 @@ jw_bpw(struct qa_jw *w, uint64_t bytes, uint64_t params)
 			  8.0 * (double)bytes / (double)params, QA_JW_BPW);
 }
 
-/* A string, or the first string of an array (llama-imatrix has written
- * quantize.imatrix.dataset as either). */
-static const char *
-kv_string(const struct qa_inventory *inv, const char *key)
-{
-	const struct qa_kv *kv = qa_inv_kv(inv, key);
-
-	if (!kv)
-		return NULL;
-	if (kv->value.type == QA_V_STRING)
-		return kv->value.v.str.s;
-	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
-	    kv->value.v.arr.items &&
-	    kv->value.v.arr.items[0].type == QA_V_STRING)
-		return kv->value.v.arr.items[0].v.str.s;
-	return NULL;
-}
-
-/* The importance matrix llama-quantize records (ggml-org/llama.cpp
- * tools/quantize/quantize.cpp, LLM_KV_QUANTIZE_IMATRIX_*). */
+/* The importance matrix llama-quantize records (qa_imatrix_of). */
 static void
 write_imatrix(struct qa_jw *w, const struct qa_inventory *inv)
 {
-	const char *file = kv_string(inv, "quantize.imatrix.file");
-	const char *data = kv_string(inv, "quantize.imatrix.dataset");
-	const struct qa_kv *en = qa_inv_kv(inv,
-					   "quantize.imatrix.entries_count");
-	const struct qa_kv *ch = qa_inv_kv(inv,
-					   "quantize.imatrix.chunks_count");
-	int64_t entries = -1, chunks = -1;
+	struct qa_imatrix im;
 
-	if (en && !qa_value_as_int(&en->value, &entries))
-		entries = -1;
-	if (ch && !qa_value_as_int(&ch->value, &chunks))
-		chunks = -1;
-	if (!file && !data && entries < 0 && chunks < 0)
+	if (!qa_imatrix_of(inv, &im))
 		return;
 	qa_jw_obj(w, "imatrix");
-	if (file)
-		qa_jw_str(w, "file", file);
-	if (data)
-		qa_jw_str(w, "dataset", data);
-	jw_known(w, "entries_count", entries);
-	jw_known(w, "chunks_count", chunks);
+	if (im.file)
+		qa_jw_str(w, "file", im.file);
+	if (im.dataset)
+		qa_jw_str(w, "dataset", im.dataset);
+	jw_known(w, "entries_count", im.entries);
+	jw_known(w, "chunks_count", im.chunks);
 	qa_jw_close(w, '}');
 }
 

@@ -19,6 +19,7 @@
  * findings wrap with a hanging indent. Colour (opt->color) is added only around words whose
  * width is known, so it never disturbs the alignment.
  */
+#include "analysis/analysis.h"
 #include "core/escape.h"
 #include "core/jsonw.h"
 #include "report/report.h"
@@ -801,24 +802,6 @@ dominant_precision(const struct qa_inventory *inv, bool *quantized)
 	return best;
 }
 
-/* A string or the first string of an array (llama-imatrix writes the
- * dataset as either, depending on its version). */
-static const char *
-kv_string(const struct qa_inventory *inv, const char *key)
-{
-	const struct qa_kv *kv = qa_inv_kv(inv, key);
-
-	if (!kv)
-		return NULL;
-	if (kv->value.type == QA_V_STRING)
-		return kv->value.v.str.s;
-	if (kv->value.type == QA_V_ARRAY && kv->value.v.arr.kept > 0 &&
-	    kv->value.v.arr.items &&
-	    kv->value.v.arr.items[0].type == QA_V_STRING)
-		return kv->value.v.arr.items[0].v.str.s;
-	return NULL;
-}
-
 /*
  * The "quant" line: the method the files declare. GGUF: the file type as
  * a mix label, plus the importance matrix llama-quantize records as
@@ -836,11 +819,7 @@ quant_line(FILE *out, const struct qa_inventory *inv)
 	if (inv->kind == QA_KIND_GGUF) {
 		const char *ft = inv->file_type_declared ?
 			inv->file_type_declared : inv->file_type_guessed;
-		const char *file = kv_string(inv, "quantize.imatrix.file");
-		const char *data = kv_string(inv, "quantize.imatrix.dataset");
-		const struct qa_kv *ch = qa_inv_kv(inv,
-			"quantize.imatrix.chunks_count");
-		int64_t chunks = -1;
+		struct qa_imatrix im;
 
 		if (ft)
 			items_add(&it, "GGUF %s mix", ft);
@@ -849,16 +828,17 @@ quant_line(FILE *out, const struct qa_inventory *inv)
 				  inv->dominant_matrix_type);
 		else
 			items_add(&it, "GGUF");
-		if (ch && !qa_value_as_int(&ch->value, &chunks))
-			chunks = -1;
-		if (file || data || chunks >= 0) {
-			items_add(&it, "imatrix: %s", file ? qa_path_base(file) :
-				  data ? qa_path_base(data) : "yes");
-			if (chunks >= 0) {
+		(void)qa_imatrix_of(inv, &im);
+		/* entries alone is no provenance worth the line */
+		if (im.file || im.dataset || im.chunks >= 0) {
+			items_add(&it, "imatrix: %s", im.file ?
+				  qa_path_base(im.file) : im.dataset ?
+				  qa_path_base(im.dataset) : "yes");
+			if (im.chunks >= 0) {
 				char n[48];
 
 				snprintf(n, sizeof(n), " (%" PRId64 " chunk%s)",
-					 chunks, chunks == 1 ? "" : "s");
+					 im.chunks, im.chunks == 1 ? "" : "s");
 				items_append(&it, n);
 			}
 		}
