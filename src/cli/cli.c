@@ -27,6 +27,7 @@
 #include "engine/audit.h"
 #include "fit/fit.h"
 #include "fit/gpuspec.h"
+#include "fit/gpu_detect.h"
 #include "report/report.h"
 #include "rules/policy.h"
 
@@ -238,7 +239,9 @@ static const struct option_def {
 	{ O_GPUS, "gpus", 0, "SPEC", C_GPU,
 	  "2x16G, 16G,24G, rtx-5060-ti:2,\n"
 	  "rtx-4090+rtx-3090, unified:128G, none (host\n"
-	  "only): GPU knowledge and the memory fit" },
+	  "only), auto (this machine's GPUs and their free\n"
+	  "memory: NVML, nvidia-smi or AMD sysfs): GPU\n"
+	  "knowledge and the memory fit" },
 	{ O_CTX, "ctx", 0, "N|max", C_GPU,
 	  "context (256-padded like llama.cpp; 32k =\n"
 	  "32768); fit default: the trained context; check\n"
@@ -1006,6 +1009,26 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 
 /* Parses argv (the command, if any, already removed). Returns -1 to go
  * on, or an exit code. */
+/* --gpus auto: which devices were found, by what, with how much free:
+ * what the report does not say (it names each device by its profile or
+ * size), so a person sees what "auto" meant on this machine. */
+static void
+say_detected_gpus(void)
+{
+	const struct qa_gpu_detected *d;
+	char why[256];
+	size_t i;
+
+	if (qa_gpu_detect(&d, why, sizeof(why)) != 0)
+		return;
+	for (i = 0; i < d->set.n; i++)
+		say("--gpus auto (%s): GPU%zu %s, %.0f MiB, %.0f MiB free; "
+		    "%.0f MiB usable after a CUDA context", d->source, i,
+		    d->names[i], (double)d->set.dev[i].vram_bytes / 1048576.0,
+		    (double)d->free_bytes[i] / 1048576.0,
+		    (double)d->set.dev[i].usable_bytes / 1048576.0);
+}
+
 static int
 parse_args(struct cli *cli, int argc, char **argv)
 {
@@ -1850,6 +1873,9 @@ qa_cli_main(int argc, char **argv)
 		argc--;
 	}
 	rc = parse_args(cli, argc, argv);
+	if (rc < 0 && cli->gpus && strcmp(cli->gpus, "auto") == 0 &&
+	    !cli->quiet)
+		say_detected_gpus();
 	if (rc < 0)
 		rc = check_args(cli, argc - optind);
 	if (rc < 0)

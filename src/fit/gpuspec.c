@@ -11,77 +11,11 @@
  */
 #include "fit/gpuspec.h"
 
+#include "fit/gpu_detect.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-static const struct qa_gpu_profile profiles[] = {
-#define QA_GPU(id, al, name, vram, usable, bw, ma, mi, fl, src, asof, note) \
-	{ id, al, name, vram, usable, bw, ma, mi, fl, src, asof, note },
-#include "rules/gpus.def"
-#undef QA_GPU
-};
-
-const struct qa_gpu_profile *
-qa_gpu_profiles(size_t *n)
-{
-	*n = sizeof(profiles) / sizeof(profiles[0]);
-	return profiles;
-}
-
-/* Lower-cases s[0..len) into out without '-', '_', '.' and spaces. */
-static void
-normalize(const char *s, size_t len, char *out, size_t outlen)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < len && k + 1 < outlen; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '-' || c == '_' || c == '.' || c == ' ')
-			continue;
-		out[k++] = (char)tolower(c);
-	}
-	out[k] = '\0';
-}
-
-static const struct qa_gpu_profile *
-find_n(const char *name, size_t len)
-{
-	char want[64], have[64];
-	size_t i;
-
-	if (len >= sizeof(want))
-		return NULL;
-	normalize(name, len, want, sizeof(want));
-	if (!want[0])
-		return NULL;
-	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
-		const char *a = profiles[i].aliases;
-
-		normalize(profiles[i].id, strlen(profiles[i].id), have,
-			  sizeof(have));
-		if (strcmp(have, want) == 0)
-			return &profiles[i];
-		while (*a) {
-			size_t k = strcspn(a, " ");
-
-			normalize(a, k, have, sizeof(have));
-			if (k && strcmp(have, want) == 0)
-				return &profiles[i];
-			a += k;
-			while (*a == ' ')
-				a++;
-		}
-	}
-	return NULL;
-}
-
-const struct qa_gpu_profile *
-qa_gpu_profile_find(const char *name)
-{
-	return find_n(name, strlen(name));
-}
 
 /* Case-insensitive equality of s[0..len) with the NUL-terminated word. */
 static bool
@@ -295,7 +229,7 @@ parse_item(const char *s, size_t len, struct qa_gpu_set *out, char *err,
 				 (int)len, s);
 			return -1;
 		}
-		prof = find_n(body, nlen);
+		prof = qa_gpu_profile_find_n(body, nlen);
 		k = strspn(body, "0123456789");
 		/* Not a profile: digits and a short tail starting like a
 		 * unit ("16K", "16kb") are a size with a bad unit. */
@@ -354,6 +288,14 @@ qa_gpuspec_parse(const char *spec, struct qa_gpu_set *out, char *err,
 	}
 	if (word_is(spec, (size_t)(end - spec), "none")) {
 		out->host_only = true;
+		return 0;
+	}
+	if (word_is(spec, (size_t)(end - spec), "auto")) {
+		const struct qa_gpu_detected *d;
+
+		if (qa_gpu_detect(&d, err, errlen) != 0)
+			return -1;
+		*out = d->set;
 		return 0;
 	}
 	if ((size_t)(end - spec) >= 8 && word_is(spec, 8, "unified:")) {

@@ -13,6 +13,8 @@
  *   rtx-4090+rtx-3090   profiles mixed, and with sizes
  *   none                host memory only: no device
  *   unified:128G        one unified-memory device (Apple-style)
+ *   auto                this machine's GPUs and their free memory now
+ *                       (gpu_detect.h: NVML, nvidia-smi, AMD sysfs)
  *
  * Bare G is GiB on purpose: GPU memory is sold in binary units, so a
  * "16 GB" card has 16 GiB of VRAM; reading "16G" as 16e9 bytes would lose
@@ -81,6 +83,9 @@ struct qa_gpu_set {
 const struct qa_gpu_profile *qa_gpu_profiles(size_t *n);
 /* Profile by id or alias (case- and punctuation-insensitive), or NULL. */
 const struct qa_gpu_profile *qa_gpu_profile_find(const char *name);
+/* The same for name[0..len), which need not be NUL-terminated. */
+const struct qa_gpu_profile *qa_gpu_profile_find_n(const char *name,
+						   size_t len);
 
 /*
  * Parses a SPEC into out. Returns 0, or -1 with a one-line message in err
