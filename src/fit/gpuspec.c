@@ -266,6 +266,34 @@ parse_item(const char *s, size_t len, struct qa_gpu_set *out, char *err,
 	return 0;
 }
 
+/* A device behind llama.cpp's rpc-server: named so in every report. */
+static void
+mark_rpc(struct qa_gpu_device *d)
+{
+	char name[sizeof(d->name)];
+
+	snprintf(name, sizeof(name), "rpc:%s", d->name);
+	memcpy(d->name, name, sizeof(name));
+	d->flags |= QA_GPU_RPC;
+}
+
+/* llama.cpp's device order: RPC devices first, in the order given, then
+ * the local ones (a stable partition; at most QA_GPU_MAX devices). */
+static void
+rpc_first(struct qa_gpu_set *set)
+{
+	struct qa_gpu_device sorted[QA_GPU_MAX];
+	size_t i, n = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < set->n; i++)
+			if (((set->dev[i].flags & QA_GPU_RPC) != 0) ==
+			    (pass == 0))
+				sorted[n++] = set->dev[i];
+	memcpy(set->dev, sorted, n * sizeof(*sorted));
+}
+
 int
 qa_gpuspec_parse(const char *spec, struct qa_gpu_set *out, char *err,
 		 size_t errlen)
@@ -342,11 +370,27 @@ qa_gpuspec_parse(const char *spec, struct qa_gpu_set *out, char *err,
 				 "other devices", (int)(b - a), a);
 			return -1;
 		}
-		if (parse_item(a, (size_t)(b - a), out, err, errlen) != 0)
+		if ((size_t)(b - a) == 4 && word_is(a, 4, "rpc:")) {
+			snprintf(err, errlen, "'rpc:' needs a device, e.g. "
+				 "rpc:24G or rpc:rtx-3090");
 			return -1;
+		}
+		if ((size_t)(b - a) > 4 && word_is(a, 4, "rpc:")) {
+			size_t first = out->n, k;
+
+			if (parse_item(a + 4, (size_t)(b - a) - 4, out, err,
+				       errlen) != 0)
+				return -1;
+			for (k = first; k < out->n; k++)
+				mark_rpc(&out->dev[k]);
+		} else if (parse_item(a, (size_t)(b - a), out, err,
+				      errlen) != 0) {
+			return -1;
+		}
 		if (e == end)
 			break;
 		s = e + 1;
 	}
+	rpc_first(out);
 	return 0;
 }
