@@ -27,6 +27,7 @@
 #include "engine/audit.h"
 #include "fit/fit.h"
 #include "fit/gpuspec.h"
+#include "fit/gpu_detect.h"
 #include "report/report.h"
 #include "rules/policy.h"
 
@@ -145,7 +146,7 @@ enum opt_id {
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
 	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
-	O_NO_COLOR, O_HELP,
+	O_NO_COLOR, O_VERBOSE, O_HELP,
 	O_VERSION,
 };
 
@@ -238,7 +239,9 @@ static const struct option_def {
 	{ O_GPUS, "gpus", 0, "SPEC", C_GPU,
 	  "2x16G, 16G,24G, rtx-5060-ti:2,\n"
 	  "rtx-4090+rtx-3090, unified:128G, none (host\n"
-	  "only): GPU knowledge and the memory fit" },
+	  "only), auto (this machine's GPUs and their free\n"
+	  "memory: NVML, nvidia-smi or AMD sysfs): GPU\n"
+	  "knowledge and the memory fit" },
 	{ O_CTX, "ctx", 0, "N|max", C_GPU,
 	  "context (256-padded like llama.cpp; 32k =\n"
 	  "32768); fit default: the trained context; check\n"
@@ -304,6 +307,9 @@ static const struct option_def {
 	{ O_EXPLAIN, "explain", 0, "RULE", C(RULES),
 	  "document one rule" },
 	{ O_QUIET, "quiet", 'q', NULL, C_ALL, "no diagnostics on stderr" },
+	{ O_VERBOSE, "verbose", 'v', NULL, C_AUDIT,
+	  "with a report format other than text, also\n"
+	  "print each finding on stderr, one line each" },
 	{ O_NO_COLOR, "no-color", 0, NULL, C_ALL,
 	  "no ANSI colour (also when NO_COLOR is set)" },
 	{ O_HELP, "help", 'h', NULL, C_ALL, "this help" },
@@ -311,20 +317,77 @@ static const struct option_def {
 };
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
 
+/* The option groups of a command's help, in the order people need them:
+ * what to write, what fails the verdict, what to size for, where the
+ * input comes from. A group is a property of the help alone, so it is
+ * kept beside the help, not in every option row. */
+enum opt_group {
+	G_OUTPUT, G_POLICY, G_ENGINE, G_INPUT, G_REMOTE, G_GENERAL, N_GROUPS
+};
+
+static const char *const group_title[N_GROUPS] = {
+	[G_OUTPUT] = "Output",
+	[G_POLICY] = "Verdict and policy",
+	[G_ENGINE] = "Engine, GPUs and memory fit",
+	[G_INPUT] = "Input",
+	[G_REMOTE] = "Remote inputs (URLs, hf://)",
+	[G_GENERAL] = "General",
+};
+
+static enum opt_group
+option_group(enum opt_id id)
+{
+	switch (id) {
+	case O_FORMAT: case O_OUTPUT: case O_SUMMARY: case O_LAYERS:
+	case O_MATCH: case O_LIST: case O_CONTENT: case O_SHA256:
+	case O_QUIET: case O_VERBOSE: case O_NO_COLOR:
+		return G_OUTPUT;
+	case O_FAIL_ON: case O_RULES: case O_SEVERITY: case O_DISABLE:
+	case O_EXPLAIN:
+		return G_POLICY;
+	case O_ENGINE: case O_GPUS: case O_CTX: case O_KV: case O_KV_K:
+	case O_KV_V: case O_PARALLEL: case O_MAX_NUM_SEQS:
+	case O_MAX_RUNNING: case O_UBATCH: case O_FA: case O_TS:
+	case O_MARGIN: case O_MTP: case O_KV_UNIFIED: case O_TP: case O_PP:
+	case O_GMU: case O_MNBT: case O_EAGER: case O_SPEC_TOKENS:
+	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
+		return G_ENGINE;
+	case O_FOLLOW_SYMLINKS: case O_REVISION: case O_JOBS:
+		return G_INPUT;
+	case O_CACHE_DIR: case O_NO_CACHE: case O_TOKEN_FILE: case O_TIMEOUT:
+	case O_MAX_FETCH: case O_FULL_DOWNLOAD:
+		return G_REMOTE;
+	default:
+		return G_GENERAL;
+	}
+}
+
+/* What PATH can be: the question a newcomer asks first ("can I point it
+ * at my Hugging Face cache, my Ollama model, a URL?"), so it comes
+ * before any option. */
 static const char paths_text[] =
-"PATH is a .gguf file (any part of a split set), a .safetensors file,\n"
-"shard or *.safetensors.index.json, a model folder (a Hugging Face\n"
-"checkpoint, or a folder of GGUF files: every model in it is audited), a\n"
-"Hugging Face cache folder (models--org--name), or an Ollama model: its\n"
-"manifest file or its name[:tag] ($OLLAMA_MODELS, ~/.ollama/models,\n"
-"/usr/share/ollama/.ollama/models). A URL (https://host/m.gguf, a folder\n"
-"URL ending in /) or hf://org/repo[@rev][/path] ($HF_ENDPOINT, $HF_TOKEN)\n"
-"is read over HTTP range requests, headers only (docs/remote.md).\n";
+"PATH is a .gguf (any part of a split set), a .safetensors file, shard or\n"
+"*.safetensors.index.json, a model folder (a checkpoint, or a folder of\n"
+"GGUFs), a Hugging Face cache folder (~/.cache/huggingface/hub/\n"
+"models--org--name), an Ollama model (name[:tag] or its manifest), or a\n"
+"URL: https://host/m.gguf, a folder URL ending in /, hf://org/repo[@rev]\n"
+"[/path] -- read over HTTP range requests, headers only.\n";
 
 static const char exit_text[] =
 "Exit status: 0 pass, 1 findings at or above --fail-on (fit: or a model\n"
 "that does not fit), 2 usage error, 3 input not recognized (fit: or not\n"
 "sizeable), 4 system error (I/O, out of memory).\n";
+
+/* The three jobs people come for, each runnable as written on a file of
+ * that name (tests/cli/test_help_examples.py runs them). */
+static const char examples_text[] =
+"Examples:\n"
+"  quantaudit model.gguf                 what is in a download, is it sound\n"
+"  quantaudit check -f sarif -o qa.sarif model/\n"
+"                                        gate CI: exit 1 on an error finding\n"
+"                                        (MTP weights missing, a bad shard)\n"
+"  quantaudit fit model.gguf --gpus 2x16G --ctx 32k\n"
+"                                        will it fit a GPU pair, and how\n";
 
 static void
 put_option_help(FILE *out, const struct option_def *o)
@@ -356,39 +419,62 @@ put_option_help(FILE *out, const struct option_def *o)
 	}
 }
 
+/* quantaudit --help: one screen (at most 40 lines, a test holds it to
+ * that): what the tool does, the commands, what PATH can be, three
+ * examples, where to read more. The options are in COMMAND --help. */
+static void
+print_overview(FILE *out)
+{
+	size_t i;
+
+	fputs("Usage: quantaudit [COMMAND] [OPTIONS] PATH...\n\n"
+	      "Inspect and audit LLM model files before you spend hours "
+	      "testing them:\nwhat is really inside (every tensor, the real "
+	      "precision of each part),\nwhether it is complete and sound, "
+	      "and whether it fits your GPUs. Headers\nonly, in "
+	      "milliseconds; inputs are never modified.\n\nCommands:\n", out);
+	for (i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-11s%s\n", commands[i].name,
+			commands[i].summary);
+	putc('\n', out);
+	fputs(paths_text, out);
+	putc('\n', out);
+	fputs(examples_text, out);
+	fputs("\n'quantaudit COMMAND --help' lists a command's options; "
+	      "'quantaudit rules'\nlists the checks. More: README.md and "
+	      "docs/ (docs/ci.md for CI gates,\ndocs/fit.md for memory). "
+	      "Exit: 0 pass, 1 fail, 2 usage, 3 not a model\nor not "
+	      "sizeable, 4 I/O error.\n", out);
+}
+
 static void
 print_help(FILE *out, int cmd)
 {
 	size_t i;
+	int g;
 
 	if (cmd < 0) {
-		fputs("Usage: quantaudit [COMMAND] [OPTIONS] PATH...\n\n"
-		      "Inspect and audit LLM model files (GGUF, safetensors, "
-		      "Hugging Face\nfolders) from their headers, without "
-		      "loading the weights.\n\nCommands:\n", out);
-		for (i = 0; i < N_COMMANDS; i++) {
-			if (strlen(commands[i].synopsis) > 24)
-				fprintf(out, "  %s\n%27s%s\n",
-					commands[i].synopsis, "",
-					commands[i].summary);
-			else
-				fprintf(out, "  %-25s%s\n",
-					commands[i].synopsis,
-					commands[i].summary);
-		}
-		fputs("\n'quantaudit COMMAND --help' lists the options of a "
-		      "command.\n\nOptions of inspect (the default):\n", out);
-		cmd = CMD_INSPECT;
-	} else {
-		fprintf(out, "Usage: quantaudit %s\n\n%s\n\nOptions:\n",
-			commands[cmd].synopsis, commands[cmd].description);
+		print_overview(out);
+		return;
 	}
-	for (i = 0; i < N_OPTIONS; i++)
-		if (options[i].commands & (1u << cmd))
-			put_option_help(out, &options[i]);
-	if (cmd != CMD_RULES) {
+	fprintf(out, "Usage: quantaudit %s\n\n%s\n", commands[cmd].synopsis,
+		commands[cmd].description);
+	if (cmd != CMD_RULES && cmd != CMD_SUMMARIZE) {
 		putc('\n', out);
 		fputs(paths_text, out);
+	}
+	for (g = 0; g < N_GROUPS; g++) {
+		bool any = false;
+
+		for (i = 0; i < N_OPTIONS; i++) {
+			if (!(options[i].commands & (1u << cmd)) ||
+			    option_group(options[i].id) != (enum opt_group)g)
+				continue;
+			if (!any)
+				fprintf(out, "\n%s:\n", group_title[g]);
+			any = true;
+			put_option_help(out, &options[i]);
+		}
 	}
 	putc('\n', out);
 	fputs(exit_text, out);
@@ -415,7 +501,7 @@ struct cli {
 	struct qa_remote *remote;	/* the session when an input is
 					 * remote */
 	enum qa_severity fail_on;
-	bool quiet, no_color, summary, summary_given, layers;
+	bool quiet, verbose, no_color, summary, summary_given, layers;
 	const char *engine;
 	const char *engine_build;
 	const char *gpus;
@@ -866,6 +952,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_QUIET:
 		cli->quiet = true;
 		break;
+	case O_VERBOSE:
+		cli->verbose = true;
+		break;
 	case O_JOBS:
 		if (!parse_int(arg, 1, 256, &v))
 			return usage_error(cli, "--jobs '%s': a number from 1 "
@@ -920,6 +1009,26 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 
 /* Parses argv (the command, if any, already removed). Returns -1 to go
  * on, or an exit code. */
+/* --gpus auto: which devices were found, by what, with how much free:
+ * what the report does not say (it names each device by its profile or
+ * size), so a person sees what "auto" meant on this machine. */
+static void
+say_detected_gpus(void)
+{
+	const struct qa_gpu_detected *d;
+	char why[256];
+	size_t i;
+
+	if (qa_gpu_detect(&d, why, sizeof(why)) != 0)
+		return;
+	for (i = 0; i < d->set.n; i++)
+		say("--gpus auto (%s): GPU%zu %s, %.0f MiB, %.0f MiB free; "
+		    "%.0f MiB usable after a CUDA context", d->source, i,
+		    d->names[i], (double)d->set.dev[i].vram_bytes / 1048576.0,
+		    (double)d->free_bytes[i] / 1048576.0,
+		    (double)d->set.dev[i].usable_bytes / 1048576.0);
+}
+
 static int
 parse_args(struct cli *cli, int argc, char **argv)
 {
@@ -1380,12 +1489,14 @@ streamed_input(void *ctx, struct qa_audit_input *in)
 	 * the run is a system error (a retry may see it whole) */
 	if (inv->read_failed && s->worst_exit < QA_EXIT_SYSTEM)
 		s->worst_exit = QA_EXIT_SYSTEM;
+	/* The report says why the model could not be sized; stderr says it
+	 * only when the report is not on stdout (-o FILE). */
 	if (inv->fit_error && cli->command == CMD_FIT) {
-		if (!cli->quiet)
+		if (!cli->quiet && cli->output)
 			say("fit: %s: %s", in->path, inv->fit_error);
 		if (s->worst_exit < QA_EXIT_UNRECOGNIZED)
 			s->worst_exit = QA_EXIT_UNRECOGNIZED;
-	} else if (inv->fit_error && !cli->quiet) {
+	} else if (inv->fit_error && !cli->quiet && cli->output) {
 		say("%s: no VRAM fit: %s", in->path, inv->fit_error);
 	}
 	if (cli->match) {
@@ -1466,7 +1577,8 @@ run_streamed(struct cli *cli, char **paths, int n_paths,
 	s.reporter = cli->reporter;
 	s.verdict = "pass";
 	report_options(cli, &ropt);
-	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
+	if (strcmp(cli->reporter->name, "text") != 0 && cli->verbose &&
+	    !cli->quiet)
 		s.diag = open_memstream(&s.diag_buf, &s.diag_len);
 	s.st.out = out;
 	s.st.opt = &ropt;
@@ -1649,12 +1761,13 @@ run(struct cli *cli, char **paths, int n_paths)
 			if (in->inv->read_failed && worst_exit < QA_EXIT_SYSTEM)
 				worst_exit = QA_EXIT_SYSTEM;
 			if (in->inv->fit_error && cli->command == CMD_FIT) {
-				if (!cli->quiet)
+				if (!cli->quiet && cli->output)
 					say("fit: %s: %s", in->path,
 					    in->inv->fit_error);
 				if (worst_exit < QA_EXIT_UNRECOGNIZED)
 					worst_exit = QA_EXIT_UNRECOGNIZED;
-			} else if (in->inv->fit_error && !cli->quiet) {
+			} else if (in->inv->fit_error && !cli->quiet &&
+				   cli->output) {
 				say("%s: no VRAM fit: %s", in->path,
 				    in->inv->fit_error);
 			}
@@ -1695,7 +1808,8 @@ run(struct cli *cli, char **paths, int n_paths)
 	ropt.n_advisories = audit.n_advisories;
 	ropt.failed = failed;
 	ropt.n_failed = n_failed;
-	if (strcmp(cli->reporter->name, "text") != 0 && !cli->quiet)
+	if (strcmp(cli->reporter->name, "text") != 0 && cli->verbose &&
+	    !cli->quiet)
 		for (i = 0; i < n_ok; i++)
 			print_diagnostics(stderr, invs[i], cli->fail_on);
 	rc = cli->reporter->write(out, invs, n_ok, &ropt);
@@ -1761,6 +1875,9 @@ qa_cli_main(int argc, char **argv)
 		argc--;
 	}
 	rc = parse_args(cli, argc, argv);
+	if (rc < 0 && cli->gpus && strcmp(cli->gpus, "auto") == 0 &&
+	    !cli->quiet)
+		say_detected_gpus();
 	if (rc < 0)
 		rc = check_args(cli, argc - optind);
 	if (rc < 0)

@@ -11,77 +11,11 @@
  */
 #include "fit/gpuspec.h"
 
+#include "fit/gpu_detect.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-static const struct qa_gpu_profile profiles[] = {
-#define QA_GPU(id, al, name, vram, usable, bw, ma, mi, fl, src, asof, note) \
-	{ id, al, name, vram, usable, bw, ma, mi, fl, src, asof, note },
-#include "rules/gpus.def"
-#undef QA_GPU
-};
-
-const struct qa_gpu_profile *
-qa_gpu_profiles(size_t *n)
-{
-	*n = sizeof(profiles) / sizeof(profiles[0]);
-	return profiles;
-}
-
-/* Lower-cases s[0..len) into out without '-', '_', '.' and spaces. */
-static void
-normalize(const char *s, size_t len, char *out, size_t outlen)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < len && k + 1 < outlen; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '-' || c == '_' || c == '.' || c == ' ')
-			continue;
-		out[k++] = (char)tolower(c);
-	}
-	out[k] = '\0';
-}
-
-static const struct qa_gpu_profile *
-find_n(const char *name, size_t len)
-{
-	char want[64], have[64];
-	size_t i;
-
-	if (len >= sizeof(want))
-		return NULL;
-	normalize(name, len, want, sizeof(want));
-	if (!want[0])
-		return NULL;
-	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
-		const char *a = profiles[i].aliases;
-
-		normalize(profiles[i].id, strlen(profiles[i].id), have,
-			  sizeof(have));
-		if (strcmp(have, want) == 0)
-			return &profiles[i];
-		while (*a) {
-			size_t k = strcspn(a, " ");
-
-			normalize(a, k, have, sizeof(have));
-			if (k && strcmp(have, want) == 0)
-				return &profiles[i];
-			a += k;
-			while (*a == ' ')
-				a++;
-		}
-	}
-	return NULL;
-}
-
-const struct qa_gpu_profile *
-qa_gpu_profile_find(const char *name)
-{
-	return find_n(name, strlen(name));
-}
 
 /* Case-insensitive equality of s[0..len) with the NUL-terminated word. */
 static bool
@@ -295,7 +229,7 @@ parse_item(const char *s, size_t len, struct qa_gpu_set *out, char *err,
 				 (int)len, s);
 			return -1;
 		}
-		prof = find_n(body, nlen);
+		prof = qa_gpu_profile_find_n(body, nlen);
 		k = strspn(body, "0123456789");
 		/* Not a profile: digits and a short tail starting like a
 		 * unit ("16K", "16kb") are a size with a bad unit. */
@@ -332,6 +266,34 @@ parse_item(const char *s, size_t len, struct qa_gpu_set *out, char *err,
 	return 0;
 }
 
+/* A device behind llama.cpp's rpc-server: named so in every report. */
+static void
+mark_rpc(struct qa_gpu_device *d)
+{
+	char name[sizeof(d->name)];
+
+	snprintf(name, sizeof(name), "rpc:%s", d->name);
+	memcpy(d->name, name, sizeof(name));
+	d->flags |= QA_GPU_RPC;
+}
+
+/* llama.cpp's device order: RPC devices first, in the order given, then
+ * the local ones (a stable partition; at most QA_GPU_MAX devices). */
+static void
+rpc_first(struct qa_gpu_set *set)
+{
+	struct qa_gpu_device sorted[QA_GPU_MAX];
+	size_t i, n = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < set->n; i++)
+			if (((set->dev[i].flags & QA_GPU_RPC) != 0) ==
+			    (pass == 0))
+				sorted[n++] = set->dev[i];
+	memcpy(set->dev, sorted, n * sizeof(*sorted));
+}
+
 int
 qa_gpuspec_parse(const char *spec, struct qa_gpu_set *out, char *err,
 		 size_t errlen)
@@ -354,6 +316,14 @@ qa_gpuspec_parse(const char *spec, struct qa_gpu_set *out, char *err,
 	}
 	if (word_is(spec, (size_t)(end - spec), "none")) {
 		out->host_only = true;
+		return 0;
+	}
+	if (word_is(spec, (size_t)(end - spec), "auto")) {
+		const struct qa_gpu_detected *d;
+
+		if (qa_gpu_detect(&d, err, errlen) != 0)
+			return -1;
+		*out = d->set;
 		return 0;
 	}
 	if ((size_t)(end - spec) >= 8 && word_is(spec, 8, "unified:")) {
@@ -400,11 +370,27 @@ qa_gpuspec_parse(const char *spec, struct qa_gpu_set *out, char *err,
 				 "other devices", (int)(b - a), a);
 			return -1;
 		}
-		if (parse_item(a, (size_t)(b - a), out, err, errlen) != 0)
+		if ((size_t)(b - a) == 4 && word_is(a, 4, "rpc:")) {
+			snprintf(err, errlen, "'rpc:' needs a device, e.g. "
+				 "rpc:24G or rpc:rtx-3090");
 			return -1;
+		}
+		if ((size_t)(b - a) > 4 && word_is(a, 4, "rpc:")) {
+			size_t first = out->n, k;
+
+			if (parse_item(a + 4, (size_t)(b - a) - 4, out, err,
+				       errlen) != 0)
+				return -1;
+			for (k = first; k < out->n; k++)
+				mark_rpc(&out->dev[k]);
+		} else if (parse_item(a, (size_t)(b - a), out, err,
+				      errlen) != 0) {
+			return -1;
+		}
 		if (e == end)
 			break;
 		s = e + 1;
 	}
+	rpc_first(out);
 	return 0;
 }

@@ -13,6 +13,17 @@
  *   rtx-4090+rtx-3090   profiles mixed, and with sizes
  *   none                host memory only: no device
  *   unified:128G        one unified-memory device (Apple-style)
+ *   2x16G+rpc:24G       llama.cpp --rpc: a device of another host behind an
+ *                       rpc-server, as any item above after "rpc:"
+ *                       (rpc:rtx-3090, rpc:2x24G); such devices come
+ *                       first in the device order, as llama.cpp puts
+ *                       them (src/llama.cpp: "add RPC servers at the
+ *                       front of the list to minimize network
+ *                       transfers"; PR #9296), so -ts and the layer
+ *                       split index them first and the output layer
+ *                       stays on a local device
+ *   auto                this machine's GPUs and their free memory now
+ *                       (gpu_detect.h: NVML, nvidia-smi, AMD sysfs)
  *
  * Bare G is GiB on purpose: GPU memory is sold in binary units, so a
  * "16 GB" card has 16 GiB of VRAM; reading "16G" as 16e9 bytes would lose
@@ -33,6 +44,8 @@
 #define QA_GPU_FP8 0x1u		/* FP8 tensor cores */
 #define QA_GPU_FP4 0x2u		/* FP4 tensor cores (Blackwell) */
 #define QA_GPU_UNIFIED 0x4u	/* memory shared with the CPU */
+#define QA_GPU_RPC 0x8u		/* a device of another host, llama.cpp
+				 * --rpc (set by the spec, not a profile) */
 
 /*
  * Memory a CUDA device loses before any model loads when its profile has
@@ -81,6 +94,9 @@ struct qa_gpu_set {
 const struct qa_gpu_profile *qa_gpu_profiles(size_t *n);
 /* Profile by id or alias (case- and punctuation-insensitive), or NULL. */
 const struct qa_gpu_profile *qa_gpu_profile_find(const char *name);
+/* The same for name[0..len), which need not be NUL-terminated. */
+const struct qa_gpu_profile *qa_gpu_profile_find_n(const char *name,
+						   size_t len);
 
 /*
  * Parses a SPEC into out. Returns 0, or -1 with a one-line message in err

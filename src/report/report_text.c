@@ -2049,8 +2049,10 @@ qa_report_text_advisories(FILE *out, const struct qa_report_options *opt)
 /* One input of the fit view: its name, the fit block (or why there is
  * none), what input resolution decided, the findings. */
 static void
-fit_view_one(FILE *out, const struct qa_inventory *inv, bool color)
+fit_view_one(FILE *out, const struct qa_inventory *inv,
+	     const struct qa_report_options *opt)
 {
+	bool color = opt->color;
 	char line[1200];
 	uint32_t i;
 
@@ -2080,6 +2082,11 @@ fit_view_one(FILE *out, const struct qa_inventory *inv, bool color)
 		snprintf(line, sizeof(line), "truncated: %s", text);
 		qa_report_fit_wrap(out, line, 2);
 	}
+	/* "fits" at the top is the memory's answer; when the findings below
+	 * fail the audit (and the exit is 1), the view ends by saying so, so
+	 * its header never stands alone against them. */
+	if (strcmp(qa_verdict(inv, opt->fail_on), "fail") == 0)
+		verdict_line(out, inv, opt);
 }
 
 int
@@ -2091,7 +2098,7 @@ qa_report_text_fit(FILE *out, struct qa_inventory *const *invs, size_t n,
 	for (i = 0; i < n; i++) {
 		if (i)
 			fputs("\n\n", out);
-		fit_view_one(out, invs[i], opt->color);
+		fit_view_one(out, invs[i], opt);
 	}
 	qa_report_text_advisories(out, opt);
 	if (fflush(out) != 0 || ferror(out))
@@ -2122,7 +2129,7 @@ qa_report_text_input(struct qa_report_stream *st,
 	case QA_VIEW_FIT:
 		if (index)
 			fputs("\n\n", st->out);
-		fit_view_one(st->out, inv, opt->color);
+		fit_view_one(st->out, inv, opt);
 		break;
 	case QA_VIEW_INSPECT:
 		inspect_one(st->out, inv, index, opt);

@@ -100,7 +100,8 @@ def usage_errors(c, binary):
     code, out, _ = run(binary, ["fit", "--help"])
     c.check(code == 0 and "--tensor-split" in out, "fit --help")
     code, out, _ = run(binary, ["--help"])
-    c.check("fit PATH... --gpus SPEC" in out, "main --help lists fit")
+    c.check(re.search(r"^  fit +VRAM fit", out, re.M) is not None,
+            "main --help lists fit")
     # Every command's help comes from the one option table: each lists
     # its own options and only those.
     for cmd, has, lacks in (("inspect", "--layers", "--calibrate"),
@@ -459,6 +460,28 @@ def glm_nextn(c, binary):
                 f"want {want} (src/fit/fit_llamacpp.c nextn_filtered)")
 
 
+def rpc_devices(c, binary):
+    """--gpus 16G+rpc:24G: llama.cpp puts --rpc devices first in its
+    device list (src/llama.cpp, "add RPC servers at the front of the list
+    to minimize network transfers"), so the remote device gets the first
+    layers and the output layer stays on the local one, whatever order
+    the spec gives."""
+    for spec in ("16G+rpc:24G", "rpc:24G+16G"):
+        code, doc, _ = fit_json(binary, [fixture("llama-3.1-8b-Q4_K_M.gguf"),
+                                      "--gpus", spec, "--ctx", "8192"])
+        inp = (doc or {}).get("inputs", [doc or {}])[0]
+        devs = inp["fit"]["devices"] if "fit" in inp else []
+        c.check(code == 0 and [d["name"] for d in devs] ==
+                ["rpc:24GiB", "16GiB"], f"{spec}: devices "
+                f"{[d['name'] for d in devs]}, want rpc:24GiB first")
+        if len(devs) == 2:
+            c.check(devs[0]["layers"][0] == 0 and not devs[0]["has_output"]
+                    and devs[1]["has_output"] and
+                    devs[1]["layers"][0] == devs[0]["layers"][1] + 1,
+                    f"{spec}: the RPC device holds the first layers, the "
+                    f"local one the rest and the output: {devs}")
+
+
 def main():
     binary = sys.argv[1]
     root = env_path("QA_SOURCE_ROOT")
@@ -479,6 +502,7 @@ def main():
     verdicts(c, binary)
     refusal_and_check(c, binary)
     calibrate(c, binary)
+    rpc_devices(c, binary)
     c.finish()
 
 

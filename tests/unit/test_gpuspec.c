@@ -41,6 +41,11 @@ static const struct want r4090 = { "rtx-4090", 25757220864u, 25170018304u,
 				   1008, 8, 9, QA_GPU_FP8 };
 static const struct want r3090 = { "rtx-3090", 25768755200u, 25181552640u,
 				   936, 8, 6, 0 };
+/* llama.cpp --rpc devices: as the item after "rpc:", flagged and named. */
+static const struct want rpc24 = { "rpc:24GiB", 25769803776u, 25182601216u,
+				   0, -1, -1, QA_GPU_RPC };
+static const struct want rpc3090 = { "rpc:rtx-3090", 25768755200u,
+				     25181552640u, 936, 8, 6, QA_GPU_RPC };
 /* unified:128G: 128 GiB minus 512 MiB. */
 static const struct want uni = { "unified", 137438953472u, 136902082560u,
 				 0, -1, -1, QA_GPU_UNIFIED };
@@ -113,6 +118,9 @@ test_forms(void)
 	const struct want *two4090[] = { &r4090, &r4090 };
 	const struct want *mixed[] = { &r4090, &g16, &g1 };
 	const struct want *unified[] = { &uni };
+	const struct want *rpc_then_local[] = { &rpc24, &g16 };
+	const struct want *two_rpc_then_4090[] = { &rpc24, &rpc24, &r4090 };
+	const struct want *rpc3090_4090_16[] = { &rpc3090, &r4090, &g16 };
 	const struct want *sixteen[16];
 	struct qa_gpu_set set;
 	char err[256];
@@ -146,6 +154,10 @@ test_forms(void)
 	expect_ok("8x1G,8x1G", 16, sixteen);
 	expect_ok("unified:128G", 1, unified);
 	expect_ok("UNIFIED:128GiB", 1, unified);
+	/* RPC devices first, in the order given, as llama.cpp orders them */
+	expect_ok("16G+rpc:24G", 2, rpc_then_local);
+	expect_ok("rpc:2x24G,rtx-4090", 3, two_rpc_then_4090);
+	expect_ok("rtx-4090+RPC:rtx-3090+16G", 3, rpc3090_4090_16);
 
 	CHECKF(qa_gpuspec_parse("none", &set, err, sizeof(err)) == 0 &&
 	       set.n == 0 && set.host_only, "'none' is host memory only");
@@ -197,6 +209,11 @@ test_errors(void)
 	expect_err("unified:big", "'unified:big' needs a size, e.g. "
 		   "unified:128G");
 	expect_err("unified:0G", "size '0G' is zero");
+	expect_err("rpc:", "'rpc:' needs a device, e.g. rpc:24G or "
+		   "rpc:rtx-3090");
+	expect_err("16G+rpc:none", "unknown GPU 'none' (a size such as 16G, "
+		   "or a profile listed in docs/knowledge.md)");
+	expect_err("rpc:9x2G,8x2G", "more than 16 devices");
 }
 
 static void
