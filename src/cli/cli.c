@@ -164,7 +164,9 @@ static const struct option_def {
 	  "json or jsonl; verify: text or json; fit: text,\n"
 	  "json, jsonl, markdown or html; diff: text, json,\n"
 	  "markdown or html), html (one self-contained page\n"
-	  "with charts; several models are compared)" },
+	  "with charts; several models are compared),\n"
+	  "codequality (GitLab Code Quality), cyclonedx\n"
+	  "(a CycloneDX 1.6 ML-BOM of the model)" },
 	{ O_LIST, "list", 0, NULL, C(SCAN_DIR),
 	  "print the paths it would audit, one per line\n"
 	  "(the work list of GNU parallel, a Slurm array,\n"
@@ -621,8 +623,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		cli->reporter = qa_reporter_find(arg);
 		if (!cli->reporter)
 			return usage_error(cli, "unknown --format '%s' (text, "
-					   "json, jsonl, markdown, sarif or "
-					   "junit)", arg);
+					   "json, jsonl, markdown, sarif, "
+					   "junit, html, codequality or "
+					   "cyclonedx)", arg);
 		break;
 	case O_OUTPUT:
 		cli->output = arg;
