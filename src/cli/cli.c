@@ -396,6 +396,54 @@ print_help(FILE *out, int cmd)
 	fputs(exit_text, out);
 }
 
+/* The tables above for the man pages and shell completions
+ * (src/cli/cli_docs.c, cli.h), so they come from the same rows as
+ * --help. */
+size_t
+qa_cli_n_commands(void)
+{
+	return N_COMMANDS;
+}
+
+const char *
+qa_cli_command(size_t i, const char **synopsis, const char **summary,
+	       const char **description)
+{
+	*synopsis = commands[i].synopsis;
+	*summary = commands[i].summary;
+	*description = commands[i].description;
+	return commands[i].name;
+}
+
+size_t
+qa_cli_n_options(void)
+{
+	return N_OPTIONS;
+}
+
+const char *
+qa_cli_option(size_t i, char *short_name, const char **arg, const char **help,
+	      unsigned *command_mask)
+{
+	*short_name = options[i].short_name;
+	*arg = options[i].arg;
+	*help = options[i].help;
+	*command_mask = options[i].commands;
+	return options[i].name;
+}
+
+const char *
+qa_cli_paths_text(void)
+{
+	return paths_text;
+}
+
+const char *
+qa_cli_exit_text(void)
+{
+	return exit_text;
+}
+
 /* ---- the parsed command line -------------------------------------------- */
 
 struct cli {
@@ -1748,6 +1796,12 @@ qa_cli_main(int argc, char **argv)
 	if (!cli) {
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
+	}
+	/* The hidden generators of the man pages and completions. */
+	if (argc > 1 && (strcmp(argv[1], "--help-man") == 0 ||
+			 strcmp(argv[1], "--completions") == 0)) {
+		free(cli);
+		return qa_cli_docs(argc, argv);
 	}
 	cli->command = CMD_INSPECT;
 	cli->reporter = qa_reporter_find("text");
