@@ -34,7 +34,7 @@
 
 enum cmd {
 	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_SCAN_DIR,
-	CMD_DIFF, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES
+	CMD_DIFF, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES, CMD_SERVE
 };
 
 #define C(x) (1u << CMD_##x)
@@ -43,7 +43,7 @@ enum cmd {
 /* Commands that read tensor data (src/integrity/; diff with --content). */
 #define C_DATA (C(HASH) | C(VERIFY) | C(DIFF) | C(SCAN))
 #define C_READ (C_AUDIT | C_DATA)
-#define C_ALL (C_READ | C(RULES) | C(SUMMARIZE))
+#define C_ALL (C_READ | C(RULES) | C(SUMMARIZE) | C(SERVE))
 #define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF) | C(SCAN_DIR))
 
 static const struct command {
@@ -131,6 +131,13 @@ static const struct command {
 		"The rule registry (and a policy file's rules with --rules), or\n"
 		"one rule's documentation.",
 		QA_VIEW_INSPECT },
+	[CMD_SERVE] = { "serve", "serve --stdio",
+		"Model Context Protocol server for agents",
+		"Speaks the Model Context Protocol (JSON-RPC 2.0, one message per\n"
+		"line) on standard input and output: tools inspect, check, fit\n"
+		"and diff, each returning the quantaudit/1 JSON report.\n"
+		"docs/mcp.md.",
+		QA_VIEW_INSPECT },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -145,7 +152,7 @@ enum opt_id {
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
 	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
-	O_NO_COLOR, O_HELP,
+	O_NO_COLOR, O_HELP, O_STDIO,
 	O_VERSION,
 };
 
@@ -305,6 +312,8 @@ static const struct option_def {
 	  "buffer (--gpus optional)" },
 	{ O_EXPLAIN, "explain", 0, "RULE", C(RULES),
 	  "document one rule" },
+	{ O_STDIO, "stdio", 0, NULL, C(SERVE),
+	  "the transport: standard input and output" },
 	{ O_QUIET, "quiet", 'q', NULL, C_ALL, "no diagnostics on stderr" },
 	{ O_NO_COLOR, "no-color", 0, NULL, C_ALL,
 	  "no ANSI colour (also when NO_COLOR is set)" },
@@ -460,6 +469,7 @@ struct cli {
 	unsigned jobs;		/* hash, verify: 0 one per CPU */
 	bool sha256;
 	bool content;		/* diff --content */
+	bool stdio;		/* serve --stdio */
 	bool list;		/* scan-dir --list */
 	struct qa_cli_remote_args remote_args;
 	struct qa_remote *remote;	/* the session when an input is
@@ -929,6 +939,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_CONTENT:
 		cli->content = true;
 		break;
+	case O_STDIO:
+		cli->stdio = true;
+		break;
 	case O_LIST:
 		cli->list = true;
 		break;
@@ -1054,6 +1067,14 @@ check_args(struct cli *cli, int n_paths)
 				   "(a report per model, in order); --format "
 				   "%s is one document over every model",
 				   cli->reporter->name);
+	if (cli->command == CMD_SERVE) {
+		if (!cli->stdio)
+			return usage_error(cli, "serve needs a transport: "
+					   "--stdio");
+		if (n_paths != 0)
+			return usage_error(cli, "serve takes no input");
+		return -1;
+	}
 	if (cli->command == CMD_SUMMARIZE) {
 		if (strcmp(cli->reporter->name, "text") != 0 &&
 		    strcmp(cli->reporter->name, "json") != 0)
@@ -1823,6 +1844,8 @@ qa_cli_main(int argc, char **argv)
 	if (rc < 0) {
 		if (cli->command == CMD_RULES)
 			rc = run_rules(cli);
+		else if (cli->command == CMD_SERVE)
+			rc = qa_cli_serve();
 		else if (cli->command == CMD_SUMMARIZE)
 			rc = qa_cli_summarize(argv + optind, argc - optind,
 					      strcmp(cli->reporter->name,

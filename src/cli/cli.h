@@ -39,6 +39,20 @@ const char *qa_cli_option(size_t i, char *short_name, const char **arg,
 const char *qa_cli_paths_text(void);
 const char *qa_cli_exit_text(void);
 
+/*
+ * The JSON report of `quantaudit COMMAND --format json --quiet OPTIONS
+ * -- PATHS` as a string (malloc'd; src/cli/cli_capture.c), and the exit
+ * code; NULL when nothing was written, with *error (malloc'd) saying
+ * why. Calls are serialised (getopt's state is global).
+ */
+char *qa_cli_report(const char *command, const char *const *paths,
+		    size_t n_paths, const char *const *options,
+		    int *exit_code, char **error);
+
+/* `quantaudit serve --stdio`: a Model Context Protocol server on stdin
+ * and stdout (src/cli/cli_serve.c). Returns the exit code. */
+int qa_cli_serve(void);
+
 /* `quantaudit --help-man [COMMAND]` (a man page on stdout) and
  * `quantaudit --completions bash|zsh|fish` (src/cli/cli_docs.c). */
 int qa_cli_docs(int argc, char **argv);
