@@ -58,9 +58,11 @@ ALLOWED = {
     "report": {"core", "analysis", "fit", "integrity", "compare", "report"},
     "cli": {"core", "formats", "analysis", "fit", "rules", "remote",
             "engine", "integrity", "compare", "report", "cli"},
+    # src/lib/api.c: the public C API (include/quantaudit.h) over the CLI
+    "lib": {"core", "cli", "lib"},
 }
 LAYERS_IN_SRC = ("core", "analysis", "fit", "remote", "engine", "integrity",
-                 "compare", "report", "cli")
+                 "compare", "report", "cli", "lib")
 
 
 def layer_of(rel):
@@ -69,6 +71,8 @@ def layer_of(rel):
         return parts[1]
     if parts[0] == "formats":
         return "formats"
+    if parts[0] == "include":   # the public header of src/lib
+        return "lib"
     if parts[0] == "rules":
         return "data" if rel.endswith(".def") else "rules"
     return None
@@ -85,7 +89,7 @@ def sources(root):
 
 
 def resolve(root, includer, name):
-    for base in (os.path.dirname(includer), "src", "."):
+    for base in (os.path.dirname(includer), "src", ".", "include"):
         cand = os.path.normpath(os.path.join(base, name))
         if os.path.exists(os.path.join(root, cand)):
             return cand

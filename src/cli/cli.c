@@ -35,7 +35,7 @@
 
 enum cmd {
 	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_SCAN_DIR,
-	CMD_DIFF, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES
+	CMD_DIFF, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES, CMD_SERVE
 };
 
 #define C(x) (1u << CMD_##x)
@@ -44,7 +44,7 @@ enum cmd {
 /* Commands that read tensor data (src/integrity/; diff with --content). */
 #define C_DATA (C(HASH) | C(VERIFY) | C(DIFF) | C(SCAN))
 #define C_READ (C_AUDIT | C_DATA)
-#define C_ALL (C_READ | C(RULES) | C(SUMMARIZE))
+#define C_ALL (C_READ | C(RULES) | C(SUMMARIZE) | C(SERVE))
 #define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF) | C(SCAN_DIR))
 
 static const struct command {
@@ -132,6 +132,13 @@ static const struct command {
 		"The rule registry (and a policy file's rules with --rules), or\n"
 		"one rule's documentation.",
 		QA_VIEW_INSPECT },
+	[CMD_SERVE] = { "serve", "serve --stdio",
+		"Model Context Protocol server for agents",
+		"Speaks the Model Context Protocol (JSON-RPC 2.0, one message per\n"
+		"line) on standard input and output: tools inspect, check, fit\n"
+		"and diff, each returning the quantaudit/1 JSON report.\n"
+		"docs/mcp.md.",
+		QA_VIEW_INSPECT },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -146,7 +153,7 @@ enum opt_id {
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
 	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
-	O_NO_COLOR, O_VERBOSE, O_HELP,
+	O_NO_COLOR, O_VERBOSE, O_HELP, O_STDIO,
 	O_VERSION,
 };
 
@@ -165,7 +172,9 @@ static const struct option_def {
 	  "json or jsonl; verify: text or json; fit: text,\n"
 	  "json, jsonl, markdown or html; diff: text, json,\n"
 	  "markdown or html), html (one self-contained page\n"
-	  "with charts; several models are compared)" },
+	  "with charts; several models are compared),\n"
+	  "codequality (GitLab Code Quality), cyclonedx\n"
+	  "(a CycloneDX 1.6 ML-BOM of the model)" },
 	{ O_LIST, "list", 0, NULL, C(SCAN_DIR),
 	  "print the paths it would audit, one per line\n"
 	  "(the work list of GNU parallel, a Slurm array,\n"
@@ -306,6 +315,8 @@ static const struct option_def {
 	  "buffer (--gpus optional)" },
 	{ O_EXPLAIN, "explain", 0, "RULE", C(RULES),
 	  "document one rule" },
+	{ O_STDIO, "stdio", 0, NULL, C(SERVE),
+	  "the transport: standard input and output" },
 	{ O_QUIET, "quiet", 'q', NULL, C_ALL, "no diagnostics on stderr" },
 	{ O_VERBOSE, "verbose", 'v', NULL, C_AUDIT,
 	  "with a report format other than text, also\n"
@@ -480,6 +491,54 @@ print_help(FILE *out, int cmd)
 	fputs(exit_text, out);
 }
 
+/* The tables above for the man pages and shell completions
+ * (src/cli/cli_docs.c, cli.h), so they come from the same rows as
+ * --help. */
+size_t
+qa_cli_n_commands(void)
+{
+	return N_COMMANDS;
+}
+
+const char *
+qa_cli_command(size_t i, const char **synopsis, const char **summary,
+	       const char **description)
+{
+	*synopsis = commands[i].synopsis;
+	*summary = commands[i].summary;
+	*description = commands[i].description;
+	return commands[i].name;
+}
+
+size_t
+qa_cli_n_options(void)
+{
+	return N_OPTIONS;
+}
+
+const char *
+qa_cli_option(size_t i, char *short_name, const char **arg, const char **help,
+	      unsigned *command_mask)
+{
+	*short_name = options[i].short_name;
+	*arg = options[i].arg;
+	*help = options[i].help;
+	*command_mask = options[i].commands;
+	return options[i].name;
+}
+
+const char *
+qa_cli_paths_text(void)
+{
+	return paths_text;
+}
+
+const char *
+qa_cli_exit_text(void)
+{
+	return exit_text;
+}
+
 /* ---- the parsed command line -------------------------------------------- */
 
 struct cli {
@@ -496,6 +555,7 @@ struct cli {
 	unsigned jobs;		/* hash, verify: 0 one per CPU */
 	bool sha256;
 	bool content;		/* diff --content */
+	bool stdio;		/* serve --stdio */
 	bool list;		/* scan-dir --list */
 	struct qa_cli_remote_args remote_args;
 	struct qa_remote *remote;	/* the session when an input is
@@ -707,8 +767,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		cli->reporter = qa_reporter_find(arg);
 		if (!cli->reporter)
 			return usage_error(cli, "unknown --format '%s' (text, "
-					   "json, jsonl, markdown, sarif or "
-					   "junit)", arg);
+					   "json, jsonl, markdown, sarif, "
+					   "junit, html, codequality or "
+					   "cyclonedx)", arg);
 		break;
 	case O_OUTPUT:
 		cli->output = arg;
@@ -967,6 +1028,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_CONTENT:
 		cli->content = true;
 		break;
+	case O_STDIO:
+		cli->stdio = true;
+		break;
 	case O_LIST:
 		cli->list = true;
 		break;
@@ -1112,6 +1176,14 @@ check_args(struct cli *cli, int n_paths)
 				   "(a report per model, in order); --format "
 				   "%s is one document over every model",
 				   cli->reporter->name);
+	if (cli->command == CMD_SERVE) {
+		if (!cli->stdio)
+			return usage_error(cli, "serve needs a transport: "
+					   "--stdio");
+		if (n_paths != 0)
+			return usage_error(cli, "serve takes no input");
+		return -1;
+	}
 	if (cli->command == CMD_SUMMARIZE) {
 		if (strcmp(cli->reporter->name, "text") != 0 &&
 		    strcmp(cli->reporter->name, "json") != 0)
@@ -1862,6 +1934,12 @@ qa_cli_main(int argc, char **argv)
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
 	}
+	/* The hidden generators of the man pages and completions. */
+	if (argc > 1 && (strcmp(argv[1], "--help-man") == 0 ||
+			 strcmp(argv[1], "--completions") == 0)) {
+		free(cli);
+		return qa_cli_docs(argc, argv);
+	}
 	cli->command = CMD_INSPECT;
 	cli->reporter = qa_reporter_find("text");
 	cli->fail_on = QA_SEV_ERROR;
@@ -1885,6 +1963,8 @@ qa_cli_main(int argc, char **argv)
 	if (rc < 0) {
 		if (cli->command == CMD_RULES)
 			rc = run_rules(cli);
+		else if (cli->command == CMD_SERVE)
+			rc = qa_cli_serve();
 		else if (cli->command == CMD_SUMMARIZE)
 			rc = qa_cli_summarize(argv + optind, argc - optind,
 					      strcmp(cli->reporter->name,

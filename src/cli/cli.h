@@ -6,6 +6,8 @@
 #ifndef QA_SRC_CLI_H
 #define QA_SRC_CLI_H
 
+#include <stddef.h>
+
 /* Exit codes (DESIGN.md "CLI"). */
 enum qa_exit {
 	QA_EXIT_PASS = 0,	/* nothing at or above --fail-on */
@@ -25,5 +27,34 @@ int qa_cli_exit_of(int status);
 
 /* Runs quantaudit with argv; returns the process exit code. */
 int qa_cli_main(int argc, char **argv);
+
+/* The command and option tables of cli.c, row by row (for cli_docs.c). */
+size_t qa_cli_n_commands(void);
+const char *qa_cli_command(size_t i, const char **synopsis,
+			   const char **summary, const char **description);
+size_t qa_cli_n_options(void);
+/* command_mask: bit i set when the option belongs to command i. */
+const char *qa_cli_option(size_t i, char *short_name, const char **arg,
+			  const char **help, unsigned *command_mask);
+const char *qa_cli_paths_text(void);
+const char *qa_cli_exit_text(void);
+
+/*
+ * The JSON report of `quantaudit COMMAND --format json --quiet OPTIONS
+ * -- PATHS` as a string (malloc'd; src/cli/cli_capture.c), and the exit
+ * code; NULL when nothing was written, with *error (malloc'd) saying
+ * why. Calls are serialised (getopt's state is global).
+ */
+char *qa_cli_report(const char *command, const char *const *paths,
+		    size_t n_paths, const char *const *options,
+		    int *exit_code, char **error);
+
+/* `quantaudit serve --stdio`: a Model Context Protocol server on stdin
+ * and stdout (src/cli/cli_serve.c). Returns the exit code. */
+int qa_cli_serve(void);
+
+/* `quantaudit --help-man [COMMAND]` (a man page on stdout) and
+ * `quantaudit --completions bash|zsh|fish` (src/cli/cli_docs.c). */
+int qa_cli_docs(int argc, char **argv);
 
 #endif /* QA_SRC_CLI_H */

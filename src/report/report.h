@@ -191,4 +191,14 @@ int qa_report_sarif(FILE *out, struct qa_inventory *const *invs, size_t n,
 int qa_report_junit(FILE *out, struct qa_inventory *const *invs, size_t n,
 		    const struct qa_report_options *opt);
 
+/* GitLab Code Quality (src/report/report_codequality.c): a JSON array,
+ * one issue per finding (and per input that could not be audited).
+ * CycloneDX 1.6 ML-BOM (src/report/report_cyclonedx.c): each model a
+ * machine-learning-model component with its model card, its files as
+ * file components, findings as properties. 0 or -1 on a write error. */
+int qa_report_codequality(FILE *out, struct qa_inventory *const *invs,
+			  size_t n, const struct qa_report_options *opt);
+int qa_report_cyclonedx(FILE *out, struct qa_inventory *const *invs,
+			size_t n, const struct qa_report_options *opt);
+
 #endif /* QA_SRC_REPORT_H */

@@ -72,8 +72,18 @@ static const struct qa_reporter html = {
 	NULL, NULL, NULL, false, NULL,
 };
 
+static const struct qa_reporter codequality = {
+	"codequality", VIEW(QA_VIEW_INSPECT), qa_report_codequality, NULL,
+	NULL, NULL, false, NULL,
+};
+static const struct qa_reporter cyclonedx = {
+	"cyclonedx", VIEW(QA_VIEW_INSPECT), qa_report_cyclonedx, NULL, NULL,
+	NULL, false, NULL,
+};
+
 const struct qa_reporter *const qa_reporters[] = {
-	&text, &json, &jsonl, &markdown, &sarif, &junit, &html, NULL,
+	&text, &json, &jsonl, &markdown, &sarif, &junit, &html, &codequality,
+	&cyclonedx, NULL,
 };
 
 const struct qa_reporter *
