@@ -30,13 +30,15 @@ ALLOWED = {
     "engine": {"core", "formats", "analysis", "fit", "rules", "remote",
                "engine"},
     "integrity": {"core", "integrity"},
-    "compare": {"core", "analysis", "fit", "integrity", "compare"},
+    "dequant": {"core", "dequant"},
+    "compare": {"core", "analysis", "fit", "integrity", "dequant",
+                "compare"},
     "report": {"core", "analysis", "fit", "integrity", "compare", "report"},
     "cli": {"core", "formats", "analysis", "fit", "rules", "remote",
-            "engine", "integrity", "compare", "report", "cli"},
+            "engine", "integrity", "dequant", "compare", "report", "cli"},
 }
 LAYERS_IN_SRC = ("core", "analysis", "fit", "remote", "engine", "integrity",
-                 "compare", "report", "cli")
+                 "dequant", "compare", "report", "cli")
 
 
 def layer_of(rel):
