@@ -18,7 +18,8 @@ text_tensor(FILE *f, const struct qa_cmp_tensor *t, double max_rel)
 	qa_esc_text(f, t->q->name);
 	fprintf(f, "  %s", t->q->dtype ? t->q->dtype : "?");
 	if (t->state != QA_CMP_COMPARED) {
-		fprintf(f, "  not compared: %s\n", t->why ? t->why : "");
+		fprintf(f, "  not compared (QA2203): %s\n",
+			t->why ? t->why : "");
 		return;
 	}
 	fprintf(f, "  rel %.3e  max %.3e  cos %.6f  outliers %.3f%%",
@@ -26,12 +27,12 @@ text_tensor(FILE *f, const struct qa_cmp_tensor *t, double max_rel)
 	if (t->permuted)
 		fputs("  (Q/K order undone)", f);
 	if (t->flagged)
-		fprintf(f, "  FLAGGED: %s (worst block %llu, %.1fx the "
+		fprintf(f, "  FLAGGED (QA2202): %s (worst block %llu, %.1fx the "
 			"tensor's RMS error)", t->flag_why,
 			(unsigned long long)t->worst_block,
 			t->worst_block_ratio);
 	if (max_rel > 0 && t->rel_rms > max_rel)
-		fprintf(f, "  OVER --max-rel-error %.3g", max_rel);
+		fprintf(f, "  OVER --max-rel-error %.3g (QA2201)", max_rel);
 	fputc('\n', f);
 }
 
@@ -137,6 +138,9 @@ qa_report_compare_json(FILE *f, const struct qa_compare *c, double max_rel)
 		qa_jw_str(&w, "state", qa_cmp_state_name(t->state));
 		if (t->state != QA_CMP_COMPARED) {
 			qa_jw_str(&w, "why", t->why ? t->why : "");
+			qa_jw_arr(&w, "rules", true);
+			qa_jw_str(&w, NULL, "QA2203");
+			qa_jw_close(&w, ']');
 			qa_jw_close(&w, '}');
 			continue;
 		}
@@ -157,6 +161,12 @@ qa_report_compare_json(FILE *f, const struct qa_compare *c, double max_rel)
 			over++;
 		qa_jw_bool(&w, "over_threshold",
 			   max_rel > 0 && t->rel_rms > max_rel);
+		qa_jw_arr(&w, "rules", true);
+		if (max_rel > 0 && t->rel_rms > max_rel)
+			qa_jw_str(&w, NULL, "QA2201");
+		if (t->flagged)
+			qa_jw_str(&w, NULL, "QA2202");
+		qa_jw_close(&w, ']');
 		qa_jw_close(&w, '}');
 	}
 	qa_jw_close(&w, ']');

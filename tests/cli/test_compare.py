@@ -234,6 +234,7 @@ rc, rep = compare(bad, HF)
 flagged = [x["name"] for x in rep["tensors"] if x["flagged"]]
 check(rc == 1, "bad block: exit %d" % rc)
 check(flagged == [target], "bad block: flagged %r" % flagged)
+check(by_name(rep)[target]["rules"] == ["QA2202"], "bad block: QA2202")
 check(by_name(rep)[target]["worst_block"] == block,
       "bad block: block %r named" % by_name(rep)[target]["worst_block"])
 text = subprocess.run([QA, "compare", bad, HF], stdout=subprocess.PIPE,
@@ -243,6 +244,8 @@ check(any(line.startswith(target) and "FLAGGED" in line and "block %d" % block i
 
 rc, rep = compare(Q8, HF, "--max-rel-error", "0.001")
 check(rc == 1 and rep["over_threshold"] > 0, "--max-rel-error 0.001: exit %d" % rc)
+check(all(("QA2201" in t["rules"]) == (t["rel_rms"] > 0.001) for t in rep["tensors"]),
+      "--max-rel-error 0.001: QA2201 on exactly the tensors above it")
 rc, rep = compare(Q8, HF, "--max-rel-error", "0.05")
 check(rc == 0 and rep["over_threshold"] == 0, "--max-rel-error 0.05: exit %d" % rc)
 
