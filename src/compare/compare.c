@@ -18,6 +18,54 @@
 #include "dequant/ggml_dequant.h"
 #include "integrity/content.h"
 
+/*
+ * The content fingerprint (identity): a 64-bit mix of each row's float32
+ * bits (NaN spelled one way), keyed by the row's index in the source's
+ * (checkpoint) order, summed over rows, then over tensors with their
+ * shapes slowest dimension first. Sums make it independent of tensor
+ * names, file order, sharding and container; the keyed rows make it
+ * depend on every value's place. A mix for telling models apart, not a
+ * cryptographic hash.
+ */
+static inline uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t
+row_hash(const float *v, uint64_t n, uint64_t row)
+{
+	uint64_t h = mix64(row + 0x9e3779b97f4a7c15ULL);
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, &v[i], sizeof(u));
+		if ((u & 0x7fffffffu) > 0x7f800000u)
+			u = 0x7fc00000u;
+		h = mix64(h ^ (u + (i << 32)));
+	}
+	return h;
+}
+
+static uint64_t
+shape_hash(const struct qa_tensor *t, bool gguf)
+{
+	uint64_t h = mix64(t->n_dims + 1);
+	uint32_t i;
+
+	for (i = 0; i < t->n_dims; i++)
+		h = mix64(h ^ t->shape[gguf ? t->n_dims - 1 - i : i]);
+	return h;
+}
+
 /* Elements of one row range: 1 Mi floats (4 MiB) a side per thread. */
 #define CHUNK_ELEMENTS ((uint64_t)1 << 20)
 
@@ -73,7 +121,8 @@ struct job {
 	atomic_uint next;
 	atomic_uint_fast64_t bytes_read;
 	bool flip;
-	bool llama_qk;		/* quant is a llama-family GGUF, source not */
+	bool llama_qk;		/* one side a llama-family GGUF, the other not */
+	bool gguf_is_source;	/* that GGUF is the source */
 	int64_t n_head, n_head_kv;
 };
 
@@ -185,12 +234,14 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	gs = qa_ggml_type(ts);
 	if (!shapes_reconcile(q, s, jb->flip && (jb->q->kind == QA_KIND_GGUF)
 			      != (jb->s->kind == QA_KIND_GGUF)) ||
-	    q->n_dims == 0 || q->shape[0] == 0) {
+	    q->n_dims == 0 || q->elements == 0) {
 		ct->state = QA_CMP_SHAPE;
 		ct->why = "the shapes do not reconcile";
 		return;
 	}
-	ne0 = q->shape[0];
+	/* the fastest dimension: first in a GGUF, last elsewhere */
+	ne0 = jb->q->kind == QA_KIND_GGUF ? q->shape[0] :
+	      q->shape[q->n_dims - 1];
 	if (ne0 % gq->block || ne0 % gs->block) {
 		ct->state = QA_CMP_SHAPE;
 		ct->why = "rows are not whole blocks";
@@ -249,12 +300,18 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		qa_dequant_rows(tq, b->qraw, ne0, nr, b->qf);
 		qa_dequant_rows(ts, b->sraw, ne0, nr, b->sf);
 		for (uint64_t r = 0; r < nr; r++) {
-			uint64_t g = r0 + r;
-			uint64_t sr = head_rows ? unpermute_row(g, head_rows) -
-				      r0 : r;
-			const float *qv = b->qf + r * ne0;
+			/* checkpoint order: the other side's row of GGUF row r */
+			uint64_t canon = head_rows ?
+				unpermute_row(r0 + r, head_rows) - r0 : r;
+			uint64_t qr = jb->gguf_is_source ? canon : r;
+			uint64_t sr = jb->gguf_is_source ? r : canon;
+			uint64_t g = r0 + qr;
+			const float *qv = b->qf + qr * ne0;
 			const float *sv = b->sf + sr * ne0;
 			double row_sss = 0.0, row_lim;
+
+			ct->content_q += row_hash(qv, ne0, r0 + canon);
+			ct->content_s += row_hash(sv, ne0, r0 + canon);
 
 			for (uint64_t i = 0; i < ne0; i++)
 				if (isfinite(sv[i]))
@@ -293,6 +350,10 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		}
 	}
 	ct->state = QA_CMP_COMPARED;
+	ct->content_q = mix64(ct->content_q ^
+			      shape_hash(s, jb->s->kind == QA_KIND_GGUF));
+	ct->content_s = mix64(ct->content_s ^
+			      shape_hash(s, jb->s->kind == QA_KIND_GGUF));
 	ct->rms_err = ct->n ? sqrt(ct->sse / (double)ct->n) : 0.0;
 	ct->rel_rms = ct->sss > 0 ? sqrt(ct->sse / ct->sss) :
 		      ct->sse > 0 ? INFINITY : 0.0;
@@ -465,6 +526,24 @@ totals(struct qa_compare *c)
 	return QA_OK;
 }
 
+/* The fingerprints, when every tensor of both was compared. */
+static void
+identity(struct qa_compare *c)
+{
+	uint64_t fq = 0, fs = 0;
+	bool all = c->not_compared == 0 && c->compared == c->s->n_tensors;
+	uint32_t i;
+
+	for (i = 0; i < c->n_tensors; i++) {
+		fq += mix64(c->tensors[i].content_q);
+		fs += mix64(c->tensors[i].content_s);
+	}
+	c->fingerprinted = all && c->compared > 0;
+	c->fingerprint_q = fq;
+	c->fingerprint_s = fs;
+	c->same_content = c->fingerprinted && fq == fs;
+}
+
 static bool
 is_llama_family(const struct qa_inventory *inv)
 {
@@ -511,10 +590,15 @@ qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 	jb.t = out->tensors;
 	jb.n = out->n_tensors;
 	jb.flip = true;
-	jb.llama_qk = q->kind == QA_KIND_GGUF && s->kind != QA_KIND_GGUF &&
-		      is_llama_family(q);
-	jb.n_head = q->hp.n_head;
-	jb.n_head_kv = q->hp.n_head_kv > 0 ? q->hp.n_head_kv : q->hp.n_head;
+	if ((q->kind == QA_KIND_GGUF) != (s->kind == QA_KIND_GGUF)) {
+		const struct qa_inventory *g = q->kind == QA_KIND_GGUF ? q : s;
+
+		jb.llama_qk = is_llama_family(g);
+		jb.gguf_is_source = g == s;
+		jb.n_head = g->hp.n_head;
+		jb.n_head_kv = g->hp.n_head_kv > 0 ? g->hp.n_head_kv :
+			       g->hp.n_head;
+	}
 	atomic_init(&jb.next, 0);
 	atomic_init(&jb.bytes_read, 0);
 	if (jobs == 0) {
@@ -546,6 +630,7 @@ qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 		goto nomem;
 	for (i = 0; i < out->n_tensors; i++)
 		out->flagged += out->tensors[i].flagged;
+	identity(out);
 	free(pq);
 	free(ps);
 	return QA_OK;

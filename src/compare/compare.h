@@ -57,6 +57,7 @@ struct qa_cmp_tensor {
 	double worst_block_ratio;	/* its RMS error / the tensor's */
 	bool flagged;
 	const char *flag_why;		/* static text */
+	uint64_t content_q, content_s;	/* the tensor's fingerprints */
 	/* sums, for the totals */
 	double sse, sss, sqq, dot;
 	uint64_t outliers;
@@ -86,6 +87,14 @@ struct qa_compare {
 	struct qa_cmp_total *roles, *layers;
 	uint32_t n_roles, n_layers;
 	double rel_rms;			/* whole model */
+	/*
+	 * Identity: each model's content fingerprint, from the dequantized
+	 * values in the source's order and the shapes (names, file order,
+	 * sharding and container left out), when every tensor of both was
+	 * compared; same_content: equal, "the same model in other bytes".
+	 */
+	bool fingerprinted, same_content;
+	uint64_t fingerprint_q, fingerprint_s;
 };
 
 /*

@@ -49,6 +49,15 @@ qa_report_compare_text(FILE *f, const struct qa_compare *c, double max_rel)
 		" whole-model relative RMS error %.3e\n\n",
 		c->by_role ? "role and layer" : "name", c->compared,
 		c->not_compared, c->flagged, c->rel_rms);
+	if (c->fingerprinted)
+		fprintf(f, "content fingerprints: quant %016llx, source %016llx:"
+			" %s\n\n", (unsigned long long)c->fingerprint_q,
+			(unsigned long long)c->fingerprint_s,
+			c->same_content ? "the same model in other bytes" :
+			"different values");
+	else
+		fputs("content fingerprints: not made (not every tensor of "
+		      "both was compared)\n\n", f);
 	for (i = 0; i < c->n_tensors; i++)
 		text_tensor(f, &c->tensors[i], max_rel);
 	fputs("\nper component (relative RMS error, worst tensor):\n", f);
@@ -116,6 +125,23 @@ qa_report_compare_json(FILE *f, const struct qa_compare *c, double max_rel)
 	qa_jw_u64(&w, "flagged", c->flagged);
 	qa_jw_u64(&w, "bytes_read", c->bytes_read);
 	json_num(&w, "rel_rms", c->rel_rms);
+	qa_jw_obj(&w, "identity");
+	if (c->fingerprinted) {
+		char hex[17];
+
+		snprintf(hex, sizeof(hex), "%016llx",
+			 (unsigned long long)c->fingerprint_q);
+		qa_jw_str(&w, "quant", hex);
+		snprintf(hex, sizeof(hex), "%016llx",
+			 (unsigned long long)c->fingerprint_s);
+		qa_jw_str(&w, "source", hex);
+		qa_jw_bool(&w, "same_content", c->same_content);
+	} else {
+		qa_jw_null(&w, "quant");
+		qa_jw_null(&w, "source");
+		qa_jw_null(&w, "same_content");
+	}
+	qa_jw_close(&w, '}');
 	if (max_rel > 0)
 		qa_jw_double(&w, "max_rel_error", max_rel, QA_JW_F64);
 	else

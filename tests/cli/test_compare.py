@@ -249,6 +249,43 @@ check(all(("QA2201" in t["rules"]) == (t["rel_rms"] > 0.001) for t in rep["tenso
 rc, rep = compare(Q8, HF, "--max-rel-error", "0.05")
 check(rc == 0 and rep["over_threshold"] == 0, "--max-rel-error 0.05: exit %d" % rc)
 
+# --- 5. identity: same model, other bytes -------------------------------
+
+rc, a = compare(BF16, HF)
+rc, b = compare(HF, BF16)
+check(a["identity"]["same_content"] is True, "bf16 GGUF and its checkpoint: same content")
+check(a["identity"]["quant"] == a["identity"]["source"] == b["identity"]["quant"],
+      "the checkpoint's fingerprint is the same from either side")
+rc, q8 = compare(Q8, HF)
+check(q8["identity"]["same_content"] is False, "q8_0 and the checkpoint: other content")
+check(q8["identity"]["source"] == a["identity"]["source"], "the checkpoint's fingerprint again")
+
+# The split Q4_0 set (llama-gguf-split) merged back by gguf-py into one
+# file, tensors in reverse order: other bytes, the same model.
+parts = sorted(os.path.join(TINY, "split", p) for p in os.listdir(os.path.join(TINY, "split")))
+merged = os.path.join(tmp, "tiny-llama-Q4_0-merged.gguf")
+first = GGUFReader(parts[0])
+w = GGUFWriter(merged, arch=str(first.fields["general.architecture"].contents()))
+for f in first.fields.values():
+    if f.name.startswith(("GGUF.", "split.")) or f.name in ("general.architecture", "general.alignment"):
+        continue
+    sub = f.types[-1] if f.types[0] == GGUFValueType.ARRAY else None
+    w.add_key_value(f.name, f.contents(), f.types[0], sub_type=sub)
+tensors = [t for p in parts for t in GGUFReader(p).tensors]
+for t in reversed(tensors):
+    w.add_tensor(t.name, np.array(t.data), raw_dtype=t.tensor_type)
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
+rc, m = compare(merged, parts[0])
+check(rc == 0 and m["rel_rms"] == 0 and m["identity"]["same_content"] is True,
+      "split set and its merge: same content (exit %d, rel %r)" % (rc, m["rel_rms"]))
+rc, other = compare(os.path.join(TINY, "tiny-llama-Q4_K_M.gguf"), parts[0])
+check(other["identity"]["same_content"] is False and
+      other["identity"]["source"] == m["identity"]["source"],
+      "Q4_K_M against the Q4_0 set: other content, the set's fingerprint unchanged")
+
 shutil.rmtree(tmp)
 print("%d failures" % len(failures))
 sys.exit(1 if failures else 0)
