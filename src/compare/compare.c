@@ -38,21 +38,78 @@ mix64(uint64_t x)
 	return x;
 }
 
+/*
+ * A row's hash: four independent lanes over its 64-bit words (two floats
+ * each, one multiply a word: the lanes keep the multiplier busy), folded
+ * with mix64. A row holding a NaN is hashed with every NaN spelled
+ * 0x7fc00000 (canonical), so a NaN's payload does not count.
+ */
 static uint64_t
-row_hash(const float *v, uint64_t n, uint64_t row)
+row_hash(const float *v, uint64_t n, uint64_t row, bool canonical)
 {
-	uint64_t h = mix64(row + 0x9e3779b97f4a7c15ULL);
-	uint64_t i;
+	const uint64_t k = 0x9fb21c651e98df25ULL;
+	uint64_t lane[4] = { row, row ^ 1, row ^ 2, row ^ 3 };
+	uint64_t i = 0, h;
 
-	for (i = 0; i < n; i++) {
+	if (!canonical)
+		for (; i + 8 <= n; i += 8)
+			for (int l = 0; l < 4; l++) {
+				uint64_t w;
+
+				memcpy(&w, v + i + 2 * l, sizeof(w));
+				lane[l] = (lane[l] ^ w) * k;
+				lane[l] ^= lane[l] >> 29;
+			}
+	for (; i < n; i++) {
 		uint32_t u;
 
 		memcpy(&u, &v[i], sizeof(u));
 		if ((u & 0x7fffffffu) > 0x7f800000u)
 			u = 0x7fc00000u;
-		h = mix64(h ^ (u + (i << 32)));
+		lane[i % 4] = (lane[i % 4] ^ (u + (i << 32))) * k;
+		lane[i % 4] ^= lane[i % 4] >> 29;
 	}
+	h = mix64(row + 0x9e3779b97f4a7c15ULL);
+	for (int l = 0; l < 4; l++)
+		h = mix64(h ^ lane[l]);
 	return h;
+}
+
+/* The sum of squares of v: eight float lanes over runs of 256, in double across runs. */
+static double
+sum_squares(const float *v, uint64_t n)
+{
+	double total = 0.0;
+	uint64_t i = 0;
+
+	while (i + 8 <= n) {
+		float lane[8] = { 0 };
+		uint64_t end = n - i < 256 ? i + (n - i) / 8 * 8 : i + 256;
+
+		for (; i < end; i += 8)
+			for (int l = 0; l < 8; l++)
+				lane[l] += v[i + l] * v[i + l];
+		for (int l = 0; l < 8; l++)
+			total += lane[l];
+	}
+	for (; i < n; i++)
+		total += (double)v[i] * v[i];
+	return total;
+}
+
+/* Whether every element of v is finite (a loop the compiler vectorizes). */
+static bool
+all_finite(const float *v, uint64_t n)
+{
+	uint32_t bad = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, &v[i], sizeof(u));
+		bad |= (u & 0x7f800000u) == 0x7f800000u;
+	}
+	return !bad;
 }
 
 static uint64_t
@@ -211,6 +268,110 @@ grow(void **p, size_t *cap, size_t want)
 	return true;
 }
 
+/*
+ * One block's sums into ct; returns its squared error. at: the flat
+ * index of its first element. The fast path has no NaN or infinity to
+ * skip: four lanes of sums (order-insensitive to ~1e-15 relative), and
+ * the largest error found per block, its place looked up only when it
+ * is a new maximum.
+ */
+static double
+block_fast(struct qa_cmp_tensor *ct, const float *x, const float *y,
+	   uint64_t n, double lim, uint64_t at)
+{
+	/* Eight float lanes the compiler keeps in vector registers; a
+	 * block's at most 256 elements make 32 terms a lane, whose float
+	 * sums are exact to ~2e-6 relative before they join the double
+	 * totals. */
+	float sse[8] = { 0 }, sss[8] = { 0 }, sqq[8] = { 0 }, dot[8] = { 0 };
+	float mx[8] = { 0 }, flim = (float)lim;
+	uint32_t out[8] = { 0 };
+	double bsse = 0, bsss = 0, bsqq = 0, bdot = 0, bmax = 0;
+	uint64_t i = 0, o = 0;
+
+	for (; i + 8 <= n; i += 8)
+		for (int l = 0; l < 8; l++) {
+			float a = x[i + l], b = y[i + l], e = a - b;
+			float ae = fabsf(e);
+
+			sse[l] += e * e;
+			sss[l] += b * b;
+			sqq[l] += a * a;
+			dot[l] += a * b;
+			mx[l] = ae > mx[l] ? ae : mx[l];
+			out[l] += ae > flim;
+		}
+	for (int l = 0; l < 8; l++) {
+		bsse += sse[l];
+		bsss += sss[l];
+		bsqq += sqq[l];
+		bdot += dot[l];
+		bmax = mx[l] > bmax ? mx[l] : bmax;
+		o += out[l];
+	}
+	for (; i < n; i++) {
+		double a = x[i], b = y[i], e = a - b, ae = fabs(e);
+
+		bsse += e * e;
+		bsss += b * b;
+		bsqq += a * a;
+		bdot += a * b;
+		bmax = ae > bmax ? ae : bmax;
+		o += ae > lim;
+	}
+	if (bmax > ct->max_abs) {
+		/* the exact largest error and its place, in double */
+		double best = -1.0;
+
+		for (i = 0; i < n; i++) {
+			double ae = fabs((double)x[i] - (double)y[i]);
+
+			if (ae > best) {
+				best = ae;
+				ct->max_at = at + i;
+			}
+		}
+		ct->max_abs = best;
+	}
+	ct->sss += bsss;
+	ct->sqq += bsqq;
+	ct->dot += bdot;
+	ct->n += n;
+	ct->outliers += o;
+	return bsse;
+}
+
+/* The same, leaving out (and counting) the elements NaN or infinite on a side. */
+static double
+block_slow(struct qa_cmp_tensor *ct, const float *x, const float *y,
+	   uint64_t n, double lim, uint64_t at)
+{
+	double bsse = 0.0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		double a = x[i], b = y[i], e, ae;
+
+		if (!isfinite(a) || !isfinite(b)) {
+			ct->nonfinite++;
+			continue;
+		}
+		e = a - b;
+		ae = fabs(e);
+		bsse += e * e;
+		ct->sss += b * b;
+		ct->sqq += a * a;
+		ct->dot += a * b;
+		ct->n++;
+		if (ae > ct->max_abs) {
+			ct->max_abs = ae;
+			ct->max_at = at + i;
+		}
+		if (ae > lim)
+			ct->outliers++;
+	}
+	return bsse;
+}
+
 static void
 compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	    struct side *ss, struct bufs *b)
@@ -310,37 +471,24 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			const float *sv = b->sf + sr * ne0;
 			double row_sss = 0.0, row_lim;
 
-			ct->content_q += row_hash(qv, ne0, r0 + canon);
-			ct->content_s += row_hash(sv, ne0, r0 + canon);
+			bool finite = all_finite(qv, ne0) && all_finite(sv, ne0);
 
-			for (uint64_t i = 0; i < ne0; i++)
-				if (isfinite(sv[i]))
-					row_sss += (double)sv[i] * sv[i];
+			ct->content_q += row_hash(qv, ne0, r0 + canon, !finite);
+			ct->content_s += row_hash(sv, ne0, r0 + canon, !finite);
+			if (finite)
+				row_sss = sum_squares(sv, ne0);
+			else
+				for (uint64_t i = 0; i < ne0; i++)
+					if (isfinite(sv[i]))
+						row_sss += (double)sv[i] * sv[i];
 			row_lim = sqrt(row_sss / (double)ne0);
 			for (uint64_t i0 = 0; i0 < ne0; i0 += qblock) {
-				double bsse = 0.0;
+				double bsse = finite ?
+					block_fast(ct, qv + i0, sv + i0, qblock,
+						   row_lim, g * ne0 + i0) :
+					block_slow(ct, qv + i0, sv + i0, qblock,
+						   row_lim, g * ne0 + i0);
 
-				for (uint64_t i = i0; i < i0 + qblock; i++) {
-					double x = qv[i], y = sv[i], e, ae;
-
-					if (!isfinite(x) || !isfinite(y)) {
-						ct->nonfinite++;
-						continue;
-					}
-					e = x - y;
-					ae = fabs(e);
-					bsse += e * e;
-					ct->sss += y * y;
-					ct->sqq += x * x;
-					ct->dot += x * y;
-					ct->n++;
-					if (ae > ct->max_abs) {
-						ct->max_abs = ae;
-						ct->max_at = g * ne0 + i;
-					}
-					if (ae > row_lim)
-						ct->outliers++;
-				}
 				ct->sse += bsse;
 				if (bsse > worst_block_sse) {
 					worst_block_sse = bsse;

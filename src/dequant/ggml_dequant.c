@@ -738,6 +738,21 @@ qa_dequant_blocks(int id, const uint8_t *src, uint64_t n_blocks, float *dst)
 
 	if (!fn)
 		return false;
+	/* One-element "blocks": a loop, not a call an element. */
+	if (fn == deq_bf16) {
+		for (uint64_t i = 0; i < n_blocks; i++)
+			dst[i] = bits_to_f32((uint32_t)le16(src + 2 * i) << 16);
+		return true;
+	}
+	if (fn == deq_f32) {
+		memcpy(dst, src, n_blocks * 4);
+		return true;
+	}
+	if (fn == deq_f16) {
+		for (uint64_t i = 0; i < n_blocks; i++)
+			dst[i] = half_at(src + 2 * i);
+		return true;
+	}
 	for (uint64_t i = 0; i < n_blocks; i++)
 		fn(src + i * t->block_bytes, dst + i * t->block);
 	return true;
