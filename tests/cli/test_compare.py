@@ -61,7 +61,24 @@ def compare(quant, source, *extra):
                        text=True, check=False)
     if r.returncode not in (0, 1):
         raise SystemExit("compare exited %d: %s" % (r.returncode, r.stderr))
-    return r.returncode, json.loads(r.stdout)
+    rep = json.loads(r.stdout)
+    validate(rep)
+    return r.returncode, rep
+
+
+def validate(report):
+    """Against docs/quantaudit-1.schema.json $defs.compareReport."""
+    try:
+        import jsonschema
+    except ImportError:
+        return
+    root = os.environ.get("QA_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+    with open(os.path.join(root, "docs", "quantaudit-1.schema.json")) as f:
+        schema = json.load(f)
+    sub = dict(schema["$defs"]["compareReport"])
+    sub["$defs"] = schema["$defs"]
+    errors = list(jsonschema.Draft202012Validator(sub).iter_errors(report))
+    check(not errors, "schema: %s" % (errors[0].message if errors else ""))
 
 
 def by_name(report):
