@@ -54,15 +54,17 @@ ALLOWED = {
     "engine": {"core", "formats", "analysis", "fit", "rules", "remote",
                "engine"},
     "integrity": {"core", "integrity"},
-    "compare": {"core", "analysis", "fit", "integrity", "compare"},
+    "dequant": {"core", "dequant"},
+    "compare": {"core", "analysis", "fit", "integrity", "dequant",
+                "compare"},
     "report": {"core", "analysis", "fit", "integrity", "compare", "report"},
     "cli": {"core", "formats", "analysis", "fit", "rules", "remote",
-            "engine", "integrity", "compare", "report", "cli"},
+            "engine", "integrity", "dequant", "compare", "report", "cli"},
     # src/lib/api.c: the public C API (include/quantaudit.h) over the CLI
     "lib": {"core", "cli", "lib"},
 }
 LAYERS_IN_SRC = ("core", "analysis", "fit", "remote", "engine", "integrity",
-                 "compare", "report", "cli", "lib")
+                 "dequant", "compare", "report", "cli", "lib")
 
 
 def layer_of(rel):

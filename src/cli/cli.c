@@ -35,14 +35,15 @@
 
 enum cmd {
 	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_SCAN_DIR,
-	CMD_DIFF, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES, CMD_SERVE
+	CMD_DIFF, CMD_COMPARE, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES,
+	CMD_SERVE
 };
 
 #define C(x) (1u << CMD_##x)
 #define C_AUDIT (C(INSPECT) | C(TENSORS) | C(CHECK) | C(FIT) | C(SCAN) | \
 		 C(SCAN_DIR))
 /* Commands that read tensor data (src/integrity/; diff with --content). */
-#define C_DATA (C(HASH) | C(VERIFY) | C(DIFF) | C(SCAN))
+#define C_DATA (C(HASH) | C(VERIFY) | C(DIFF) | C(SCAN) | C(COMPARE))
 #define C_READ (C_AUDIT | C_DATA)
 #define C_ALL (C_READ | C(RULES) | C(SUMMARIZE) | C(SERVE))
 #define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF) | C(SCAN_DIR))
@@ -105,6 +106,16 @@ static const struct command {
 		"changed and renamed tensors. Exit 1 when they differ.\n"
 		"docs/diff.md.",
 		QA_VIEW_INSPECT },
+	[CMD_COMPARE] = { "compare", "compare QUANT SOURCE [--max-rel-error X]",
+		"how far each tensor of a quant is from its source",
+		"Dequantizes both models (every ggml type, F16, BF16, F32) a\n"
+		"row range at a time on --jobs threads and gives, per tensor,\n"
+		"the relative RMS error, the largest error, cosine similarity\n"
+		"and the share of outliers, totals per component and layer, and\n"
+		"flags tensors out of line with their type (a broken block, a\n"
+		"saturated scale). Exit 1 when a tensor is flagged or above\n"
+		"--max-rel-error. docs/compare.md.",
+		QA_VIEW_INSPECT },
 	[CMD_HASH] = { "hash", "hash PATH... [-o MANIFEST]",
 		"per-tensor XXH3-128 manifest",
 		"Reads every byte of the model and writes a manifest (JSON; gzip\n"
@@ -150,7 +161,7 @@ enum opt_id {
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
-	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
+	O_JOBS, O_SHA256, O_CONTENT, O_LIST, O_MAX_REL_ERROR,
 	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
 	O_NO_COLOR, O_VERBOSE, O_HELP, O_STDIO,
@@ -166,7 +177,7 @@ static const struct option_def {
 	const char *help;	/* '\n' starts a continuation line */
 } options[] = {
 	{ O_FORMAT, "format", 'f', "FMT", C_AUDIT | C(VERIFY) | C(DIFF) |
-	  C(RULES) | C(SUMMARIZE),
+	  C(COMPARE) | C(RULES) | C(SUMMARIZE),
 	  "text (default), json, jsonl (a document per model\n"
 	  "per line), markdown, sarif, junit (tensors: text,\n"
 	  "json or jsonl; verify: text or json; fit: text,\n"
@@ -182,6 +193,9 @@ static const struct option_def {
 	{ O_CONTENT, "content", 0, NULL, C(DIFF),
 	  "also read every byte of both: tensors whose\n"
 	  "bytes changed, and renamed ones" },
+	{ O_MAX_REL_ERROR, "max-rel-error", 0, "X", C(COMPARE),
+	  "fail (exit 1) when a tensor's relative RMS error\n"
+	  "is above X (0.05: 5%)" },
 	{ O_OUTPUT, "output", 'o', "FILE", C_READ | C(SUMMARIZE),
 	  "write the report (hash: the manifest) to FILE\n"
 	  "instead of stdout" },
@@ -556,6 +570,7 @@ struct cli {
 	bool sha256;
 	bool content;		/* diff --content */
 	bool stdio;		/* serve --stdio */
+	double max_rel_error;	/* compare --max-rel-error; 0: none */
 	bool list;		/* scan-dir --list */
 	struct qa_cli_remote_args remote_args;
 	struct qa_remote *remote;	/* the session when an input is
@@ -1031,6 +1046,15 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_STDIO:
 		cli->stdio = true;
 		break;
+	case O_MAX_REL_ERROR: {
+		char *end;
+
+		cli->max_rel_error = strtod(arg, &end);
+		if (end == arg || *end || !(cli->max_rel_error > 0))
+			return usage_error(cli, "--max-rel-error '%s': a "
+					   "positive number", arg);
+		break;
+	}
 	case O_LIST:
 		cli->list = true;
 		break;
@@ -1204,6 +1228,16 @@ check_args(struct cli *cli, int n_paths)
 			return usage_error(cli, "diff takes two models (got %d "
 					   "argument%s)", n_paths,
 					   n_paths == 1 ? "" : "s");
+	}
+	if (cli->command == CMD_COMPARE) {
+		if (strcmp(cli->reporter->name, "text") != 0 &&
+		    strcmp(cli->reporter->name, "json") != 0)
+			return usage_error(cli, "the compare command writes "
+					   "text or json");
+		if (n_paths != 2)
+			return usage_error(cli, "compare takes a quant and its "
+					   "source (got %d argument%s)",
+					   n_paths, n_paths == 1 ? "" : "s");
 	}
 	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY) {
 		if (cli->command == CMD_VERIFY &&
@@ -1784,7 +1818,7 @@ run(struct cli *cli, char **paths, int n_paths)
 		aopt.data_ctx = &scan_opt;
 	}
 	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY ||
-	    cli->command == CMD_DIFF) {
+	    cli->command == CMD_DIFF || cli->command == CMD_COMPARE) {
 		struct qa_cli_integrity io;
 
 		memset(&io, 0, sizeof(io));
@@ -1796,8 +1830,11 @@ run(struct cli *cli, char **paths, int n_paths)
 		io.audit = &aopt;
 		io.content = cli->content;
 		io.format = cli->reporter->name;
+		io.max_rel_error = cli->max_rel_error;
 		if (cli->command == CMD_DIFF)
 			return qa_cli_diff(&io, paths[0], paths[1]);
+		if (cli->command == CMD_COMPARE)
+			return qa_cli_compare(&io, paths[0], paths[1]);
 		return cli->command == CMD_HASH ?
 		       qa_cli_hash(&io, paths, n_paths) :
 		       qa_cli_verify(&io, paths[0], paths[1]);

@@ -26,7 +26,9 @@
 #include "integrity/verify.h"
 #include "integrity/scan.h"
 #include "compare/diff.h"
+#include "compare/compare.h"
 #include "core/json_file.h"
+#include "report/report_compare.h"
 #include "report/report_diff.h"
 #include "report/report_integrity.h"
 
@@ -567,6 +569,63 @@ qa_cli_diff(const struct qa_cli_integrity *o, const char *a, const char *b)
 out:
 	qa_inventory_destroy(ia);
 	qa_inventory_destroy(ib);
+	return exit_code;
+}
+
+/* ---- compare ------------------------------------------------------------ */
+
+int
+qa_cli_compare(const struct qa_cli_integrity *o, const char *quant,
+	       const char *source)
+{
+	struct qa_inventory *iq, *is = NULL;
+	struct qa_compare_options copt;
+	struct qa_compare c;
+	FILE *out = stdout;
+	int exit_code = QA_EXIT_PASS, rc;
+	uint32_t i, over = 0;
+
+	iq = one_model(o, quant, &exit_code);
+	if (iq)
+		is = one_model(o, source, &exit_code);
+	if (!iq || !is)
+		goto out;
+	memset(&copt, 0, sizeof(copt));
+	copt.jobs = o->jobs;
+	if (qa_compare_run(iq, is, &copt, &c) != QA_OK) {
+		say("out of memory");
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		say("cannot write '%s': %s", o->output, strerror(errno));
+		qa_compare_free(&c);
+		exit_code = QA_EXIT_SYSTEM;
+		goto out;
+	}
+	rc = strcmp(o->format, "json") == 0 ?
+	     qa_report_compare_json(out, &c, o->max_rel_error) :
+	     qa_report_compare_text(out, &c, o->max_rel_error);
+	if (fflush(out) != 0)
+		rc = -1;
+	if (out != stdout && fclose(out) != 0)
+		rc = -1;
+	for (i = 0; i < c.n_tensors; i++)
+		if (o->max_rel_error > 0 &&
+		    c.tensors[i].state == QA_CMP_COMPARED &&
+		    c.tensors[i].rel_rms > o->max_rel_error)
+			over++;
+	/* Nothing compared is no verdict: it says so (exit 1, not 0). */
+	exit_code = rc != 0 ? QA_EXIT_SYSTEM :
+		    c.flagged || over || c.compared == 0 ? QA_EXIT_FAIL :
+		    QA_EXIT_PASS;
+	if (!o->quiet && c.not_compared)
+		say("%u tensor%s of %s not compared (see the report)",
+		    c.not_compared, c.not_compared == 1 ? "" : "s", quant);
+	qa_compare_free(&c);
+out:
+	qa_inventory_destroy(iq);
+	qa_inventory_destroy(is);
 	return exit_code;
 }
 

@@ -16,6 +16,7 @@ struct qa_cli_integrity {
 	bool json;		/* verify --format json */
 	bool sha256;		/* hash --sha256 */
 	bool content;		/* diff --content */
+	double max_rel_error;	/* compare --max-rel-error; 0: none */
 	const char *format;	/* diff: text, json, markdown */
 	bool quiet;
 	unsigned jobs;		/* 0: one per CPU */
@@ -27,6 +28,9 @@ int qa_cli_verify(const struct qa_cli_integrity *o, const char *path,
 		  const char *manifest);
 int qa_cli_diff(const struct qa_cli_integrity *o, const char *a,
 		const char *b);
+/* `compare QUANT SOURCE` (src/compare/compare.h). */
+int qa_cli_compare(const struct qa_cli_integrity *o, const char *quant,
+		   const char *source);
 /* The data step of `scan` (struct qa_audit_options.data_step); ctx is
  * a struct qa_cli_integrity (jobs, quiet). */
 int qa_cli_scan_step(void *ctx, struct qa_inventory *inv, char *err,

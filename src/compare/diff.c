@@ -191,6 +191,22 @@ pair(const struct qa_inventory *a, const struct qa_inventory *b,
 	return n;
 }
 
+uint32_t
+qa_diff_pair(const struct qa_inventory *a, const struct qa_inventory *b,
+	     int64_t *pa, int64_t *pb, bool *by_role, int *rc)
+{
+	uint32_t paired = pair(a, b, false, pa, pb, rc);
+	uint32_t smaller = a->n_tensors < b->n_tensors ? a->n_tensors :
+			   b->n_tensors;
+
+	*by_role = false;
+	if (*rc == QA_OK && smaller > 0 && paired * 2 < smaller) {
+		*by_role = true;
+		paired = pair(a, b, true, pa, pb, rc);
+	}
+	return paired;
+}
+
 static bool
 same_shape(const struct qa_tensor *a, const struct qa_tensor *b, bool flip)
 {
@@ -249,22 +265,15 @@ compare_tensors(struct qa_diff *d, const struct qa_content *ca,
 	int64_t *pb = malloc((b->n_tensors + 1) * sizeof(*pb));
 	struct unpaired *ub = NULL;
 	size_t cap = 0, n_ub = 0;
-	uint32_t i, smaller;
+	uint32_t i;
 	bool flip;
 	int rc;
 
 	if (!pa || !pb)
 		goto nomem;
-	d->paired = pair(a, b, false, pa, pb, &rc);
+	d->paired = qa_diff_pair(a, b, pa, pb, &d->by_role, &rc);
 	if (rc != QA_OK)
 		goto nomem;
-	smaller = a->n_tensors < b->n_tensors ? a->n_tensors : b->n_tensors;
-	if (smaller > 0 && d->paired * 2 < smaller) {
-		d->by_role = true;
-		d->paired = pair(a, b, true, pa, pb, &rc);
-		if (rc != QA_OK)
-			goto nomem;
-	}
 	/* GGUF stores shapes fastest dimension first, safetensors and
 	 * PyTorch slowest first. */
 	flip = (a->kind == QA_KIND_GGUF) != (b->kind == QA_KIND_GGUF);

@@ -110,4 +110,14 @@ bool qa_diff_differs(const struct qa_diff *d);
 
 const char *qa_diff_kind_name(enum qa_diff_kind k);
 
+/*
+ * The pairing diff uses, for compare (compare.h): pa[i] the index in b
+ * of a's tensor i (or -1), pb the other way; by name, or by role and
+ * layer when fewer than half of the smaller model's names pair.
+ * Returns the tensors paired; *rc QA_OK or QA_E_NOMEM.
+ */
+uint32_t qa_diff_pair(const struct qa_inventory *a,
+		      const struct qa_inventory *b, int64_t *pa, int64_t *pb,
+		      bool *by_role, int *rc);
+
 #endif /* QA_COMPARE_DIFF_H */

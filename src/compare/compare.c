@@ -1,0 +1,801 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare (compare.h): per-tensor error of a quant against its source.
+ */
+#include "compare/compare.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare/diff.h"
+#include "core/dtypes.h"
+#include "core/roles.h"
+#include "core/source.h"
+#include "dequant/ggml_dequant.h"
+#include "integrity/content.h"
+
+/*
+ * The content fingerprint (identity): a 64-bit mix of each row's float32
+ * bits (NaN spelled one way), keyed by the row's index in the source's
+ * (checkpoint) order, summed over rows, then over tensors with their
+ * shapes slowest dimension first. Sums make it independent of tensor
+ * names, file order, sharding and container; the keyed rows make it
+ * depend on every value's place. A mix for telling models apart, not a
+ * cryptographic hash.
+ */
+static inline uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * A row's hash: four independent lanes over its 64-bit words (two floats
+ * each, one multiply a word: the lanes keep the multiplier busy), folded
+ * with mix64. A row holding a NaN is hashed with every NaN spelled
+ * 0x7fc00000 (canonical), so a NaN's payload does not count.
+ */
+static uint64_t
+row_hash(const float *v, uint64_t n, uint64_t row, bool canonical)
+{
+	const uint64_t k = 0x9fb21c651e98df25ULL;
+	uint64_t lane[4] = { row, row ^ 1, row ^ 2, row ^ 3 };
+	uint64_t i = 0, h;
+
+	if (!canonical)
+		for (; i + 8 <= n; i += 8)
+			for (int l = 0; l < 4; l++) {
+				uint64_t w;
+
+				memcpy(&w, v + i + 2 * l, sizeof(w));
+				lane[l] = (lane[l] ^ w) * k;
+				lane[l] ^= lane[l] >> 29;
+			}
+	for (; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, &v[i], sizeof(u));
+		if ((u & 0x7fffffffu) > 0x7f800000u)
+			u = 0x7fc00000u;
+		lane[i % 4] = (lane[i % 4] ^ (u + (i << 32))) * k;
+		lane[i % 4] ^= lane[i % 4] >> 29;
+	}
+	h = mix64(row + 0x9e3779b97f4a7c15ULL);
+	for (int l = 0; l < 4; l++)
+		h = mix64(h ^ lane[l]);
+	return h;
+}
+
+/* The sum of squares of v: eight float lanes over runs of 256, in double across runs. */
+static double
+sum_squares(const float *v, uint64_t n)
+{
+	double total = 0.0;
+	uint64_t i = 0;
+
+	while (i + 8 <= n) {
+		float lane[8] = { 0 };
+		uint64_t end = n - i < 256 ? i + (n - i) / 8 * 8 : i + 256;
+
+		for (; i < end; i += 8)
+			for (int l = 0; l < 8; l++)
+				lane[l] += v[i + l] * v[i + l];
+		for (int l = 0; l < 8; l++)
+			total += lane[l];
+	}
+	for (; i < n; i++)
+		total += (double)v[i] * v[i];
+	return total;
+}
+
+/* Whether every element of v is finite (a loop the compiler vectorizes). */
+static bool
+all_finite(const float *v, uint64_t n)
+{
+	uint32_t bad = 0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t u;
+
+		memcpy(&u, &v[i], sizeof(u));
+		bad |= (u & 0x7f800000u) == 0x7f800000u;
+	}
+	return !bad;
+}
+
+static uint64_t
+shape_hash(const struct qa_tensor *t, bool gguf)
+{
+	uint64_t h = mix64(t->n_dims + 1);
+	uint32_t i;
+
+	for (i = 0; i < t->n_dims; i++)
+		h = mix64(h ^ t->shape[gguf ? t->n_dims - 1 - i : i]);
+	return h;
+}
+
+/* Elements of one row range: 1 Mi floats (4 MiB) a side per thread. */
+#define CHUNK_ELEMENTS ((uint64_t)1 << 20)
+
+const char *
+qa_cmp_state_name(enum qa_cmp_state s)
+{
+	static const char *const names[] = {
+		"compared", "unpaired", "no-dequantizer", "shape", "read-error",
+	};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* The ggml type id a tensor's bytes dequantize as, or -1. */
+static int
+type_of(const struct qa_inventory *inv, const struct qa_tensor *t)
+{
+	if (t->ggml_type >= 0)
+		return inv->files[t->file].big_endian ? -1 : t->ggml_type;
+	if (!t->dtype)
+		return -1;
+	/* safetensors plain floats (little-endian, as the format says) */
+	if (strcmp(t->dtype, "F32") == 0)
+		return 0;
+	if (strcmp(t->dtype, "F16") == 0)
+		return 1;
+	if (strcmp(t->dtype, "BF16") == 0)
+		return 30;
+	return -1;
+}
+
+/* Same dims, or the same reversed (GGUF fastest first, safetensors slowest first). */
+static bool
+shapes_reconcile(const struct qa_tensor *a, const struct qa_tensor *b,
+		 bool flip)
+{
+	uint32_t i;
+
+	if (a->elements != b->elements)
+		return false;
+	if (a->n_dims != b->n_dims)
+		return false;
+	for (i = 0; i < a->n_dims; i++)
+		if (a->shape[i] != b->shape[flip ? b->n_dims - 1 - i : i])
+			return false;
+	return true;
+}
+
+struct job {
+	const struct qa_inventory *q, *s;
+	struct qa_cmp_tensor *t;
+	uint32_t n;
+	atomic_uint next;
+	atomic_uint_fast64_t bytes_read;
+	bool flip;
+	bool llama_qk;		/* one side a llama-family GGUF, the other not */
+	bool gguf_is_source;	/* that GGUF is the source */
+	int64_t n_head, n_head_kv;
+};
+
+struct side {
+	struct qa_source *src;	/* per file, opened on first use */
+	bool *opened, *failed;
+	uint32_t n;
+};
+
+static bool
+side_init(struct side *sd, const struct qa_inventory *inv)
+{
+	uint32_t n = inv->n_files ? inv->n_files : 1;
+
+	sd->n = inv->n_files;
+	sd->src = calloc(n, sizeof(*sd->src));
+	sd->opened = calloc(n, sizeof(*sd->opened));
+	sd->failed = calloc(n, sizeof(*sd->failed));
+	return sd->src && sd->opened && sd->failed;
+}
+
+static void
+side_release(struct side *sd)
+{
+	uint32_t i;
+
+	for (i = 0; sd->opened && i < sd->n; i++)
+		if (sd->opened[i])
+			qa_source_close(&sd->src[i]);
+	free(sd->src);
+	free(sd->opened);
+	free(sd->failed);
+}
+
+static bool
+side_read(struct side *sd, const struct qa_inventory *inv, uint32_t file,
+	  uint64_t off, void *buf, size_t n)
+{
+	const struct qa_fs *fs = qa_content_fs(inv);
+
+	if (file >= sd->n || sd->failed[file])
+		return false;
+	if (!sd->opened[file]) {
+		if (fs->open(fs, inv->files[file].path, &sd->src[file]) !=
+		    QA_OK) {
+			sd->failed[file] = true;
+			return false;
+		}
+		sd->opened[file] = true;
+	}
+	return qa_source_read(&sd->src[file], off, buf, n) == QA_OK;
+}
+
+/*
+ * llama.cpp's converter (convert_hf_to_gguf.py, LlamaModel.permute)
+ * stores the rows of attn_q / attn_k of each head as
+ * reshape(n_head, 2, half, ...).swapaxes(1, 2): GGUF row g of head h,
+ * g = h * 2 half + 2 i + j, is checkpoint row h * 2 half + j half + i.
+ */
+static uint64_t
+unpermute_row(uint64_t g, uint64_t head_rows)
+{
+	uint64_t half = head_rows / 2, h = g / head_rows, r = g % head_rows;
+
+	return h * head_rows + (r % 2) * half + r / 2;
+}
+
+struct bufs {
+	uint8_t *qraw, *sraw;
+	float *qf, *sf;
+	size_t raw_cap_q, raw_cap_s, f_cap_q, f_cap_s;
+};
+
+static bool
+grow(void **p, size_t *cap, size_t want)
+{
+	void *n;
+
+	if (want <= *cap)
+		return true;
+	n = realloc(*p, want);
+	if (!n)
+		return false;
+	*p = n;
+	*cap = want;
+	return true;
+}
+
+/*
+ * One block's sums into ct; returns its squared error. at: the flat
+ * index of its first element. The fast path has no NaN or infinity to
+ * skip: four lanes of sums (order-insensitive to ~1e-15 relative), and
+ * the largest error found per block, its place looked up only when it
+ * is a new maximum.
+ */
+static double
+block_fast(struct qa_cmp_tensor *ct, const float *x, const float *y,
+	   uint64_t n, double lim, uint64_t at)
+{
+	/* Eight float lanes the compiler keeps in vector registers; a
+	 * block's at most 256 elements make 32 terms a lane, whose float
+	 * sums are exact to ~2e-6 relative before they join the double
+	 * totals. */
+	float sse[8] = { 0 }, sss[8] = { 0 }, sqq[8] = { 0 }, dot[8] = { 0 };
+	float mx[8] = { 0 }, flim = (float)lim;
+	uint32_t out[8] = { 0 };
+	double bsse = 0, bsss = 0, bsqq = 0, bdot = 0, bmax = 0;
+	uint64_t i = 0, o = 0;
+
+	for (; i + 8 <= n; i += 8)
+		for (int l = 0; l < 8; l++) {
+			float a = x[i + l], b = y[i + l], e = a - b;
+			float ae = fabsf(e);
+
+			sse[l] += e * e;
+			sss[l] += b * b;
+			sqq[l] += a * a;
+			dot[l] += a * b;
+			mx[l] = ae > mx[l] ? ae : mx[l];
+			out[l] += ae > flim;
+		}
+	for (int l = 0; l < 8; l++) {
+		bsse += sse[l];
+		bsss += sss[l];
+		bsqq += sqq[l];
+		bdot += dot[l];
+		bmax = mx[l] > bmax ? mx[l] : bmax;
+		o += out[l];
+	}
+	for (; i < n; i++) {
+		double a = x[i], b = y[i], e = a - b, ae = fabs(e);
+
+		bsse += e * e;
+		bsss += b * b;
+		bsqq += a * a;
+		bdot += a * b;
+		bmax = ae > bmax ? ae : bmax;
+		o += ae > lim;
+	}
+	if (bmax > ct->max_abs) {
+		/* the exact largest error and its place, in double */
+		double best = -1.0;
+
+		for (i = 0; i < n; i++) {
+			double ae = fabs((double)x[i] - (double)y[i]);
+
+			if (ae > best) {
+				best = ae;
+				ct->max_at = at + i;
+			}
+		}
+		ct->max_abs = best;
+	}
+	ct->sss += bsss;
+	ct->sqq += bsqq;
+	ct->dot += bdot;
+	ct->n += n;
+	ct->outliers += o;
+	return bsse;
+}
+
+/* The same, leaving out (and counting) the elements NaN or infinite on a side. */
+static double
+block_slow(struct qa_cmp_tensor *ct, const float *x, const float *y,
+	   uint64_t n, double lim, uint64_t at)
+{
+	double bsse = 0.0;
+
+	for (uint64_t i = 0; i < n; i++) {
+		double a = x[i], b = y[i], e, ae;
+
+		if (!isfinite(a) || !isfinite(b)) {
+			ct->nonfinite++;
+			continue;
+		}
+		e = a - b;
+		ae = fabs(e);
+		bsse += e * e;
+		ct->sss += b * b;
+		ct->sqq += a * a;
+		ct->dot += a * b;
+		ct->n++;
+		if (ae > ct->max_abs) {
+			ct->max_abs = ae;
+			ct->max_at = at + i;
+		}
+		if (ae > lim)
+			ct->outliers++;
+	}
+	return bsse;
+}
+
+static void
+compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
+	    struct side *ss, struct bufs *b)
+{
+	const struct qa_tensor *q = ct->q, *s = ct->s;
+	int tq = type_of(jb->q, q), ts = type_of(jb->s, s);
+	const struct qa_ggml_type *gq, *gs;
+	uint64_t ne0, rows, chunk_rows, head_rows = 0, r0;
+	uint64_t qrow_bytes, srow_bytes, qblock;
+	double worst_block_sse = -1.0;
+
+	if (tq < 0 || ts < 0 || !qa_dequant_supported(tq) ||
+	    !qa_dequant_supported(ts)) {
+		ct->state = QA_CMP_NO_DEQUANT;
+		ct->why = tq < 0 || !qa_dequant_supported(tq) ?
+			  "the quant's type has no dequantizer" :
+			  "the source's type has no dequantizer";
+		return;
+	}
+	gq = qa_ggml_type(tq);
+	gs = qa_ggml_type(ts);
+	if (!shapes_reconcile(q, s, jb->flip && (jb->q->kind == QA_KIND_GGUF)
+			      != (jb->s->kind == QA_KIND_GGUF)) ||
+	    q->n_dims == 0 || q->elements == 0) {
+		ct->state = QA_CMP_SHAPE;
+		ct->why = "the shapes do not reconcile";
+		return;
+	}
+	/* the fastest dimension: first in a GGUF, last elsewhere */
+	ne0 = jb->q->kind == QA_KIND_GGUF ? q->shape[0] :
+	      q->shape[q->n_dims - 1];
+	if (ne0 % gq->block || ne0 % gs->block) {
+		ct->state = QA_CMP_SHAPE;
+		ct->why = "rows are not whole blocks";
+		return;
+	}
+	rows = q->elements / ne0;
+	qrow_bytes = ne0 / gq->block * gq->block_bytes;
+	srow_bytes = ne0 / gs->block * gs->block_bytes;
+	if (qrow_bytes * rows != q->bytes || srow_bytes * rows != s->bytes) {
+		ct->state = QA_CMP_SHAPE;
+		ct->why = "stored bytes do not match the shape";
+		return;
+	}
+	if (jb->llama_qk && (q->role == QA_ROLE_ATTN_Q ||
+			     q->role == QA_ROLE_ATTN_K) && q->n_dims == 2) {
+		int64_t heads = q->role == QA_ROLE_ATTN_Q ? jb->n_head :
+				jb->n_head_kv;
+
+		if (heads > 0 && rows % (uint64_t)heads == 0 &&
+		    (rows / (uint64_t)heads) % 2 == 0) {
+			head_rows = rows / (uint64_t)heads;
+			ct->permuted = true;
+		}
+	}
+	chunk_rows = CHUNK_ELEMENTS / ne0;
+	if (chunk_rows == 0)
+		chunk_rows = 1;
+	if (head_rows) {
+		chunk_rows -= chunk_rows % head_rows;
+		if (chunk_rows == 0)
+			chunk_rows = head_rows;
+	}
+	qblock = gq->block;
+	for (r0 = 0; r0 < rows; r0 += chunk_rows) {
+		uint64_t nr = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
+		size_t nf = (size_t)(nr * ne0);
+
+		if (!grow((void **)&b->qraw, &b->raw_cap_q, nr * qrow_bytes) ||
+		    !grow((void **)&b->sraw, &b->raw_cap_s, nr * srow_bytes) ||
+		    !grow((void **)&b->qf, &b->f_cap_q, nf * sizeof(float)) ||
+		    !grow((void **)&b->sf, &b->f_cap_s, nf * sizeof(float))) {
+			ct->state = QA_CMP_READ_ERROR;
+			ct->why = "out of memory";
+			return;
+		}
+		if (!side_read(sq, jb->q, q->file, q->offset + r0 * qrow_bytes,
+			       b->qraw, nr * qrow_bytes) ||
+		    !side_read(ss, jb->s, s->file, s->offset + r0 * srow_bytes,
+			       b->sraw, nr * srow_bytes)) {
+			ct->state = QA_CMP_READ_ERROR;
+			ct->why = "a read failed or fell short";
+			return;
+		}
+		atomic_fetch_add(&jb->bytes_read,
+				 nr * qrow_bytes + nr * srow_bytes);
+		qa_dequant_rows(tq, b->qraw, ne0, nr, b->qf);
+		qa_dequant_rows(ts, b->sraw, ne0, nr, b->sf);
+		for (uint64_t r = 0; r < nr; r++) {
+			/* checkpoint order: the other side's row of GGUF row r */
+			uint64_t canon = head_rows ?
+				unpermute_row(r0 + r, head_rows) - r0 : r;
+			uint64_t qr = jb->gguf_is_source ? canon : r;
+			uint64_t sr = jb->gguf_is_source ? r : canon;
+			uint64_t g = r0 + qr;
+			const float *qv = b->qf + qr * ne0;
+			const float *sv = b->sf + sr * ne0;
+			double row_sss = 0.0, row_lim;
+
+			bool finite = all_finite(qv, ne0) && all_finite(sv, ne0);
+
+			ct->content_q += row_hash(qv, ne0, r0 + canon, !finite);
+			ct->content_s += row_hash(sv, ne0, r0 + canon, !finite);
+			if (finite)
+				row_sss = sum_squares(sv, ne0);
+			else
+				for (uint64_t i = 0; i < ne0; i++)
+					if (isfinite(sv[i]))
+						row_sss += (double)sv[i] * sv[i];
+			row_lim = sqrt(row_sss / (double)ne0);
+			for (uint64_t i0 = 0; i0 < ne0; i0 += qblock) {
+				double bsse = finite ?
+					block_fast(ct, qv + i0, sv + i0, qblock,
+						   row_lim, g * ne0 + i0) :
+					block_slow(ct, qv + i0, sv + i0, qblock,
+						   row_lim, g * ne0 + i0);
+
+				ct->sse += bsse;
+				if (bsse > worst_block_sse) {
+					worst_block_sse = bsse;
+					ct->worst_block = (g * ne0 + i0) / qblock;
+				}
+			}
+		}
+	}
+	ct->state = QA_CMP_COMPARED;
+	ct->content_q = mix64(ct->content_q ^
+			      shape_hash(s, jb->s->kind == QA_KIND_GGUF));
+	ct->content_s = mix64(ct->content_s ^
+			      shape_hash(s, jb->s->kind == QA_KIND_GGUF));
+	ct->rms_err = ct->n ? sqrt(ct->sse / (double)ct->n) : 0.0;
+	ct->rel_rms = ct->sss > 0 ? sqrt(ct->sse / ct->sss) :
+		      ct->sse > 0 ? INFINITY : 0.0;
+	ct->cosine = ct->sss > 0 && ct->sqq > 0 ?
+		     ct->dot / sqrt(ct->sss * ct->sqq) :
+		     ct->sss == ct->sqq ? 1.0 : 0.0;
+	ct->outlier_share = ct->n ? (double)ct->outliers / (double)ct->n : 0;
+	ct->worst_block_ratio = ct->sse > 0 && ct->n >= qblock ?
+		sqrt(worst_block_sse / (double)qblock) / ct->rms_err : 0.0;
+}
+
+static void *
+worker(void *arg)
+{
+	struct job *jb = arg;
+	struct side sq, ss;
+	struct bufs b;
+	unsigned i;
+
+	memset(&b, 0, sizeof(b));
+	memset(&sq, 0, sizeof(sq));
+	memset(&ss, 0, sizeof(ss));
+	if (side_init(&sq, jb->q) && side_init(&ss, jb->s)) {
+		while ((i = atomic_fetch_add(&jb->next, 1)) < jb->n) {
+			struct qa_cmp_tensor *ct = &jb->t[i];
+
+			if (ct->s)
+				compare_one(jb, ct, &sq, &ss, &b);
+		}
+	}
+	side_release(&sq);
+	side_release(&ss);
+	free(b.qraw);
+	free(b.sraw);
+	free(b.qf);
+	free(b.sf);
+	return NULL;
+}
+
+static int
+cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Flags the tensors out of line with the others of their type. */
+static int
+flag_outliers(struct qa_compare *c, const struct qa_compare_options *opt)
+{
+	double factor = opt && opt->flag_factor > 0 ? opt->flag_factor : 4.0;
+	double bfactor = opt && opt->block_factor > 0 ? opt->block_factor :
+			 32.0;
+	double *vals = malloc((c->n_tensors + 1) * sizeof(*vals));
+	uint32_t i, j;
+
+	if (!vals)
+		return QA_E_NOMEM;
+	for (i = 0; i < c->n_tensors; i++) {
+		struct qa_cmp_tensor *t = &c->tensors[i];
+		size_t n = 0;
+		double median;
+
+		if (t->state != QA_CMP_COMPARED)
+			continue;
+		if (t->nonfinite) {
+			t->flagged = true;
+			t->flag_why = "NaN or infinite values";
+			continue;
+		}
+		if (t->worst_block_ratio > bfactor) {
+			t->flagged = true;
+			t->flag_why = "one block far worse than the rest of "
+				      "the tensor";
+			continue;
+		}
+		for (j = 0; j < c->n_tensors; j++) {
+			const struct qa_cmp_tensor *u = &c->tensors[j];
+
+			if (u->state == QA_CMP_COMPARED && u->sss > 0 &&
+			    strcmp(u->q->dtype, t->q->dtype) == 0)
+				vals[n++] = u->rel_rms;
+		}
+		if (n < 3)
+			continue;
+		qsort(vals, n, sizeof(*vals), cmp_double);
+		median = n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
+		if (t->rel_rms > factor * median && t->rel_rms > 1e-6) {
+			t->flagged = true;
+			t->flag_why = "error several times that of the other "
+				      "tensors of its type";
+		}
+	}
+	free(vals);
+	return QA_OK;
+}
+
+static struct qa_cmp_total *
+total_for(struct qa_cmp_total **list, uint32_t *n, const char *name,
+	  int32_t layer)
+{
+	struct qa_cmp_total *grown;
+	uint32_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*list)[i].layer == layer &&
+		    (layer >= 0 || strcmp((*list)[i].name, name) == 0))
+			return &(*list)[i];
+	grown = realloc(*list, (*n + 1) * sizeof(**list));
+	if (!grown)
+		return NULL;
+	*list = grown;
+	memset(&grown[*n], 0, sizeof(grown[*n]));
+	grown[*n].name = name;
+	grown[*n].layer = layer;
+	return &grown[(*n)++];
+}
+
+static int
+add_total(struct qa_cmp_total *t, const struct qa_cmp_tensor *ct)
+{
+	if (!t)
+		return QA_E_NOMEM;
+	t->tensors++;
+	t->sse += ct->sse;
+	t->sss += ct->sss;
+	if (ct->rel_rms > t->max_rel_rms)
+		t->max_rel_rms = ct->rel_rms;
+	return QA_OK;
+}
+
+static int
+cmp_layer(const void *x, const void *y)
+{
+	const struct qa_cmp_total *a = x, *b = y;
+
+	return (a->layer > b->layer) - (a->layer < b->layer);
+}
+
+static int
+totals(struct qa_compare *c)
+{
+	double sse = 0, sss = 0;
+	uint32_t i;
+
+	for (i = 0; i < c->n_tensors; i++) {
+		const struct qa_cmp_tensor *ct = &c->tensors[i];
+
+		if (ct->state != QA_CMP_COMPARED)
+			continue;
+		sse += ct->sse;
+		sss += ct->sss;
+		if (add_total(total_for(&c->roles, &c->n_roles,
+					qa_role_name(ct->q->role), -1), ct) ||
+		    (ct->q->layer >= 0 &&
+		     add_total(total_for(&c->layers, &c->n_layers, "layer",
+					 ct->q->layer), ct)))
+			return QA_E_NOMEM;
+	}
+	for (i = 0; i < c->n_roles; i++)
+		c->roles[i].rel_rms = c->roles[i].sss > 0 ?
+			sqrt(c->roles[i].sse / c->roles[i].sss) : 0;
+	for (i = 0; i < c->n_layers; i++)
+		c->layers[i].rel_rms = c->layers[i].sss > 0 ?
+			sqrt(c->layers[i].sse / c->layers[i].sss) : 0;
+	if (c->n_layers)
+		qsort(c->layers, c->n_layers, sizeof(*c->layers), cmp_layer);
+	c->rel_rms = sss > 0 ? sqrt(sse / sss) : 0;
+	return QA_OK;
+}
+
+/* The fingerprints, when every tensor of both was compared. */
+static void
+identity(struct qa_compare *c)
+{
+	uint64_t fq = 0, fs = 0;
+	bool all = c->not_compared == 0 && c->compared == c->s->n_tensors;
+	uint32_t i;
+
+	for (i = 0; i < c->n_tensors; i++) {
+		fq += mix64(c->tensors[i].content_q);
+		fs += mix64(c->tensors[i].content_s);
+	}
+	c->fingerprinted = all && c->compared > 0;
+	c->fingerprint_q = fq;
+	c->fingerprint_s = fs;
+	c->same_content = c->fingerprinted && fq == fs;
+}
+
+static bool
+is_llama_family(const struct qa_inventory *inv)
+{
+	const char *a = inv->hp.arch_raw;
+
+	/* The architectures convert_hf_to_gguf.py converts through
+	 * LlamaModel (whose modify_tensors permutes q_proj and k_proj). */
+	return a && (strcmp(a, "llama") == 0 || strcmp(a, "mistral") == 0 ||
+		     strcmp(a, "granite") == 0);
+}
+
+int
+qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
+	       const struct qa_compare_options *opt, struct qa_compare *out)
+{
+	int64_t *pq = malloc((q->n_tensors + 1) * sizeof(*pq));
+	int64_t *ps = malloc((s->n_tensors + 1) * sizeof(*ps));
+	struct job jb;
+	pthread_t *th = NULL;
+	unsigned jobs = opt && opt->jobs ? opt->jobs : 0, started = 0, i;
+	int rc = QA_OK;
+
+	memset(out, 0, sizeof(*out));
+	out->q = q;
+	out->s = s;
+	out->tensors = calloc(q->n_tensors + 1, sizeof(*out->tensors));
+	if (!pq || !ps || !out->tensors)
+		goto nomem;
+	qa_diff_pair(q, s, pq, ps, &out->by_role, &rc);
+	if (rc != QA_OK)
+		goto nomem;
+	out->n_tensors = q->n_tensors;
+	for (i = 0; i < q->n_tensors; i++) {
+		out->tensors[i].q = &q->tensors[i];
+		out->tensors[i].s = pq[i] >= 0 ? &s->tensors[pq[i]] : NULL;
+		if (!out->tensors[i].s) {
+			out->tensors[i].state = QA_CMP_UNPAIRED;
+			out->tensors[i].why = "no partner in the source";
+		}
+	}
+	memset(&jb, 0, sizeof(jb));
+	jb.q = q;
+	jb.s = s;
+	jb.t = out->tensors;
+	jb.n = out->n_tensors;
+	jb.flip = true;
+	if ((q->kind == QA_KIND_GGUF) != (s->kind == QA_KIND_GGUF)) {
+		const struct qa_inventory *g = q->kind == QA_KIND_GGUF ? q : s;
+
+		jb.llama_qk = is_llama_family(g);
+		jb.gguf_is_source = g == s;
+		jb.n_head = g->hp.n_head;
+		jb.n_head_kv = g->hp.n_head_kv > 0 ? g->hp.n_head_kv :
+			       g->hp.n_head;
+	}
+	atomic_init(&jb.next, 0);
+	atomic_init(&jb.bytes_read, 0);
+	if (jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		jobs = n > 0 ? (unsigned)n : 1;
+	}
+	if (jobs > jb.n)
+		jobs = jb.n ? jb.n : 1;
+	th = calloc(jobs, sizeof(*th));
+	if (!th)
+		goto nomem;
+	for (i = 0; i < jobs; i++)
+		if (pthread_create(&th[i], NULL, worker, &jb) == 0)
+			started++;
+	if (started == 0)
+		worker(&jb);
+	for (i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	out->bytes_read = atomic_load(&jb.bytes_read);
+	for (i = 0; i < out->n_tensors; i++) {
+		if (out->tensors[i].state == QA_CMP_COMPARED)
+			out->compared++;
+		else
+			out->not_compared++;
+	}
+	if (flag_outliers(out, opt) != QA_OK || totals(out) != QA_OK)
+		goto nomem;
+	for (i = 0; i < out->n_tensors; i++)
+		out->flagged += out->tensors[i].flagged;
+	identity(out);
+	free(pq);
+	free(ps);
+	return QA_OK;
+nomem:
+	free(pq);
+	free(ps);
+	qa_compare_free(out);
+	return QA_E_NOMEM;
+}
+
+void
+qa_compare_free(struct qa_compare *c)
+{
+	free(c->tensors);
+	free(c->roles);
+	free(c->layers);
+	c->tensors = NULL;
+	c->roles = c->layers = NULL;
+	c->n_tensors = c->n_roles = c->n_layers = 0;
+}
