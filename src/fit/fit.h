@@ -126,6 +126,10 @@ struct qa_fit_device {
 					 * the placement term G; 0 when not
 					 * computed */
 	uint64_t overhead_bytes;	/* margin, CUDA pool, non-torch */
+	uint64_t runtime_bytes;		/* llama.cpp on a GPU: the CUDA
+					 * runtime beyond the reservation
+					 * (fit_cuda.h), inside the margin;
+					 * 0 otherwise */
 	int64_t free_bytes;		/* usable - everything; may be < 0 */
 	int32_t first_layer, last_layer;	/* layers placed here, -1 none */
 	bool has_output;		/* output layer on this device */
@@ -306,6 +310,10 @@ struct qa_llamacpp_log {
 		       unaccounted;	/* -1 where the row has no value */
 	} breakdown[QA_LLAMACPP_LOG_ROWS];
 	char failure[256];		/* first error line, "" if none */
+	double eval_tps;		/* common_perf_print "eval time" tokens
+					 * per second; -1 absent */
+	double smi_peak_mib;		/* "# nvidia-smi peak" (CUDA runs of
+					 * tools/llamacpp-cuda); -1 absent */
 };
 
 /*

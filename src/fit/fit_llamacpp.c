@@ -37,6 +37,7 @@
 #include "fit/fit.h"
 #include "core/inventory.h"
 #include "fit/decode.h"
+#include "fit/fit_cuda.h"
 
 #define MIB ((uint64_t)1 << 20)
 /* llama.cpp --fit target free memory (common/common.h fit_params_target). */
@@ -1170,6 +1171,8 @@ lc_devices(struct lc_step *p)
 		 * 1024 MiB (qa_fit_options_init). */
 		margin = opt->margin_bytes;
 		d->overhead_bytes = m->cpu ? 0 : margin;
+		d->runtime_bytes = m->cpu ? 0 :
+			qa_fit_cuda_runtime_bytes(m->inv->hp.arch_raw);
 		used = cadd(ovf, cadd(ovf, d->weights_bytes, d->kv_bytes),
 			    cadd(ovf, d->recurrent_bytes,
 				 cadd(ovf, d->compute_bytes,
@@ -2129,6 +2132,7 @@ qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
 	out->fa = -1;
 	out->rc = -1;
 	out->kvu = -1;
+	out->eval_tps = out->smi_peak_mib = -1;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -2145,6 +2149,16 @@ qa_fit_parse_llamacpp_log(const char *path, struct qa_llamacpp_log *out,
 		/* "# rc=N" may follow output on the same line. */
 		if ((c = strstr(line, "# rc=")) != NULL) {
 			out->rc = (int)int_at(c + 5);
+			continue;
+		}
+		if ((c = strstr(line, "# nvidia-smi peak during run: used MiB = "))
+		    != NULL) {
+			out->smi_peak_mib = strtod(c + 41, NULL);
+			continue;
+		}
+		if (strstr(s, "common_perf_print:        eval time") &&
+		    (c = strstr(s, "ms per token,")) != NULL) {
+			out->eval_tps = strtod(c + 13, NULL);
 			continue;
 		}
 		if (strstr(s, "llama_model_loader: loaded meta data")) {

@@ -46,6 +46,46 @@ log_dev(const char *name, size_t n_devices)
 	return -1;
 }
 
+/*
+ * A GPU device against its CUDA memory-breakdown row ("CUDA0 (H100 ...)",
+ * total = free + self + unaccounted): the runtime (the reservation plus
+ * fit_cuda.h's runtime bytes) against "unaccounted", the device's
+ * expected use against total - free after the decode, and the same with
+ * the margin in place of the runtime (what fit plans for; never below
+ * the engine's use when the margin is the default).
+ */
+static void
+cuda_rows(FILE *out, const struct qa_fit_device *d, size_t j,
+	  const struct qa_llamacpp_log *lg)
+{
+	char want[16], what[64];
+	const struct qa_llamacpp_log_row *row = NULL;
+	double reserve, bufs, used;
+	size_t i, n;
+
+	if (!d->runtime_bytes || d->vram_bytes < d->usable_bytes)
+		return;
+	n = (size_t)snprintf(want, sizeof(want), "CUDA%zu ", j);
+	for (i = 0; i < lg->n_breakdown && i < QA_LLAMACPP_LOG_ROWS; i++)
+		if (strncmp(lg->breakdown[i].dev, want, n) == 0)
+			row = &lg->breakdown[i];
+	if (!row || row->total < 0 || row->free < 0 || row->unaccounted < 0)
+		return;
+	reserve = (double)(d->vram_bytes - d->usable_bytes) / MIB;
+	bufs = ((double)d->weights_bytes + (double)d->kv_bytes +
+		(double)d->recurrent_bytes + (double)d->compute_bytes) / MIB;
+	used = row->total - row->free;
+	snprintf(what, sizeof(what), "CUDA runtime %s", d->name);
+	cal_row(out, what, reserve + (double)d->runtime_bytes / MIB,
+		row->unaccounted);
+	snprintf(what, sizeof(what), "device used %s", d->name);
+	cal_row(out, what, reserve + bufs + (double)d->runtime_bytes / MIB,
+		used);
+	snprintf(what, sizeof(what), "  with the margin");
+	cal_row(out, what, reserve + bufs + (double)d->overhead_bytes / MIB,
+		used);
+}
+
 int
 qa_report_calibration(FILE *out, const struct qa_inventory *inv,
 		      const char *log_path, const struct qa_llamacpp_log *lg,
@@ -136,6 +176,11 @@ qa_report_calibration(FILE *out, const struct qa_inventory *inv,
 			cal_row(out, "compute CUDA_Host", est_host,
 				lg->compute[i].mib);
 		}
+	for (j = 0; j < r->n_devices; j++)
+		cuda_rows(out, &r->devices[j], j, lg);
+	if (lg->eval_tps > 0 && r->decode_tokens_per_s_max > 0)
+		cal_row(out, "decode tok/s ceiling", r->decode_tokens_per_s_max,
+			lg->eval_tps);
 	for (i = 0; i < lg->n_breakdown && i < QA_LLAMACPP_LOG_ROWS; i++)
 		fprintf(out, "log breakdown %s: model %.2f, context %.2f, "
 			"compute %.2f, unaccounted %.2f MiB\n",

@@ -85,6 +85,8 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 			qa_jw_u64(w, "compute_tight_bytes",
 				  d->compute_tight_bytes);
 		qa_jw_u64(w, "overhead_bytes", d->overhead_bytes);
+		if (d->runtime_bytes)
+			qa_jw_u64(w, "cuda_runtime_bytes", d->runtime_bytes);
 		qa_jw_i64(w, "free_bytes", d->free_bytes);
 		if (d->first_layer >= 0 && d->last_layer >= d->first_layer) {
 			qa_jw_arr(w, "layers", true);
