@@ -1326,6 +1326,11 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		return s == QA_SCHEME_MXFP4;
 	case QA_QM_BITSANDBYTES:
 		return s == QA_SCHEME_BNB_4BIT || s == QA_SCHEME_BNB_8BIT;
+	case QA_QM_MLX:
+		/* a module's own entry may name another mode (mlx-lm
+		 * utils.py quantize_model): any MLX layout fits */
+		return s == QA_SCHEME_MLX_AFFINE || s == QA_SCHEME_MLX_MXFP4 ||
+		       s == QA_SCHEME_MLX_NVFP4 || s == QA_SCHEME_MLX_MXFP8;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		return true;
@@ -1517,7 +1522,13 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	if (nq > 0) {
 		check_blocks(&c);
 		check_claims(&c);
-		check_fused(&c);
+		/* QA3003 is about vLLM's fused layers; mlx-lm builds
+		 * q/k/v and gate/up as separate Linears (mlx_lm/models/
+		 * llama.py Attention, MLP) and its mixed recipes give them
+		 * different bits on purpose (convert.py
+		 * mixed_quant_predicate_builder). */
+		if (c.qc->method != QA_QM_MLX)
+			check_fused(&c);
 	}
 	/* also when every module is "unknown": bad shapes are why */
 	check_shapes(&c);
