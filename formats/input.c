@@ -958,6 +958,7 @@ resolve_ollama_manifest(const struct qa_fs *fs, const char *path,
 			 display, qa_path_base(r->path), proj ?
 			 ", with its projector layer" : "");
 		r->note = strdup(note);
+		r->container = QA_FORMAT_OLLAMA;
 		r->mmproj = proj;
 		proj = NULL;
 		rc = r->note ? QA_OK : QA_E_NOMEM;
@@ -1646,6 +1647,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		}
 		inv->fs = outer;
 	}
+	if (rc == QA_OK && ref->container != QA_FORMAT_UNKNOWN)
+		inv->format = ref->container;
 	if (rc == QA_OK && ref->note)
 		inv->input_note = qa_arena_strdup(&inv->arena, ref->note);
 	if (rc == QA_OK && ref->links_out) {

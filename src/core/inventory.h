@@ -18,6 +18,7 @@
 
 #include "core/arena.h"
 #include "core/diag.h"
+#include "core/model_kind.h"
 #include "core/quant.h"
 #include "core/roles.h"
 #include "core/source.h"
@@ -328,6 +329,15 @@ struct qa_inventory {
 	 * before loading, may be NULL): a disabled rule's findings are
 	 * neither stored nor counted, so they cannot crowd out others. */
 	const struct qa_overrides *overrides;
+
+	/* What the input is (core/model_kind.h): the producer's format
+	 * (QA_FORMAT_UNKNOWN until a loader or the summary decides it from
+	 * the input kind), the kind of file (a model unless a loader found
+	 * otherwise), and the engines that load it as it is (QA_ENG bits,
+	 * set by the summary from rules/loaders.def). */
+	enum qa_model_format format;
+	enum qa_model_kind model_kind;
+	uint32_t engines;
 
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */
