@@ -822,6 +822,7 @@ parse_mlx(struct ctx *c, const cJSON *q)
 
 	qc->format = dup(c, mode ? mode : "affine");
 	qc->data_type = qc->format;
+	c->inv->format = QA_FORMAT_MLX;
 	for (e = q->child; e; e = e->next) {
 		struct qa_quant_override *o;
 		const char *m;

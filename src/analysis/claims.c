@@ -1807,6 +1807,20 @@ qa_claims_module(struct qa_claims *c, const char *module, enum qa_role role,
 	return claim(&c->mx, module, role, bits);
 }
 
+int
+qa_claims_group(struct qa_claims *c, const char *module, enum qa_role role)
+{
+	const struct qa_quant_config *qc = c->mx.qc;
+	struct hits h;
+
+	if (!qc || !module)
+		return -1;
+	h = lookup(&c->mx, module, strlen(module), role, false);
+	if (h.ov_decl >= 0 && qc->overrides[h.ov_decl].group_size >= 0)
+		return qc->overrides[h.ov_decl].group_size;
+	return qc->group_size;
+}
+
 void
 qa_claims_close(struct qa_claims *c)
 {

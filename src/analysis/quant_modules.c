@@ -691,6 +691,54 @@ mlx_affine_fits(uint64_t wc, uint64_t n, int bits, uint64_t *in, uint64_t *g)
 	return *g == 32 || *g == 64 || *g == 128;
 }
 
+/*
+ * The (bits, g) of an affine module: the config's pair when the shapes
+ * fit it; else the one pair MLX allows that keeps the declared group
+ * (the bits are then not the claimed ones: check_quant says so), else
+ * the one that keeps the claimed bits, else the only pair at all.
+ * Two readings left: unknown.
+ */
+static bool
+mlx_affine_pick(const struct ctx *c, uint64_t wc, uint64_t n, int *bits,
+		uint64_t *in, uint64_t *g)
+{
+	static const int all_bits[] = { 2, 3, 4, 5, 6, 8 };
+	int cand_b[6], n_cand = 0, pick = -1, hits, k;
+	uint64_t cand_in[6], cand_g[6], ti, tg;
+	size_t i;
+
+	for (i = 0; i < sizeof(all_bits) / sizeof(all_bits[0]); i++)
+		if (mlx_affine_fits(wc, n, all_bits[i], &ti, &tg)) {
+			cand_b[n_cand] = all_bits[i];
+			cand_in[n_cand] = ti;
+			cand_g[n_cand++] = tg;
+		}
+	for (k = 0; k < n_cand && pick < 0; k++)
+		if (cand_b[k] == c->config_bits &&
+		    (int64_t)cand_g[k] == c->config_group)
+			pick = k;
+	for (hits = 0, k = 0; pick < 0 && k < n_cand; k++)
+		if ((int64_t)cand_g[k] == c->config_group)
+			hits++;
+	for (k = 0; pick < 0 && hits == 1 && k < n_cand; k++)
+		if ((int64_t)cand_g[k] == c->config_group)
+			pick = k;
+	for (hits = 0, k = 0; pick < 0 && k < n_cand; k++)
+		if (cand_b[k] == c->config_bits)
+			hits++;
+	for (k = 0; pick < 0 && hits == 1 && k < n_cand; k++)
+		if (cand_b[k] == c->config_bits)
+			pick = k;
+	if (pick < 0 && n_cand == 1)
+		pick = 0;
+	if (pick < 0)
+		return false;
+	*bits = cand_b[pick];
+	*in = cand_in[pick];
+	*g = cand_g[pick];
+	return true;
+}
+
 static bool
 same_mat(struct mat a, struct mat b)
 {
@@ -712,30 +760,11 @@ decide_mlx(struct ctx *c, struct decision *d, const struct qa_tensor *w,
 	d->experts = p.e;
 	d->out = p.r;
 	if (is_float(sc->dtype)) {
-		static const int all_bits[] = { 2, 3, 4, 5, 6, 8 };
-		size_t i;
-		int found = 0;
-		uint64_t tin, tg;
-
 		if (!bi || strcmp(bi->dtype, sc->dtype) != 0 ||
 		    bi->n_dims != sc->n_dims || !same_mat(mat_of(bi), s))
 			return false;
-		if (c->config_bits > 0 &&
-		    mlx_affine_fits(p.c, s.c, c->config_bits, &in, &g)) {
-			bits = c->config_bits;
-		} else {
-			for (i = 0; i < sizeof(all_bits) / sizeof(all_bits[0]);
-			     i++)
-				if (mlx_affine_fits(p.c, s.c, all_bits[i], &tin,
-						    &tg)) {
-					found++;
-					bits = all_bits[i];
-					in = tin;
-					g = tg;
-				}
-			if (found != 1)
-				return false;
-		}
+		if (!mlx_affine_pick(c, p.c, s.c, &bits, &in, &g))
+			return false;
 		d->scheme = QA_SCHEME_MLX_AFFINE;
 		d->label = qa_arena_printf(&c->inv->arena, "MLX int%d g%d",
 					   bits, (int)g);
@@ -1199,6 +1228,14 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 			inv->quant.bits > 0 ? inv->quant.bits : -1;
 	c.config_group = inv->quant.group_size > 0 ? inv->quant.group_size :
 									 -1;
+	/* MLX names each module's own group size (quantization dict):
+	 * the shapes alone do not tell 4-bit g128 from 8-bit g64. */
+	if (inv->quant.method == QA_QM_MLX && m->claims) {
+		int mg = qa_claims_group(m->claims, name,
+					 inv->tensors[g->head].role);
+
+		c.config_group = mg > 0 ? mg : -1;
+	}
 	decide(&c, &d);
 	mod = new_module(inv, g->name, g->len, g->n, d.payload);
 	if (!mod)

@@ -591,7 +591,8 @@ valid_build(const char *engine, const char *b)
 	size_t i;
 
 	if (strcmp(engine, "vllm") == 0 || strcmp(engine, "sglang") == 0 ||
-	    strcmp(engine, "tensorrt-llm") == 0) {
+	    strcmp(engine, "tensorrt-llm") == 0 ||
+	    strcmp(engine, "mlx-lm") == 0) {
 		for (i = 0; b[i]; i++)
 			if (!((b[i] >= '0' && b[i] <= '9') || b[i] == '.'))
 				return false;
@@ -668,6 +669,10 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		} else if (k == 6 && strncmp(arg, "sglang", k) == 0) {
 			o->engine = QA_ENGINE_SGLANG;
 			cli->engine = "sglang";
+		} else if ((k == 6 && strncmp(arg, "mlx-lm", k) == 0) ||
+			   (k == 6 && strncmp(arg, "mlx_lm", k) == 0)) {
+			o->engine = QA_ENGINE_MLX_LM;
+			cli->engine = "mlx-lm";
 		} else if ((k == 12 && strncmp(arg, "tensorrt-llm", k) == 0) ||
 			   (k == 6 && strncmp(arg, "trtllm", k) == 0)) {
 			/* knowledge rows only; the fit says it has no
@@ -676,7 +681,7 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 			cli->engine = "tensorrt-llm";
 		} else {
 			return usage_error(cli, "unknown --engine '%s' "
-					   "(llama.cpp, vllm, sglang or "
+					   "(llama.cpp, vllm, sglang, mlx-lm or "
 					   "tensorrt-llm, optionally with "
 					   "@BUILD: llama.cpp@cuda12.8, "
 					   "vllm@0.21.0)", arg);
