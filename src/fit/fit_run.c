@@ -261,12 +261,14 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 			len += (size_t)snprintf(names + len, sizeof(names) - len,
 						"%s%s", len ? ", " : "",
 						qa_loader_engine_name(i));
-	snprintf(err, errlen, "cannot be loaded by %s: its format, %s "
-		 "(%s), is not among the formats its loader reads (%s)%s%s%s",
+	snprintf(err, errlen, "cannot be loaded by %s: its format, %s%s%s, "
+		 "is not among the formats its loader reads (%s)%s%s%s",
 		 e == QA_ENGINE_VLLM ? "vLLM" : e == QA_ENGINE_SGLANG ?
 		 "SGLang" : qa_fit_engine_name(e),
 		 qa_model_format_name(inv->format),
-		 qa_model_kind_name(inv->model_kind),
+		 inv->model_kind != QA_MKIND_MODEL ? " " : "",
+		 inv->model_kind != QA_MKIND_MODEL ?
+		 qa_model_kind_name(inv->model_kind) : "",
 		 e == QA_ENGINE_VLLM ? "vllm/model_executor/layers/"
 		 "quantization/__init__.py QuantizationMethods has no MLX "
 		 "method" : e == QA_ENGINE_SGLANG ? "python/sglang/srt/layers/"
