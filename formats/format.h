@@ -150,6 +150,11 @@ int qa_hf_load_dir(struct qa_inventory *inv, const char *dir);
 int qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 			  const struct qa_dirent *ents, size_t n);
 
+/* A PEFT adapter_config.json (root, read from file) into inv->adapter;
+ * sets model.format peft-lora and model.kind adapter. formats/peft.c */
+void qa_peft_parse(struct qa_inventory *inv, const char *file,
+		   const cJSON *root);
+
 /* Normalizes GGUF metadata (inv->kvs) into inv->hp. formats/gguf_hparams.c */
 void qa_gguf_fill_hparams(struct qa_inventory *inv);
 

@@ -46,7 +46,9 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	for (i = 0; i < n; i++) {
 		if (e[i].kind != QA_NODE_FILE)
 			continue;
-		if (strcmp(e[i].name, "config.json") == 0)
+		/* a PEFT adapter's config is adapter_config.json */
+		if (strcmp(e[i].name, "config.json") == 0 ||
+		    strcmp(e[i].name, "adapter_config.json") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors"))
 			have_st = true;

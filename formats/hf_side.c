@@ -687,6 +687,17 @@ qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 			config_f = f;
 			config = read_json(inv, f);
 			collapse_dups(inv, f, config);
+		} else if (strcmp(e->name, "adapter_config.json") == 0) {
+			/* PEFT adapter folder (formats/peft.c) */
+			cJSON *root;
+
+			f = add_file(inv, dir, e, QA_FILE_CONFIG, "json");
+			if (!f)
+				goto nomem;
+			root = read_json(inv, f);
+			collapse_dups(inv, f, root);
+			qa_peft_parse(inv, f->path, root);
+			cJSON_Delete(root);
 		} else if (strcmp(e->name, "generation_config.json") == 0) {
 			if (!add_file(inv, dir, e, QA_FILE_GENERATION_CONFIG,
 				      "json"))

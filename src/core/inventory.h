@@ -341,6 +341,30 @@ struct qa_inventory {
 
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */
+	/* A PEFT adapter folder's adapter_config.json (formats/peft.c);
+	 * file NULL when the input has none. */
+	struct qa_adapter {
+		const char *file;		/* display path */
+		const char *peft_type;		/* "LORA", ... as written */
+		int64_t r;			/* -1 absent */
+		double alpha;			/* lora_alpha; < 0 absent */
+		const char *base_model;		/* base_model_name_or_path */
+		const char *task_type;
+		const char **targets;		/* target_modules (list), or */
+		uint32_t n_targets;
+		const char *target_regex;	/* target_modules as a string:
+						 * a regex, re.fullmatch */
+		bool use_dora, use_rslora;
+		/* rank_pattern: module pattern -> rank (peft
+		 * tuners/lora/config.py; key matched as a suffix regex) */
+		const char **rank_keys;
+		int64_t *rank_values;
+		uint32_t n_rank;
+		/* Set by --base (src/engine/audit.c): the base model's
+		 * inventory while the checks run, else NULL. */
+		const struct qa_inventory *base;
+		const char *base_path;		/* as given */
+	} adapter;
 	struct qa_module *modules;	/* what the tensors hold */
 	uint32_t n_modules;
 	bool have_config;		/* HF config.json was read */

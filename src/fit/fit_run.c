@@ -321,6 +321,15 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			 "is given as a fit)" : "");
 		return -1;
 	}
+	/* An adapter is not a model to place (rules/check_adapter.c
+	 * QA2120): fit the base model it names. */
+	if (inv->format == QA_FORMAT_PEFT_LORA) {
+		snprintf(err, errlen, "a PEFT LoRA adapter, not a model: it "
+			 "runs on its base model (%s), which is what to fit",
+			 inv->adapter.base_model ? inv->adapter.base_model :
+			 "not named in adapter_config.json");
+		return -1;
+	}
 	if (cannot_load(inv, opt->engine, err, errlen))
 		return -1;
 	memset(&r, 0, sizeof(r));
