@@ -741,8 +741,10 @@ qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 			}
 		}
 	}
-	if (config)
+	if (config) {
 		qa_hf_fill_hparams(inv, config_f->path, config);
+		qa_draft_head_detect(inv, config_f->path, config);
+	}
 	qa_quant_config_parse(inv, config, config_f ? config_f->path : NULL,
 			      docs, n_docs);
 	if (tokcfg) {

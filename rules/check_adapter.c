@@ -244,4 +244,93 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	notice(inv, n_modules);
 }
 
-const struct qa_check qa_check_adapter = { "adapter", run };
+/* ---- draft heads (QA2126, QA2127) ----------------------------------- */
+
+static const struct qa_tensor *
+named(const struct qa_inventory *inv, const char *name)
+{
+	return find_tensor(inv, name, strlen(name), "");
+}
+
+/*
+ * EAGLE-3 (vLLM vllm/model_executor/models/llama_eagle3.py): lm_head
+ * [draft_vocab, hidden], d2t [draft_vocab] (draft_id_to_target_id),
+ * t2d [vocab], fc [hidden, 3 * target_hidden] (LlamaModel.fc: three
+ * hidden states of the target), layer 0's q/k/v reading 2 * hidden
+ * (embeddings and hidden states concatenated). SafeAILab/EAGLE writes
+ * the decoder layer as "midlayer." (renamed to layers.0 on load).
+ */
+static void
+draft_head(struct qa_inventory *inv)
+{
+	const struct qa_draft_head *d = &inv->draft_head;
+	const struct qa_hparams *hp = &inv->hp;
+	const struct qa_tensor *d2t = named(inv, "d2t");
+	const struct qa_tensor *t2d = named(inv, "t2d");
+	const struct qa_tensor *fc = named(inv, "fc.weight");
+	const struct qa_tensor *lm = named(inv, "lm_head.weight");
+	int64_t th = d->target_hidden > 0 ? d->target_hidden : hp->n_embd;
+	char layers[96] = "";
+	size_t used = 0;
+	uint32_t i;
+
+	if (strcmp(d->kind, "medusa") == 0) {
+		qa_inv_finding(inv, QA2126, d->file, -1, NULL,
+			       "Medusa: %lld heads "
+			       "on the target's last hidden state; audited: "
+			       "the tensors' shapes against config.json; not "
+			       "audited: the target it needs, tokenizer and "
+			       "fit", (long long)d->medusa_heads);
+		return;
+	}
+	if (d->draft_vocab > 0 && d2t &&
+	    (d2t->n_dims != 1 || (int64_t)d2t->shape[0] != d->draft_vocab))
+		qa_inv_finding(inv, QA2127, tfile(inv, d2t), -1, d2t->name,
+			       "d2t has %" PRIu64 " entries, draft_vocab_size "
+			       "is %lld: one target id per draft token",
+			       d2t->n_dims ? d2t->shape[0] : 0,
+			       (long long)d->draft_vocab);
+	if (hp->n_vocab > 0 && t2d &&
+	    (t2d->n_dims != 1 || (int64_t)t2d->shape[0] != hp->n_vocab))
+		qa_inv_finding(inv, QA2127, tfile(inv, t2d), -1, t2d->name,
+			       "t2d has %" PRIu64 " entries, vocab_size (the "
+			       "target's vocabulary) is %lld",
+			       t2d->n_dims ? t2d->shape[0] : 0,
+			       (long long)hp->n_vocab);
+	if (fc && fc->n_dims == 2 && th > 0 &&
+	    ((int64_t)fc->shape[1] != 3 * th ||
+	     (hp->n_embd > 0 && (int64_t)fc->shape[0] != hp->n_embd)))
+		qa_inv_finding(inv, QA2127, tfile(inv, fc), -1, fc->name,
+			       "fc.weight is [%" PRIu64 " x %" PRIu64 "]; "
+			       "EAGLE-3 fuses three target hidden states: "
+			       "[hidden %lld, 3 x target hidden %lld]",
+			       fc->shape[0], fc->shape[1],
+			       (long long)hp->n_embd, (long long)th);
+	for (i = 0; i < d->n_aux && used < sizeof(layers); i++)
+		used += (size_t)snprintf(layers + used, sizeof(layers) - used,
+					 "%s%lld", i ? ", " : "",
+					 (long long)d->aux_layers[i]);
+	qa_inv_finding(inv, QA2126, d->file, -1, NULL,
+		       "EAGLE-3: it drafts %lld "
+		       "tokens of a target vocabulary of %lld (d2t %s, t2d "
+		       "%s), lm_head %s, for a target of hidden size %lld; "
+		       "it reads the target's layers %s; audited: the "
+		       "tensors' shapes against config.json; not audited: "
+		       "the target model itself, tokenizer and fit",
+		       (long long)d->draft_vocab, (long long)hp->n_vocab,
+		       d2t ? "present" : "absent", t2d ? "present" : "absent",
+		       lm ? "present" : "absent (the target's is used)",
+		       (long long)th, layers[0] ? layers :
+		       "2, L/2 and L-3 (vLLM's default, L the target's layer "
+		       "count: eagle_aux_hidden_state_layer_ids is not set)");
+}
+
+static void
+run_all(struct qa_inventory *inv, const struct qa_check_options *opt)
+{
+	run(inv, opt);
+	if (inv->draft_head.kind)
+		draft_head(inv);
+}
+
+const struct qa_check qa_check_adapter = { "adapter", run_all };

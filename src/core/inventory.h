@@ -365,6 +365,18 @@ struct qa_inventory {
 		const struct qa_inventory *base;
 		const char *base_path;		/* as given */
 	} adapter;
+	/* A speculative-decoding draft head's config.json facts
+	 * (formats/draft_head.c): EAGLE-3 (draft_vocab_size, d2t/t2d) or
+	 * Medusa; kind NULL for any other input. */
+	struct qa_draft_head {
+		const char *kind;		/* "eagle3", "medusa" */
+		const char *file;		/* config.json display path */
+		int64_t draft_vocab;		/* draft_vocab_size, -1 */
+		int64_t target_hidden;		/* target_hidden_size, -1 */
+		int64_t aux_layers[8];		/* target layers read */
+		uint32_t n_aux;
+		int64_t medusa_heads;		/* medusa_num_heads, -1 */
+	} draft_head;
 	struct qa_module *modules;	/* what the tensors hold */
 	uint32_t n_modules;
 	bool have_config;		/* HF config.json was read */

@@ -330,6 +330,14 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			 "not named in adapter_config.json");
 		return -1;
 	}
+	if (inv->draft_head.kind) {
+		snprintf(err, errlen, "a%s draft head, not a model: it runs "
+			 "beside its target model (vLLM --speculative-config), "
+			 "which is what to fit",
+			 strcmp(inv->draft_head.kind, "eagle3") == 0 ?
+			 "n EAGLE-3" : " Medusa");
+		return -1;
+	}
 	if (cannot_load(inv, opt->engine, err, errlen))
 		return -1;
 	memset(&r, 0, sizeof(r));
