@@ -442,7 +442,12 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 	for (i = 0; i < n; i++) {
 		if (e[i].kind != QA_NODE_FILE)
 			continue;
-		if (strcmp(e[i].name, "config.json") == 0)
+		/* a PEFT adapter, an ONNX Runtime GenAI or OpenVINO IR
+		 * folder is a checkpoint folder too (formats/hf_dir.c) */
+		if (strcmp(e[i].name, "config.json") == 0 ||
+		    strcmp(e[i].name, "adapter_config.json") == 0 ||
+		    strcmp(e[i].name, "genai_config.json") == 0 ||
+		    strcmp(e[i].name, "openvino_model.xml") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors") ||
 		    ends_with(e[i].name, ".safetensors.index.json") ||
