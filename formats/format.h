@@ -150,6 +150,16 @@ int qa_hf_load_dir(struct qa_inventory *inv, const char *dir);
 int qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 			  const struct qa_dirent *ents, size_t n);
 
+/* A PEFT adapter_config.json (root, read from file) into inv->adapter;
+ * sets model.format peft-lora and model.kind adapter. formats/peft.c */
+void qa_peft_parse(struct qa_inventory *inv, const char *file,
+		   const cJSON *root);
+
+/* EAGLE-3 / Medusa draft heads from config.json into inv->draft_head;
+ * sets model.kind draft. formats/draft_head.c */
+void qa_draft_head_detect(struct qa_inventory *inv, const char *file,
+			  const cJSON *config);
+
 /* Normalizes GGUF metadata (inv->kvs) into inv->hp. formats/gguf_hparams.c */
 void qa_gguf_fill_hparams(struct qa_inventory *inv);
 

@@ -16,6 +16,7 @@
 #include "formats/format.h"
 #include "formats/pytorch.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static bool
@@ -26,6 +27,66 @@ ends_with(const char *s, const char *suffix)
 	return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
+static bool
+has_file(const struct qa_dirent *e, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (e[i].kind == QA_NODE_FILE && strcmp(e[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * ONNX (ONNX Runtime GenAI exports: microsoft/onnxruntime-genai
+ * src/python/py/models/builder.py writes model.onnx, its external data
+ * model.onnx.data and genai_config.json; optimum exports) and OpenVINO IR
+ * (openvino_model.xml, the graph, with openvino_model.bin, its weights:
+ * openvinotoolkit/openvino docs "OpenVINO IR format"; optimum-intel
+ * writes both). quantaudit reads neither protobuf nor IR XML: the folder
+ * is named, the files that must come together are checked, and QA1413
+ * says what was not audited. Returns true when the folder is one.
+ */
+static bool
+onnx_openvino(struct qa_inventory *inv, const char *dir,
+	      const struct qa_dirent *e, size_t n)
+{
+	bool ov = false, onnx = false;
+	char want[512];
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const char *nm = e[i].name;
+
+		if (e[i].kind != QA_NODE_FILE)
+			continue;
+		k = strlen(nm);
+		if (ends_with(nm, ".xml") && strncmp(nm, "openvino_", 9) == 0) {
+			ov = true;
+			snprintf(want, sizeof(want), "%.*s.bin", (int)(k - 4), nm);
+			if (!has_file(e, n, want))
+				qa_inv_finding(inv, QA1415, dir, -1, NULL,
+					       "%s has no %s beside it: the IR "
+					       "graph's weights are in the .bin "
+					       "of the same name", nm, want);
+		}
+		if (ends_with(nm, ".onnx") ||
+		    strcmp(nm, "genai_config.json") == 0)
+			onnx = true;
+	}
+	if (!ov && !onnx)
+		return false;
+	inv->format = ov ? QA_FORMAT_OPENVINO : QA_FORMAT_ONNX;
+	qa_inv_finding(inv, QA1413, dir, -1, NULL,
+		       "%s folder: named and checked for its files only; the "
+		       "%s, its weights, precision and size were not audited",
+		       ov ? "OpenVINO IR" : "ONNX", ov ? "IR graph (.xml)" :
+		       "ONNX graph (protobuf) and its external data (named "
+		       "inside the graph)");
+	return true;
+}
+
 int
 qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 {
@@ -33,6 +94,7 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	size_t n = 0, i;
 	const char *index = NULL, *pt_index = NULL;
 	bool have_config = false, have_st = false, have_pt = false;
+	bool other_format;
 	int rc;
 
 	inv->kind = QA_KIND_HF_DIR;
@@ -46,7 +108,9 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	for (i = 0; i < n; i++) {
 		if (e[i].kind != QA_NODE_FILE)
 			continue;
-		if (strcmp(e[i].name, "config.json") == 0)
+		/* a PEFT adapter's config is adapter_config.json */
+		if (strcmp(e[i].name, "config.json") == 0 ||
+		    strcmp(e[i].name, "adapter_config.json") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors"))
 			have_st = true;
@@ -62,7 +126,8 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 					 "pytorch_model.bin.index.json") == 0))
 			pt_index = e[i].name;
 	}
-	if (!have_config)
+	other_format = onnx_openvino(inv, dir, e, n);
+	if (!have_config && !other_format)
 		qa_inv_finding(inv, QA1402, dir, -1, NULL,
 			       "no config.json in %s", dir);
 	if (have_st)
@@ -73,7 +138,7 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	if (rc == QA_OK)
 		rc = qa_pt_scan_side_pickles(inv, dir, e, n);
 	inv->kind = QA_KIND_HF_DIR;
-	if (rc == QA_OK && !have_st && !have_pt)
+	if (rc == QA_OK && !have_st && !have_pt && !other_format)
 		qa_inv_finding(inv, QA1403, dir, -1, NULL,
 			       "no .safetensors weights in %s: only the "
 			       "configuration was audited", dir);

@@ -687,6 +687,46 @@ qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 			config_f = f;
 			config = read_json(inv, f);
 			collapse_dups(inv, f, config);
+		} else if (strcmp(e->name, "adapter_config.json") == 0) {
+			/* PEFT adapter folder (formats/peft.c) */
+			cJSON *root;
+
+			f = add_file(inv, dir, e, QA_FILE_CONFIG, "json");
+			if (!f)
+				goto nomem;
+			root = read_json(inv, f);
+			collapse_dups(inv, f, root);
+			qa_peft_parse(inv, f->path, root);
+			cJSON_Delete(root);
+		} else if (strcmp(e->name, "genai_config.json") == 0) {
+			/* ONNX Runtime GenAI: the decoder graph it names
+			 * must be in the folder (microsoft/onnxruntime-genai
+			 * src/config.cpp model.decoder.filename) */
+			cJSON *root;
+			const cJSON *fn;
+			size_t j;
+
+			f = add_file(inv, dir, e, QA_FILE_CONFIG, "json");
+			if (!f)
+				goto nomem;
+			root = read_json(inv, f);
+			fn = qa_json_child(qa_json_child(qa_json_child(root,
+				"model"), "decoder"), "filename");
+			if (cJSON_IsString(fn)) {
+				for (j = 0; j < n; j++)
+					if (ents[j].kind == QA_NODE_FILE &&
+					    strcmp(ents[j].name,
+						   fn->valuestring) == 0)
+						break;
+				if (j == n)
+					qa_inv_finding(inv, QA1414, f->path, -1,
+						       NULL, "genai_config.json "
+						       "names the decoder graph "
+						       "'%s', which is not in "
+						       "the folder",
+						       fn->valuestring);
+			}
+			cJSON_Delete(root);
 		} else if (strcmp(e->name, "generation_config.json") == 0) {
 			if (!add_file(inv, dir, e, QA_FILE_GENERATION_CONFIG,
 				      "json"))
@@ -730,8 +770,10 @@ qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 			}
 		}
 	}
-	if (config)
+	if (config) {
 		qa_hf_fill_hparams(inv, config_f->path, config);
+		qa_draft_head_detect(inv, config_f->path, config);
+	}
 	qa_quant_config_parse(inv, config, config_f ? config_f->path : NULL,
 			      docs, n_docs);
 	if (tokcfg) {

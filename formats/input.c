@@ -442,7 +442,12 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 	for (i = 0; i < n; i++) {
 		if (e[i].kind != QA_NODE_FILE)
 			continue;
-		if (strcmp(e[i].name, "config.json") == 0)
+		/* a PEFT adapter, an ONNX Runtime GenAI or OpenVINO IR
+		 * folder is a checkpoint folder too (formats/hf_dir.c) */
+		if (strcmp(e[i].name, "config.json") == 0 ||
+		    strcmp(e[i].name, "adapter_config.json") == 0 ||
+		    strcmp(e[i].name, "genai_config.json") == 0 ||
+		    strcmp(e[i].name, "openvino_model.xml") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors") ||
 		    ends_with(e[i].name, ".safetensors.index.json") ||
@@ -958,6 +963,7 @@ resolve_ollama_manifest(const struct qa_fs *fs, const char *path,
 			 display, qa_path_base(r->path), proj ?
 			 ", with its projector layer" : "");
 		r->note = strdup(note);
+		r->container = QA_FORMAT_OLLAMA;
 		r->mmproj = proj;
 		proj = NULL;
 		rc = r->note ? QA_OK : QA_E_NOMEM;
@@ -1646,6 +1652,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		}
 		inv->fs = outer;
 	}
+	if (rc == QA_OK && ref->container != QA_FORMAT_UNKNOWN)
+		inv->format = ref->container;
 	if (rc == QA_OK && ref->note)
 		inv->input_note = qa_arena_strdup(&inv->arena, ref->note);
 	if (rc == QA_OK && ref->links_out) {

@@ -38,6 +38,10 @@ struct qa_model_ref {
 	char *path;		/* what to load */
 	char *display;		/* the input as reports name it */
 	char *mmproj;		/* projector GGUF counted with it, or NULL */
+	/* The format the model is stored in when resolution knows it
+	 * better than the file does (an Ollama blob is a GGUF of
+	 * Ollama's store); QA_FORMAT_UNKNOWN otherwise. */
+	enum qa_model_format container;
 	char *note;		/* what resolution decided, shown to the
 				 * user (e.g. the projector chosen among
 				 * several), or NULL */

@@ -306,7 +306,8 @@ method_from_string(const char *s)
  * no quant_method (§1.2 table).
  */
 static enum qa_quant_method
-detect_method(const cJSON *q, const char *file_name, const char **raw)
+detect_method(const cJSON *q, const char *file_name, const char *key,
+	      const char **raw)
 {
 	const char *qm = str_of(qa_json_child(q, "quant_method"));
 	const char *producer = str_of(qa_json_child(qa_json_child(q, "producer"), "name"));
@@ -316,6 +317,8 @@ detect_method(const cJSON *q, const char *file_name, const char **raw)
 	*raw = qm;
 	if (qm)
 		return method_from_string(qm);
+	if (key && strcmp(key, "quantization") == 0)
+		return QA_QM_MLX;
 	if (cJSON_IsObject(qa_json_child(q, "quantization")) ||
 	    (producer && strcasecmp(producer, "modelopt") == 0))
 		return QA_QM_MODELOPT;
@@ -800,6 +803,48 @@ parse_bnb(struct ctx *c, const cJSON *q)
 		   "llm_int8_skip_modules");
 }
 
+/*
+ * mlx-lm: config.json "quantization" = {group_size, bits, mode} plus one
+ * entry per module path whose value is that module's own {group_size,
+ * bits, mode} dict, or false for a module kept unquantized (mlx-lm
+ * mlx_lm/utils.py quantize_model writes the per-path dicts, load_model's
+ * class_predicate reads them first: "if p in config["quantization"]").
+ * The path is the module's full name: an exact pattern. mode defaults
+ * to affine (mlx/nn/layers/quantized.py _defaults_for_mode).
+ */
+static void
+parse_mlx(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const char *mode = str_of(qa_json_child(q, "mode"));
+	const cJSON *e;
+	int v;
+
+	qc->format = dup(c, mode ? mode : "affine");
+	qc->data_type = qc->format;
+	c->inv->format = QA_FORMAT_MLX;
+	for (e = q->child; e; e = e->next) {
+		struct qa_quant_override *o;
+		const char *m;
+
+		if (!e->string || !e->string[0] ||
+		    !(cJSON_IsObject(e) || cJSON_IsFalse(e)))
+			continue;
+		o = add_override(c, e->string, QA_PAT_EXACT, "quantization");
+		if (!o)
+			continue;
+		if (cJSON_IsFalse(e)) {
+			o->skip = true;
+			continue;
+		}
+		if (int_of(qa_json_child(e, "bits"), &v))
+			o->bits = v;
+		o->group_size = group_of(qa_json_child(e, "group_size"));
+		m = str_of(qa_json_child(e, "mode"));
+		o->scheme = m ? dup(c, m) : NULL;
+	}
+}
+
 static void
 qc_init(struct qa_quant_config *qc)
 {
@@ -826,7 +871,7 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 
 	qc->file = file;
 	qc->key = key;
-	qc->method = detect_method(q, file_name, &raw);
+	qc->method = detect_method(q, file_name, key, &raw);
 	qc->method_raw = dup(&c, raw);
 	if (int_of(qa_json_child(q, "bits"), &v))
 		qc->bits = v;
@@ -862,6 +907,9 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 	case QA_QM_BITSANDBYTES:
 		parse_bnb(&c, q);
 		break;
+	case QA_QM_MLX:
+		parse_mlx(&c, q);
+		break;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		break;
@@ -896,7 +944,17 @@ qa_quant_config_parse(struct qa_inventory *inv, const cJSON *cfg,
 	const char *raw;
 
 	qc_init(qc);
-	if (cJSON_IsObject(cfg)) {
+	/* mlx-lm writes its dict twice, as "quantization" and as a
+	 * "quantization_config" copy without quant_method (mlx_lm/utils.py
+	 * save_config); its loader reads "quantization" first (load_model),
+	 * so that key wins and the copy is not read as GPTQ's. */
+	if (cJSON_IsObject(cfg) &&
+	    cJSON_IsObject(qa_json_child(cfg, "quantization")) &&
+	    !qa_json_child(qa_json_child(cfg, "quantization"), "quant_method")) {
+		q = qa_json_child(cfg, "quantization");
+		key = "quantization";
+	}
+	if (cJSON_IsObject(cfg) && !q) {
 		static const char *const keys[] = {
 			"quantization_config",
 			"text_config.quantization_config",
@@ -939,7 +997,7 @@ qa_quant_config_parse(struct qa_inventory *inv, const cJSON *cfg,
 
 		if (!side[i] || i == win || qc->shadowed_file)
 			continue;
-		m = detect_method(side[i], side_files[i], &raw);
+		m = detect_method(side[i], side_files[i], NULL, &raw);
 		if (m != qc->method) {
 			qc->shadowed_file = spath[i];
 			qc->shadowed_method = m;

@@ -43,6 +43,7 @@ struct qa_check {
 
 /* The built-in check families. */
 extern const struct qa_check qa_check_mtp;		/* rules/check_mtp.c */
+extern const struct qa_check qa_check_adapter;		/* rules/check_adapter.c */
 extern const struct qa_check qa_check_consistency;	/* rules/check_consistency.c */
 extern const struct qa_check qa_check_tokenizer;	/* rules/check_tokenizer.c */
 extern const struct qa_check qa_check_template;		/* rules/check_template.c */

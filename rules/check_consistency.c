@@ -327,6 +327,22 @@ check_matrices(struct ctx *c)
 				       "is %lld", t->name,
 				       (unsigned long long)cols,
 				       (long long)hp->n_embd);
+		/* EAGLE-3: lm_head has draft_vocab_size rows by design
+		 * (llama_eagle3.py ParallelLMHead(draft_vocab_size));
+		 * its d2t / t2d are checked by rules/check_adapter.c */
+		if (out && inv->draft_head.kind &&
+		    strcmp(inv->draft_head.kind, "eagle3") == 0 &&
+		    inv->draft_head.draft_vocab > 0) {
+			if (rows != (uint64_t)inv->draft_head.draft_vocab)
+				qa_inv_finding(inv, QA2104,
+					       tensor_file(inv, t),
+					       (int64_t)t->offset, t->name,
+					       "%s has %llu rows but "
+					       "draft_vocab_size is %lld",
+					       t->name, (unsigned long long)rows,
+					       (long long)inv->draft_head.draft_vocab);
+			continue;
+		}
 		if (vocab > 0 && rows != (uint64_t)vocab)
 			qa_inv_finding(inv, QA2104, tensor_file(inv, t),
 				       (int64_t)t->offset, t->name,

@@ -862,6 +862,10 @@ guess_scheme(const struct qa_inventory *inv, const struct qa_module *m)
 		return QA_SCHEME_MXFP4;
 	if (dtype_is(w, "F8_E4M3") && sibling(inv, m, "weight_scale_inv"))
 		return QA_SCHEME_FP8_BLOCK;
+	/* MLX: U32 weight beside its scales (mlx/nn/layers/quantized.py) */
+	if (dtype_is(w, "U32") && sc)
+		return dtype_is(sc, "U8") ? QA_SCHEME_MLX_MXFP4 :
+					    QA_SCHEME_MLX_AFFINE;
 	return QA_SCHEME_UNKNOWN;
 }
 
@@ -1198,6 +1202,59 @@ shape_bnb8(struct shape_ctx *s)
 			  U(dim(w, 1)));
 }
 
+/*
+ * MLX (mlx/ops.cpp affine_quantize, fp_quantize): weight U32 [out,
+ * in * bits / 32], scales [out, in / g], and for affine biases of the
+ * scales' shape and dtype. mlx-lm's loader builds each layer from the
+ * config's bits and group size (mlx_lm/utils.py load_model) and
+ * load_weights refuses tensors of another shape, so the two must agree.
+ */
+static void
+shape_mlx(struct shape_ctx *s, int bits, int group)
+{
+	const struct qa_inventory *inv = s->c->inv;
+	const struct qa_tensor *w = sibling(inv, s->m, "weight");
+	const struct qa_tensor *sc = sibling(inv, s->m, "scales");
+	const struct qa_tensor *bi = sibling(inv, s->m, "biases");
+	uint64_t in_w, in_s;
+
+	if (!w || !sc)
+		return;
+	if (s->scheme == QA_SCHEME_MLX_AFFINE) {
+		if (!bi) {
+			bad_scale(s, sc, "no biases beside the scales: MLX "
+				  "affine stores a scale and a bias per group "
+				  "(mlx/nn/layers/quantized.py "
+				  "QuantizedLinear)");
+			return;
+		}
+		if (bi->n_dims != sc->n_dims || dim(bi, 0) != dim(sc, 0) ||
+		    dim(bi, 1) != dim(sc, 1) || !dtype_is(bi, sc->dtype)) {
+			bad_scale(s, bi, "biases [%llu x %llu] %s differ from "
+				  "the scales [%llu x %llu] %s",
+				  U(dim(bi, 1)), U(dim(bi, 0)), bi->dtype,
+				  U(dim(sc, 1)), U(dim(sc, 0)), sc->dtype);
+			return;
+		}
+	}
+	if (bits <= 0 || bits > 8 || group <= 0)
+		return;
+	if (dim(w, 1) != dim(sc, 1)) {
+		bad_scale(s, sc, "scales have %llu rows, the weight %llu",
+			  U(dim(sc, 1)), U(dim(w, 1)));
+		return;
+	}
+	if (!mul_cdiv(&in_w, dim(w, 0), 32, (uint64_t)bits) ||
+	    !mul_cdiv(&in_s, dim(sc, 0), (uint64_t)group, 1))
+		return;
+	if (in_w != in_s)
+		bad_packed(s, w, "weight is %llu words wide, %llu inputs at the "
+			   "declared %d bits, but the scales give %llu inputs "
+			   "at the declared group %d: the tensors were not "
+			   "written with these bits and group size",
+			   U(dim(w, 0)), U(in_w), bits, U(in_s), group);
+}
+
 static void
 check_shapes(struct ctx *c)
 {
@@ -1242,6 +1299,10 @@ check_shapes(struct ctx *c)
 			break;
 		case QA_SCHEME_BNB_8BIT:
 			shape_bnb8(&s);
+			break;
+		case QA_SCHEME_MLX_AFFINE: case QA_SCHEME_MLX_MXFP4:
+		case QA_SCHEME_MLX_NVFP4: case QA_SCHEME_MLX_MXFP8:
+			shape_mlx(&s, bits, group);
 			break;
 		default:
 			break;
@@ -1326,6 +1387,11 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		return s == QA_SCHEME_MXFP4;
 	case QA_QM_BITSANDBYTES:
 		return s == QA_SCHEME_BNB_4BIT || s == QA_SCHEME_BNB_8BIT;
+	case QA_QM_MLX:
+		/* a module's own entry may name another mode (mlx-lm
+		 * utils.py quantize_model): any MLX layout fits */
+		return s == QA_SCHEME_MLX_AFFINE || s == QA_SCHEME_MLX_MXFP4 ||
+		       s == QA_SCHEME_MLX_NVFP4 || s == QA_SCHEME_MLX_MXFP8;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		return true;
@@ -1517,7 +1583,13 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	if (nq > 0) {
 		check_blocks(&c);
 		check_claims(&c);
-		check_fused(&c);
+		/* QA3003 is about vLLM's fused layers; mlx-lm builds
+		 * q/k/v and gate/up as separate Linears (mlx_lm/models/
+		 * llama.py Attention, MLP) and its mixed recipes give them
+		 * different bits on purpose (convert.py
+		 * mixed_quant_predicate_builder). */
+		if (c.qc->method != QA_QM_MLX)
+			check_fused(&c);
 	}
 	/* also when every module is "unknown": bad shapes are why */
 	check_shapes(&c);

@@ -110,6 +110,10 @@ struct qa_claims *qa_claims_open(const struct qa_quant_config *qc);
 /* qa_quant_claim() through the compiled patterns. */
 int qa_claims_module(struct qa_claims *c, const char *module,
 		     enum qa_role role, int *bits);
+/* The group size the config declares for module: the first matching
+ * override's, else the global one; -1 unknown. */
+int qa_claims_group(struct qa_claims *c, const char *module,
+		    enum qa_role role);
 void qa_claims_close(struct qa_claims *c);
 
 /*

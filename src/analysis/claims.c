@@ -1682,6 +1682,37 @@ claim_bnb(struct matcher *mx, const char *name, enum qa_role role,
 	return claim_bits(1, bits, qc->bits);
 }
 
+/*
+ * mlx-lm: nn.quantize replaces every layer that has to_quantized
+ * (Linear, Embedding, SwitchLinear: lm_head and the embeddings too) whose
+ * input size is a multiple of the group size; a per-path entry of the
+ * quantization dict gives that module's own bits, or false (mlx-lm
+ * mlx_lm/utils.py quantize_model wrapped_predicate). A model's own
+ * quant_predicate may leave a layer out without writing anything (the
+ * loader then finds no .scales and keeps it dense, load_model
+ * class_predicate), so an unnamed router or tower is "cannot say".
+ */
+static int
+claim_mlx(struct matcher *mx, const char *name, enum qa_role role,
+	      int *bits)
+{
+	const struct qa_quant_config *qc = mx->qc;
+	enum qa_quant_class rc = qa_role_quant_class(role);
+	const struct qa_quant_override *o;
+	bool unsure;
+
+	o = first_override(mx, name, role, &unsure);
+	if (unsure)
+		return -1;
+	if (o && o->skip)
+		return 0;
+	if (o)
+		return claim_bits(1, bits, o->bits > 0 ? o->bits : qc->bits);
+	if (rc == QA_QCLASS_ROUTER || rc == QA_QCLASS_UNSURE)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
 static int
 claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 {
@@ -1713,6 +1744,8 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 		return claim_mxfp4(mx, module, role, bits);
 	case QA_QM_BITSANDBYTES:
 		return claim_bnb(mx, module, role, bits);
+	case QA_QM_MLX:
+		return claim_mlx(mx, module, role, bits);
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		break;
@@ -1772,6 +1805,20 @@ qa_claims_module(struct qa_claims *c, const char *module, enum qa_role role,
 		 int *bits)
 {
 	return claim(&c->mx, module, role, bits);
+}
+
+int
+qa_claims_group(struct qa_claims *c, const char *module, enum qa_role role)
+{
+	const struct qa_quant_config *qc = c->mx.qc;
+	struct hits h;
+
+	if (!qc || !module)
+		return -1;
+	h = lookup(&c->mx, module, strlen(module), role, false);
+	if (h.ov_decl >= 0 && qc->overrides[h.ov_decl].group_size >= 0)
+		return qc->overrides[h.ov_decl].group_size;
+	return qc->group_size;
 }
 
 void

@@ -61,6 +61,8 @@ enum sfx {
 	S_GLUED_SCALES,		/* gpt-oss <name>_scales */
 	S_GLUED_BIAS,		/* gpt-oss <name>_bias */
 	S_GGUF_SCALE,		/* GGUF NVFP4 <name>.scale */
+	S_MLX_BIASES,		/* MLX affine <name>.biases */
+	S_MLX_GLOBAL_SCALE,	/* MLX nvfp4 <name>.global_scale */
 	S_COUNT
 };
 
@@ -101,6 +103,8 @@ static const struct {
 	{ "v_scale", S_KV_SCALE },
 	{ "q_scale", S_KV_SCALE },
 	{ "scale", S_GGUF_SCALE },
+	{ "biases", S_MLX_BIASES },
+	{ "global_scale", S_MLX_GLOBAL_SCALE },
 };
 
 /* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
@@ -653,6 +657,151 @@ decide_scaled(struct ctx *c, struct decision *d, const char *kind,
 }
 
 /*
+ * MLX (mlx/ops.cpp affine_quantize and fp_quantize; mlx/nn/layers/
+ * quantized.py QuantizedLinear, QuantizedEmbedding; mlx-lm
+ * models/switch_layers.py QuantizedSwitchLinear for [E, out, in]):
+ * weight U32 [.., out, in * bits / 32], scales [.., out, in / g].
+ * affine: scales and biases in the float dtype of the model, g in
+ * {32, 64, 128}, bits in {2, 3, 4, 5, 6, 8} (ops.cpp affine_quantize's
+ * checks). mxfp4 / nvfp4 / mxfp8: U8 scales (E8M0, or E4M3 for nvfp4),
+ * no biases, and exactly one (bits, g) each: (4, 32), (4, 16), (8, 32)
+ * (ops.cpp fp_quantize); nvfp4 may add a global_scale.
+ *
+ * The input size is not stored: MLX's loader takes it from the model
+ * class (mlx-lm utils.py infer_quant_config: in from the module, bits =
+ * weight columns * 32 / in). Here the bits come from the config (the
+ * module's own entry, else the global one) and in = columns * 32 / bits;
+ * without a usable claim, the one (bits, g) pair MLX allows for these
+ * shapes, else nothing (unknown): never a guess between two.
+ */
+static bool
+mlx_affine_fits(uint64_t wc, uint64_t n, int bits, uint64_t *in, uint64_t *g)
+{
+	uint64_t x;
+
+	if (bits < 2 || bits > 8 || bits == 7 || n == 0)
+		return false;
+	if (qa_ckd_mul(&x, wc, 32) || x % (uint64_t)bits)
+		return false;
+	x /= (uint64_t)bits;
+	if (x % n)
+		return false;
+	*in = x;
+	*g = x / n;
+	return *g == 32 || *g == 64 || *g == 128;
+}
+
+/*
+ * The (bits, g) of an affine module: the config's pair when the shapes
+ * fit it; else the one pair MLX allows that keeps the declared group
+ * (the bits are then not the claimed ones: check_quant says so), else
+ * the one that keeps the claimed bits, else the only pair at all.
+ * Two readings left: unknown.
+ */
+static bool
+mlx_affine_pick(const struct ctx *c, uint64_t wc, uint64_t n, int *bits,
+		uint64_t *in, uint64_t *g)
+{
+	static const int all_bits[] = { 2, 3, 4, 5, 6, 8 };
+	int cand_b[6], n_cand = 0, pick = -1, hits, k;
+	uint64_t cand_in[6], cand_g[6], ti, tg;
+	size_t i;
+
+	for (i = 0; i < sizeof(all_bits) / sizeof(all_bits[0]); i++)
+		if (mlx_affine_fits(wc, n, all_bits[i], &ti, &tg)) {
+			cand_b[n_cand] = all_bits[i];
+			cand_in[n_cand] = ti;
+			cand_g[n_cand++] = tg;
+		}
+	for (k = 0; k < n_cand && pick < 0; k++)
+		if (cand_b[k] == c->config_bits &&
+		    (int64_t)cand_g[k] == c->config_group)
+			pick = k;
+	for (hits = 0, k = 0; pick < 0 && k < n_cand; k++)
+		if ((int64_t)cand_g[k] == c->config_group)
+			hits++;
+	for (k = 0; pick < 0 && hits == 1 && k < n_cand; k++)
+		if ((int64_t)cand_g[k] == c->config_group)
+			pick = k;
+	for (hits = 0, k = 0; pick < 0 && k < n_cand; k++)
+		if (cand_b[k] == c->config_bits)
+			hits++;
+	for (k = 0; pick < 0 && hits == 1 && k < n_cand; k++)
+		if (cand_b[k] == c->config_bits)
+			pick = k;
+	if (pick < 0 && n_cand == 1)
+		pick = 0;
+	if (pick < 0)
+		return false;
+	*bits = cand_b[pick];
+	*in = cand_in[pick];
+	*g = cand_g[pick];
+	return true;
+}
+
+static bool
+same_mat(struct mat a, struct mat b)
+{
+	return a.ok && b.ok && a.e == b.e && a.r == b.r && a.c == b.c;
+}
+
+static bool
+decide_mlx(struct ctx *c, struct decision *d, const struct qa_tensor *w,
+	   const struct qa_tensor *sc)
+{
+	const struct qa_tensor *bi = slot(c, S_MLX_BIASES);
+	struct mat p = mat_of(w), s = mat_of(sc);
+	uint64_t in = 0, g = 0;
+	int bits = -1;
+
+	if (!s.ok || w->n_dims < 2 || sc->n_dims != w->n_dims ||
+	    s.r != p.r || s.e != p.e || s.c == 0 || p.c == 0)
+		return false;
+	d->experts = p.e;
+	d->out = p.r;
+	if (is_float(sc->dtype)) {
+		if (!bi || strcmp(bi->dtype, sc->dtype) != 0 ||
+		    bi->n_dims != sc->n_dims || !same_mat(mat_of(bi), s))
+			return false;
+		if (!mlx_affine_pick(c, p.c, s.c, &bits, &in, &g))
+			return false;
+		d->scheme = QA_SCHEME_MLX_AFFINE;
+		d->label = qa_arena_printf(&c->inv->arena, "MLX int%d g%d",
+					   bits, (int)g);
+	} else if (strcmp(sc->dtype, "U8") == 0 && !bi) {
+		/* weight columns per scale column: bits * g / 32 */
+		if (p.c == 2 * s.c) {
+			d->scheme = QA_SCHEME_MLX_NVFP4;
+			bits = 4;
+			g = 16;
+			d->label = "MLX nvfp4";
+		} else if (p.c == 4 * s.c) {
+			d->scheme = QA_SCHEME_MLX_MXFP4;
+			bits = 4;
+			g = 32;
+			d->label = "MLX mxfp4";
+		} else if (p.c == 8 * s.c) {
+			d->scheme = QA_SCHEME_MLX_MXFP8;
+			bits = 8;
+			g = 32;
+			d->label = "MLX mxfp8";
+		} else {
+			return false;
+		}
+		if (qa_ckd_mul(&in, s.c, g))
+			return false;
+	} else {
+		return false;
+	}
+	if (slot(c, S_MLX_GLOBAL_SCALE) && d->scheme != QA_SCHEME_MLX_NVFP4)
+		return false;
+	d->bits = bits;
+	d->group = (int)g;
+	d->in = in;
+	return finish(d);
+}
+
+/*
  * Tensors named weight with quantization siblings: ModelOpt NVFP4
  * (modelopt.py create_weights; quant_utils.py to_quantized_weight),
  * DeepSeek block FP8 (DeepSeek-V3 README_WEIGHTS.md), FP8/INT8 float- and
@@ -676,12 +825,14 @@ decide_weight(struct ctx *c, struct decision *d)
 		S_WEIGHT_SCALE, S_WEIGHT_SCALE_INV, S_WEIGHT_SCALE_2,
 		S_PRE_QUANT_SCALE, S_SCB, S_WEIGHT_FORMAT, S_BNB_ABSMAX,
 		S_BNB_QUANT_MAP, S_BNB_NESTED_ABSMAX, S_BNB_NESTED_QUANT_MAP,
-		S_BNB_QUANT_STATE, S_AUX,
+		S_BNB_QUANT_STATE, S_AUX, S_MLX_BIASES, S_MLX_GLOBAL_SCALE,
 	};
 	size_t i;
 
 	if (!p.ok)
 		return false;
+	if (slot(c, S_SCALES) && strcmp(w->dtype, "U32") == 0)
+		return decide_mlx(c, d, w, slot(c, S_SCALES));
 	if (slot(c, S_BNB_ABSMAX) || slot(c, S_BNB_QUANT_STATE)) {
 		/* bnb 4-bit: weight U8 [(n+1)/2, 1], absmax
 		 * [ceil(n/blocksize)]. The logical shape is in the
@@ -1077,6 +1228,14 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 			inv->quant.bits > 0 ? inv->quant.bits : -1;
 	c.config_group = inv->quant.group_size > 0 ? inv->quant.group_size :
 									 -1;
+	/* MLX names each module's own group size (quantization dict):
+	 * the shapes alone do not tell 4-bit g128 from 8-bit g64. */
+	if (inv->quant.method == QA_QM_MLX && m->claims) {
+		int mg = qa_claims_group(m->claims, name,
+					 inv->tensors[g->head].role);
+
+		c.config_group = mg > 0 ? mg : -1;
+	}
 	decide(&c, &d);
 	mod = new_module(inv, g->name, g->len, g->n, d.payload);
 	if (!mod)

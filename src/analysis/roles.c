@@ -160,6 +160,8 @@ static const struct lit quant_suffixes[] = {
 	LIT("SCB"), LIT("weight_format"),
 	/* GGUF NVFP4 companions (llama.cpp src/llama-model.cpp) */
 	LIT("scale"),
+	/* MLX affine biases, nvfp4 global scale (mlx/nn/layers/quantized.py) */
+	LIT("biases"), LIT("global_scale"),
 };
 
 /*

@@ -353,6 +353,29 @@ find_kind_mismatch(struct qa_inventory *inv)
 	free(seen);
 }
 
+/* model.format when no loader decided it: the container's own name (a
+ * checkpoint folder is "hf"). */
+static void
+decide_format(struct qa_inventory *inv)
+{
+	if (inv->format != QA_FORMAT_UNKNOWN)
+		return;
+	switch (inv->kind) {
+	case QA_KIND_GGUF:
+		inv->format = QA_FORMAT_GGUF;
+		break;
+	case QA_KIND_SAFETENSORS:
+		inv->format = QA_FORMAT_SAFETENSORS;
+		break;
+	case QA_KIND_HF_DIR:
+		inv->format = QA_FORMAT_HF;
+		break;
+	case QA_KIND_PYTORCH:
+		inv->format = QA_FORMAT_PYTORCH;
+		break;
+	}
+}
+
 void
 qa_inventory_summarize(struct qa_inventory *inv)
 {
@@ -363,6 +386,8 @@ qa_inventory_summarize(struct qa_inventory *inv)
 	qa_mtp_summarize(inv);
 	guess_file_type(inv);
 	find_kind_mismatch(inv);
+	decide_format(inv);
+	inv->engines = qa_model_engines(inv);
 }
 
 const char *

@@ -160,7 +160,7 @@ enum opt_id {
 	O_KV_UNIFIED,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
-	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
+	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST, O_MAX_REL_ERROR,
 	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
@@ -234,6 +234,10 @@ static const struct option_def {
 	  "remote inputs: from a server that ignores Range\n"
 	  "requests, read the whole file (within\n"
 	  "--max-fetch) instead of failing" },
+	{ O_BASE, "base", 0, "MODEL", C(INSPECT) | C(CHECK),
+	  "a PEFT adapter's base model: its lora_A/lora_B\n"
+	  "shapes are checked against MODEL's modules\n"
+	  "(QA2124, QA2125)" },
 	{ O_REVISION, "revision", 0, "REV", C_READ,
 	  "Hugging Face cache folders (models--org--name):\n"
 	  "the branch, tag or commit to read (default main)" },
@@ -565,6 +569,7 @@ struct cli {
 	const char *explain;
 	const char *calibrate;
 	const char *revision;
+	const char *base;		/* --base MODEL (a PEFT adapter's) */
 	bool follow_symlinks;
 	unsigned jobs;		/* hash, verify: 0 one per CPU */
 	bool sha256;
@@ -752,7 +757,8 @@ valid_build(const char *engine, const char *b)
 	size_t i;
 
 	if (strcmp(engine, "vllm") == 0 || strcmp(engine, "sglang") == 0 ||
-	    strcmp(engine, "tensorrt-llm") == 0) {
+	    strcmp(engine, "tensorrt-llm") == 0 ||
+	    strcmp(engine, "mlx-lm") == 0) {
 		for (i = 0; b[i]; i++)
 			if (!((b[i] >= '0' && b[i] <= '9') || b[i] == '.'))
 				return false;
@@ -830,6 +836,10 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		} else if (k == 6 && strncmp(arg, "sglang", k) == 0) {
 			o->engine = QA_ENGINE_SGLANG;
 			cli->engine = "sglang";
+		} else if ((k == 6 && strncmp(arg, "mlx-lm", k) == 0) ||
+			   (k == 6 && strncmp(arg, "mlx_lm", k) == 0)) {
+			o->engine = QA_ENGINE_MLX_LM;
+			cli->engine = "mlx-lm";
 		} else if ((k == 12 && strncmp(arg, "tensorrt-llm", k) == 0) ||
 			   (k == 6 && strncmp(arg, "trtllm", k) == 0)) {
 			/* knowledge rows only; the fit says it has no
@@ -838,7 +848,7 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 			cli->engine = "tensorrt-llm";
 		} else {
 			return usage_error(cli, "unknown --engine '%s' "
-					   "(llama.cpp, vllm, sglang or "
+					   "(llama.cpp, vllm, sglang, mlx-lm or "
 					   "tensorrt-llm, optionally with "
 					   "@BUILD: llama.cpp@cuda12.8, "
 					   "vllm@0.21.0)", arg);
@@ -1024,6 +1034,9 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		break;
 	case O_REVISION:
 		cli->revision = arg;
+		break;
+	case O_BASE:
+		cli->base = arg;
 		break;
 	case O_QUIET:
 		cli->quiet = true;
@@ -1793,6 +1806,7 @@ run(struct cli *cli, char **paths, int n_paths)
 		return rc;
 	}
 	aopt.resolve = &ropt_in;
+	aopt.base_path = cli->base;
 	aopt.remote = cli->remote;
 	aopt.checks.engine = cli->engine;
 	aopt.checks.engine_build = cli->engine_build;

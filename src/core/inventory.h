@@ -18,6 +18,7 @@
 
 #include "core/arena.h"
 #include "core/diag.h"
+#include "core/model_kind.h"
 #include "core/quant.h"
 #include "core/roles.h"
 #include "core/source.h"
@@ -329,8 +330,53 @@ struct qa_inventory {
 	 * neither stored nor counted, so they cannot crowd out others. */
 	const struct qa_overrides *overrides;
 
+	/* What the input is (core/model_kind.h): the producer's format
+	 * (QA_FORMAT_UNKNOWN until a loader or the summary decides it from
+	 * the input kind), the kind of file (a model unless a loader found
+	 * otherwise), and the engines that load it as it is (QA_ENG bits,
+	 * set by the summary from rules/loaders.def). */
+	enum qa_model_format format;
+	enum qa_model_kind model_kind;
+	uint32_t engines;
+
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */
+	/* A PEFT adapter folder's adapter_config.json (formats/peft.c);
+	 * file NULL when the input has none. */
+	struct qa_adapter {
+		const char *file;		/* display path */
+		const char *peft_type;		/* "LORA", ... as written */
+		int64_t r;			/* -1 absent */
+		double alpha;			/* lora_alpha; < 0 absent */
+		const char *base_model;		/* base_model_name_or_path */
+		const char *task_type;
+		const char **targets;		/* target_modules (list), or */
+		uint32_t n_targets;
+		const char *target_regex;	/* target_modules as a string:
+						 * a regex, re.fullmatch */
+		bool use_dora, use_rslora;
+		/* rank_pattern: module pattern -> rank (peft
+		 * tuners/lora/config.py; key matched as a suffix regex) */
+		const char **rank_keys;
+		int64_t *rank_values;
+		uint32_t n_rank;
+		/* Set by --base (src/engine/audit.c): the base model's
+		 * inventory while the checks run, else NULL. */
+		const struct qa_inventory *base;
+		const char *base_path;		/* as given */
+	} adapter;
+	/* A speculative-decoding draft head's config.json facts
+	 * (formats/draft_head.c): EAGLE-3 (draft_vocab_size, d2t/t2d) or
+	 * Medusa; kind NULL for any other input. */
+	struct qa_draft_head {
+		const char *kind;		/* "eagle3", "medusa" */
+		const char *file;		/* config.json display path */
+		int64_t draft_vocab;		/* draft_vocab_size, -1 */
+		int64_t target_hidden;		/* target_hidden_size, -1 */
+		int64_t aux_layers[8];		/* target layers read */
+		uint32_t n_aux;
+		int64_t medusa_heads;		/* medusa_num_heads, -1 */
+	} draft_head;
 	struct qa_module *modules;	/* what the tensors hold */
 	uint32_t n_modules;
 	bool have_config;		/* HF config.json was read */

@@ -17,6 +17,7 @@ qa_quant_method_name(enum qa_quant_method m)
 	case QA_QM_FP8: return "fp8";
 	case QA_QM_MXFP4: return "mxfp4";
 	case QA_QM_BITSANDBYTES: return "bitsandbytes";
+	case QA_QM_MLX: return "mlx";
 	case QA_QM_OTHER: return "other";
 	}
 	return "other";

@@ -28,6 +28,7 @@ enum qa_quant_method {
 	QA_QM_FP8,		/* DeepSeek-style / transformers fine-grained */
 	QA_QM_MXFP4,		/* gpt-oss */
 	QA_QM_BITSANDBYTES,
+	QA_QM_MLX,		/* mlx-lm: config.json "quantization" */
 	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
 };
 
@@ -125,7 +126,11 @@ struct qa_quant_config {
 	X(INT8, "INT8") \
 	X(INT4_MODELOPT, "INT4-AWQ") \
 	X(BNB_4BIT, "bnb-4bit") \
-	X(BNB_8BIT, "bnb-int8")
+	X(BNB_8BIT, "bnb-int8") \
+	X(MLX_AFFINE, "MLX-affine") \
+	X(MLX_MXFP4, "MLX-mxfp4") \
+	X(MLX_NVFP4, "MLX-nvfp4") \
+	X(MLX_MXFP8, "MLX-mxfp8")
 
 enum qa_scheme {
 #define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,

@@ -123,11 +123,45 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 	return QA_OK;
 }
 
+/* The base model of a PEFT adapter (--base), loaded and summarized
+ * like an input; NULL with err set when it cannot be. */
+static struct qa_inventory *
+load_base(const char *path, const struct qa_audit_options *opt,
+	  const struct qa_fs *fs, char *err, size_t errlen)
+{
+	struct qa_model_refs refs = { 0 };
+	struct qa_inventory *base;
+	char why[512];
+
+	if (qa_input_resolve(fs, path, opt->resolve, &refs, why,
+			     sizeof(why)) != QA_OK) {
+		snprintf(err, errlen, "--base %s: %s", path, why);
+		return NULL;
+	}
+	base = qa_inventory_create(refs.v[0].display);
+	if (!base) {
+		qa_model_refs_free(&refs);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	base->fs = fs;
+	if (qa_input_load(base, &refs.v[0], why, sizeof(why)) != QA_OK) {
+		snprintf(err, errlen, "--base %s: %s", path, why);
+		qa_inventory_destroy(base);
+		qa_model_refs_free(&refs);
+		return NULL;
+	}
+	qa_model_refs_free(&refs);
+	qa_inventory_summarize(base);
+	return base;
+}
+
 static void
 audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 	  const struct qa_audit_options *opt, const struct qa_fs *fs)
 {
 	struct qa_inventory *inv = qa_inventory_create(ref->display);
+	struct qa_inventory *base = NULL;
 	int rc;
 
 	if (!inv) {
@@ -153,6 +187,14 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 			rc = fit_step(inv, opt->fit, in->error,
 				      sizeof(in->error));
 	}
+	if (rc == QA_OK && opt->base_path && inv->adapter.file) {
+		base = load_base(opt->base_path, opt, fs, in->error,
+				 sizeof(in->error));
+		if (!base)
+			rc = QA_E_UNRECOGNIZED;
+		inv->adapter.base = base;
+		inv->adapter.base_path = opt->base_path;
+	}
 	if (rc == QA_OK) {
 		qa_checks_run(inv, &opt->checks);
 		if (inv->out_of_memory)
@@ -165,6 +207,11 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 			snprintf(in->error, sizeof(in->error),
 				 "%s: out of memory", ref->display);
 		}
+	}
+	/* the base was needed by the checks only */
+	if (inv->adapter.base) {
+		inv->adapter.base = NULL;
+		qa_inventory_destroy(base);
 	}
 	in->status = rc;
 	if (rc != QA_OK && rc != QA_E_NOMEM &&

@@ -45,6 +45,9 @@ struct qa_audit_options {
 	int (*data_step)(void *ctx, struct qa_inventory *inv, char *err,
 			 size_t errlen);
 	void *data_ctx;
+	/* --base MODEL: loaded beside each PEFT adapter input while its
+	 * checks run (rules/check_adapter.c); NULL none. */
+	const char *base_path;
 };
 
 /* One model audited (or not). */

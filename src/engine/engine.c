@@ -12,6 +12,7 @@
 
 const struct qa_check *const qa_check_table[] = {
 	&qa_check_mtp,
+	&qa_check_adapter,
 	&qa_check_consistency,
 	&qa_check_tokenizer,
 	&qa_check_template,

@@ -23,6 +23,8 @@ qa_fit_options_init(struct qa_fit_options *opt)
 enum qa_engine
 qa_fit_default_engine(const struct qa_inventory *inv)
 {
+	if (inv->format == QA_FORMAT_MLX)
+		return QA_ENGINE_MLX_LM;
 	return inv->kind == QA_KIND_GGUF ? QA_ENGINE_LLAMACPP : QA_ENGINE_VLLM;
 }
 
@@ -31,7 +33,8 @@ qa_fit_engine_name(enum qa_engine e)
 {
 	return e == QA_ENGINE_VLLM ? "vllm" :
 	       e == QA_ENGINE_SGLANG ? "sglang" :
-	       e == QA_ENGINE_TRTLLM ? "tensorrt-llm" : "llama.cpp";
+	       e == QA_ENGINE_TRTLLM ? "tensorrt-llm" :
+	       e == QA_ENGINE_MLX_LM ? "mlx-lm" : "llama.cpp";
 }
 
 /* Cache types llama.cpp accepts (common/arg.cpp kv_cache_types). */
@@ -52,6 +55,9 @@ static const char *const sglang_kv_types[] = {
 	"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "mxfp8", "f16", "bf16",
 	"float16", "bfloat16", "fp4_e2m1", "nvfp4", NULL,
 };
+
+/* mlx-lm's cache is in the activations' dtype unless --kv-bits. */
+static const char *const mlx_kv_types[] = { "auto", "f16", "bf16", NULL };
 
 static bool
 in_set(const char *const *set, const char *s)
@@ -87,6 +93,26 @@ qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 	 * says so, whatever the options. */
 	if (o->engine == QA_ENGINE_TRTLLM)
 		return 0;
+	/* mlx-lm: one device, its KV cache 16-bit or --kv-bits; none of
+	 * the other engines' knobs */
+	if (o->engine == QA_ENGINE_MLX_LM) {
+		if ((o->kv_k && !in_set(mlx_kv_types, o->kv_k)) ||
+		    (o->kv_v && !in_set(mlx_kv_types, o->kv_v))) {
+			snprintf(err, errlen, "unknown KV-cache type for "
+				 "mlx-lm (f16, bf16, auto; the max_context "
+				 "columns give --kv-bits 8 and 4)");
+			return -1;
+		}
+		return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
+			      QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
+			      QA_FIT_GIVEN_IMPL | QA_FIT_GIVEN_TP |
+			      QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
+			      QA_FIT_GIVEN_SPEC | QA_FIT_GIVEN_TS |
+			      QA_FIT_GIVEN_UBATCH | QA_FIT_GIVEN_FA,
+			      "that option belongs to llama.cpp, vllm or "
+			      "sglang; the mlx-lm model takes --gpus, --ctx, "
+			      "--parallel, --margin and --kv", err, errlen);
+	}
 
 	if (o->kv_k && !in_set(set, o->kv_k)) {
 		snprintf(err, errlen, "unknown KV-cache type '%s' for %s (%s)",
@@ -190,6 +216,75 @@ store_result(struct qa_inventory *inv, const struct qa_fit_result *r,
 	return c;
 }
 
+/* The loader bit of a fit engine (core/model_kind.h). */
+static uint32_t
+engine_bit(enum qa_engine e)
+{
+	switch (e) {
+	case QA_ENGINE_LLAMACPP: return QA_ENG(LLAMACPP);
+	case QA_ENGINE_VLLM: return QA_ENG(VLLM);
+	case QA_ENGINE_SGLANG: return QA_ENG(SGLANG);
+	case QA_ENGINE_MLX_LM: return QA_ENG(MLX_LM);
+	case QA_ENGINE_TRTLLM: break;
+	}
+	return 0;
+}
+
+/*
+ * A format one engine writes for itself (MLX, EXL2...) that the engine
+ * asked for cannot load (rules/loaders.def, model.engines): no sizing
+ * for an engine that would refuse the files. The formats every engine
+ * reads (GGUF, plain safetensors / HF folders) keep their own models'
+ * refusals.
+ */
+static bool
+cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
+	    size_t errlen)
+{
+	char names[160];
+	size_t len = 0;
+	unsigned i;
+
+	switch (inv->format) {
+	case QA_FORMAT_MLX: case QA_FORMAT_EXL2: case QA_FORMAT_EXL3:
+	case QA_FORMAT_HQQ: case QA_FORMAT_PEFT_LORA: case QA_FORMAT_EAGLE3:
+	case QA_FORMAT_ONNX: case QA_FORMAT_OPENVINO:
+		break;
+	default:
+		return false;
+	}
+	if (!engine_bit(e) || (inv->engines & engine_bit(e)))
+		return false;
+	names[0] = '\0';
+	for (i = 0; i < QA_LOADER_COUNT && len < sizeof(names); i++)
+		if (inv->engines & ((uint32_t)1 << i))
+			len += (size_t)snprintf(names + len, sizeof(names) - len,
+						"%s%s", len ? ", " : "",
+						qa_loader_engine_name(i));
+	snprintf(err, errlen, "cannot be loaded by %s: its format, %s%s%s, "
+		 "is not among the formats its loader reads (%s)%s%s%s",
+		 e == QA_ENGINE_VLLM ? "vLLM" : e == QA_ENGINE_SGLANG ?
+		 "SGLang" : qa_fit_engine_name(e),
+		 qa_model_format_name(inv->format),
+		 inv->model_kind != QA_MKIND_MODEL ? " " : "",
+		 inv->model_kind != QA_MKIND_MODEL ?
+		 qa_model_kind_name(inv->model_kind) : "",
+		 e == QA_ENGINE_VLLM ? "vllm/model_executor/layers/"
+		 "quantization/__init__.py QuantizationMethods has no MLX "
+		 "method" : e == QA_ENGINE_SGLANG ? "python/sglang/srt/layers/"
+		 "quantization/__init__.py" : "rules/loaders.def",
+		 names[0] ? "; it loads in " : "", names,
+		 names[0] ? " (--engine " : "");
+	if (names[0]) {
+		len = strlen(err);
+		if (len < errlen)
+			snprintf(err + len, errlen - len, "%s)",
+				 inv->format == QA_FORMAT_MLX ? "mlx-lm" :
+				 "NAME");
+	}
+	return true;
+}
+
 int
 qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	   char *err, size_t errlen)
@@ -226,8 +321,29 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			 "is given as a fit)" : "");
 		return -1;
 	}
+	/* An adapter is not a model to place (rules/check_adapter.c
+	 * QA2120): fit the base model it names. */
+	if (inv->format == QA_FORMAT_PEFT_LORA) {
+		snprintf(err, errlen, "a PEFT LoRA adapter, not a model: it "
+			 "runs on its base model (%s), which is what to fit",
+			 inv->adapter.base_model ? inv->adapter.base_model :
+			 "not named in adapter_config.json");
+		return -1;
+	}
+	if (inv->draft_head.kind) {
+		snprintf(err, errlen, "a%s draft head, not a model: it runs "
+			 "beside its target model (vLLM --speculative-config), "
+			 "which is what to fit",
+			 strcmp(inv->draft_head.kind, "eagle3") == 0 ?
+			 "n EAGLE-3" : " Medusa");
+		return -1;
+	}
+	if (cannot_load(inv, opt->engine, err, errlen))
+		return -1;
 	memset(&r, 0, sizeof(r));
-	if (opt->engine == QA_ENGINE_VLLM)
+	if (opt->engine == QA_ENGINE_MLX_LM)
+		rc = qa_fit_mlx(inv, opt, &r, err, errlen);
+	else if (opt->engine == QA_ENGINE_VLLM)
 		rc = qa_fit_vllm(inv, opt, &r, err, errlen);
 	else if (opt->engine == QA_ENGINE_SGLANG)
 		rc = qa_fit_sglang(inv, opt, &r, err, errlen);

@@ -650,12 +650,28 @@ write_metadata(struct qa_jw *w, const struct qa_inventory *inv)
 	free(dup);
 }
 
+/* model.format, model.kind and model.engines (core/model_kind.h). */
+static void
+write_identity(struct qa_jw *w, const struct qa_inventory *inv)
+{
+	unsigned i;
+
+	qa_jw_str(w, "format", qa_model_format_name(inv->format));
+	qa_jw_str(w, "kind", qa_model_kind_name(inv->model_kind));
+	qa_jw_arr(w, "engines", true);
+	for (i = 0; i < QA_LOADER_COUNT; i++)
+		if (inv->engines & ((uint32_t)1 << i))
+			qa_jw_str(w, NULL, qa_loader_engine_name(i));
+	qa_jw_close(w, ']');
+}
+
 static void
 write_model(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	qa_jw_obj(w, "model");
 	qa_jw_str(w, "architecture", inv->hp.arch);
 	qa_jw_str(w, "name", inv->hp.name);
+	write_identity(w, inv);
 	write_hparams(w, &inv->hp);
 	qa_jw_u64(w, "params", inv->params);
 	qa_jw_u64(w, "bytes", inv->bytes);

@@ -1599,11 +1599,24 @@ verdict_line(FILE *out, const struct qa_inventory *inv,
 	fprintf(out, " (%s)\n", b.s);
 }
 
+/* The producer's format is not the container's own name (an MLX folder
+ * is an hf-dir, an Ollama blob a gguf). */
+static bool
+format_differs(const struct qa_inventory *inv)
+{
+	const char *f = qa_model_format_name(inv->format);
+
+	if (inv->format == QA_FORMAT_UNKNOWN ||
+	    (inv->format == QA_FORMAT_HF && inv->kind == QA_KIND_HF_DIR))
+		return false;
+	return strcmp(f, qa_inv_kind_name(inv->kind)) != 0;
+}
+
 static void
 title_line(FILE *out, const struct qa_inventory *inv, bool color)
 {
 	const char *kind = qa_inv_kind_name(inv->kind);
-	char label[64];
+	char label[64], named[160];
 	size_t room;
 
 	/* "(tar.gz archive, hf-dir)": a model read from an archive */
@@ -1614,6 +1627,20 @@ title_line(FILE *out, const struct qa_inventory *inv, bool color)
 			 strcmp(inv->archive.kind, "none") ?
 			 inv->archive.kind : "");
 		kind = label;
+	}
+	/* "(gguf, adapter)", "(hf-dir, mlx)": the producer's format where
+	 * the container does not say it, the file kind where it is not a
+	 * model */
+	if (!inv->archive.file && (format_differs(inv) ||
+				   inv->model_kind != QA_MKIND_MODEL)) {
+		snprintf(named, sizeof(named), "%s%s%s%s%s", kind,
+			 format_differs(inv) ? ", " : "",
+			 format_differs(inv) ?
+			 qa_model_format_name(inv->format) : "",
+			 inv->model_kind != QA_MKIND_MODEL ? ", " : "",
+			 inv->model_kind != QA_MKIND_MODEL ?
+			 qa_model_kind_name(inv->model_kind) : "");
+		kind = named;
 	}
 	room = WIDTH - width_of(kind) - 3;
 	if (color)
