@@ -905,4 +905,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_ignore_lists(&c);
 }
 
-const struct qa_check qa_check_consistency = { "consistency", run };
+const struct qa_check qa_check_consistency = { "consistency", run, false };

@@ -338,6 +338,24 @@ struct qa_inventory {
 	enum qa_model_format format;
 	enum qa_model_kind model_kind;
 	uint32_t engines;
+	/* A file that is not a model (formats/gguf_kind.c): what it is in
+	 * one phrase ("a LoRA adapter for llama, rank 16, alpha 32"), what
+	 * to do with it ("load it with --lora beside its base model"), and
+	 * its facts by name (JSON model.kind_facts); NULLs and 0 for a
+	 * model. */
+	struct {
+		const char *summary;
+		const char *advice;
+		struct qa_kind_fact {
+			const char *key;
+			struct qa_value value;
+		} *facts;
+		uint32_t n_facts, cap_facts;
+		/* loaded as the projector of the model beside it
+		 * (formats/input.c): being a projector is expected there,
+		 * not a finding */
+		bool as_projector;
+	} kind_info;
 
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */

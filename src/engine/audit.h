@@ -45,6 +45,11 @@ struct qa_audit_options {
 	int (*data_step)(void *ctx, struct qa_inventory *inv, char *err,
 			 size_t errlen);
 	void *data_ctx;
+	/* check and fit: an input that is not a model (a LoRA adapter, a
+	 * projector, an importance matrix: inv->model_kind) is refused
+	 * (QA_E_UNRECOGNIZED, exit 3) with one line saying what it is and
+	 * what to do with it, rather than audited as a model. */
+	bool models_only;
 };
 
 /* One model audited (or not). */

@@ -304,6 +304,14 @@ model_line(FILE *out, const struct qa_inventory *inv)
 	if (hp->name && *hp->name)
 		lb_add(&b, DOT "%s", hp->name);
 	put_line(out, &b);
+	/* a file that is not a model says what it is, and what to do */
+	if (inv->kind_info.summary) {
+		label(&b, "kind");
+		lb_add(&b, "%s", inv->kind_info.summary);
+		if (inv->kind_info.advice)
+			lb_add(&b, DOT "%s", inv->kind_info.advice);
+		put_line(out, &b);
+	}
 }
 
 static void
