@@ -357,6 +357,18 @@ struct qa_inventory {
 		bool as_projector;
 	} kind_info;
 
+	/* GGUF tensor types read with a fork's meaning (formats/gguf.c):
+	 * the forks whose types were taken ("ik_llama.cpp", "bitnet.cpp";
+	 * NULL none), general.file_type read as bitnet.cpp's 40
+	 * (LLAMA_FTYPE_MOSTLY_I2_S, upstream's Q1_0), and the tensors of a
+	 * type no table knows (not sized: the audit is incomplete). */
+	struct {
+		const char *ik;
+		const char *bitnet;
+		bool bitnet_ftype;
+		uint32_t unknown_tensors;
+	} ggml_fork;
+
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */
 	struct qa_module *modules;	/* what the tensors hold */

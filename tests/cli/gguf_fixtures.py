@@ -157,3 +157,32 @@ def control_vector(path, hint="llama", layer_count=31, layers=(5, 6, 7),
     for layer in layers:
         w.add_tensor(f"direction.{layer}", np.zeros(embd, np.float32))
     finish(w)
+
+
+def fork_matrix(w, name, rows, cols, type_id, nbytes):
+    """A rows x cols tensor of a ggml type gguf-py has no name for (a
+    fork's id), holding nbytes: gguf-py writes the id as it is given."""
+    w.add_tensor(name, np.zeros(nbytes, np.int8), raw_shape=(rows, cols),
+                 raw_dtype=type_id)
+
+
+def fork_llama(path, attn, ffn, file_type=None, arch="llama"):
+    """A one-layer llama whose attention matrices are of type attn and
+    MLP matrices of type ffn, each (type id, bytes of a rows x cols
+    matrix: a function of rows and cols); embeddings Q8_0."""
+    w = gguf.GGUFWriter(path, arch)
+    llama_keys(w, layers=1, embd=256, ff=512, vocab=64)
+    if file_type is not None:
+        w.add_file_type(file_type)
+    add_matrix(w, "token_embd.weight", 64, 256, T.Q8_0)
+    w.add_tensor("blk.0.attn_norm.weight", np.ones(256, np.float32))
+    for n in ("attn_q", "attn_k", "attn_v", "attn_output"):
+        fork_matrix(w, f"blk.0.{n}.weight", 256, 256, attn[0],
+                    attn[1](256, 256))
+    w.add_tensor("blk.0.ffn_norm.weight", np.ones(256, np.float32))
+    fork_matrix(w, "blk.0.ffn_gate.weight", 512, 256, ffn[0], ffn[1](512, 256))
+    fork_matrix(w, "blk.0.ffn_up.weight", 512, 256, ffn[0], ffn[1](512, 256))
+    fork_matrix(w, "blk.0.ffn_down.weight", 256, 512, ffn[0], ffn[1](256, 512))
+    w.add_tensor("output_norm.weight", np.ones(256, np.float32))
+    add_matrix(w, "output.weight", 64, 256, T.Q8_0)
+    finish(w)

@@ -194,6 +194,117 @@ def test_schema(binary, tmp, c):
             f"{list(e.path)}: {e.message[:120]}" for e in errors[:2]))
 
 
+# ik_llama.cpp's types, from its own source (commit 8337e4cd), not from
+# quantaudit: enum ggml_type ids (ggml/include/ggml.h) and the
+# type_traits blck_size / sizeof(block) / row_meta_size (ggml/src/ggml.c,
+# ggml/src/ggml-common.h): ggml_row_size = row_meta + ne0/blck * size.
+IQ4_KS = (144, lambda r, c: r * (4 + c // 256 * 136))
+IQ2_K = (137, lambda r, c: r * (c // 256 * 76))
+IQ4_KSS = (146, lambda r, c: r * (4 + c // 256 * 128))
+IQ2_KT = (153, lambda r, c: r * (4 + c // 256 * 68))
+Q4_K_R4 = (212, lambda r, c: r * (c // 256 * 144))
+# bitnet.cpp I2_S (3rdparty/llama.cpp ggml.h GGML_TYPE_I2_S = 36;
+# ggml_nbytes: elements / 4 + 32)
+I2_S = (36, lambda r, c: r * c // 4 + 32)
+
+
+def fork_findings(doc, code):
+    return [f for f in doc["inputs"][0]["findings"] if f["code"] == code]
+
+
+def tensor_bytes(doc, name):
+    for t in doc["inputs"][0].get("tensors", []):
+        if t["name"] == name:
+            return t.get("bytes"), t.get("dtype")
+    return None, None
+
+
+def test_ik_types(binary, tmp, c):
+    p = os.path.join(tmp, "ik-iq4_ks.gguf")
+    gf.fork_llama(p, IQ4_KS, IQ2_K, file_type=145)
+    code, doc, err = run_json(binary, ["tensors", p])
+    m = doc["inputs"][0]["model"]
+    got = sorted(f["message"].split(" read as ")[1].split(" ")[1]
+                 for f in fork_findings(doc, "QA1038"))
+    c.check(got == ["IQ2_K", "IQ4_KS"], f"ik readings {got}")
+    c.check(code == 0 and doc["inputs"][0]["verdict"] == "pass",
+            f"ik file exit {code} {codes(doc)}")
+    c.check(tensor_bytes(doc, "blk.0.attn_q.weight") ==
+            (256 * (4 + 136), "IQ4_KS"), "IQ4_KS bytes "
+            f"{tensor_bytes(doc, 'blk.0.attn_q.weight')}")
+    c.check(tensor_bytes(doc, "blk.0.ffn_down.weight") ==
+            (256 * 2 * 76, "IQ2_K"), "IQ2_K bytes")
+    c.check(m["engines"] == ["ik_llama.cpp"], f"ik engines {m['engines']}")
+    c.check(m["quantization"].get("file_type_declared") == "IQ4_KS",
+            f"ik file type {m['quantization'].get('file_type_declared')}")
+    # the row-interleaved and trellis types as well
+    p = os.path.join(tmp, "ik-kt.gguf")
+    gf.fork_llama(p, Q4_K_R4, IQ2_KT)
+    code, doc, err = run_json(binary, ["tensors", p])
+    c.check(code == 0 and tensor_bytes(doc, "blk.0.ffn_up.weight") ==
+            (512 * (4 + 68), "IQ2_KT") and
+            tensor_bytes(doc, "blk.0.attn_k.weight") ==
+            (256 * 144, "Q4_K_R4"), f"ik-kt exit {code} {codes(doc)}")
+    # IQ4_KS written without its 4 bytes per row: the sizes disagree with
+    # the offsets, which the layout checks see
+    p = os.path.join(tmp, "ik-short.gguf")
+    gf.fork_llama(p, (144, lambda r, c: r * (c // 256 * 136)), IQ2_K)
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check(code == 1 and any(x in codes(doc) for x in
+                              ("QA1028", "QA1029")),
+            f"ik-short exit {code} {codes(doc)}")
+    # an id no table knows, in fork territory: named, not audited, not
+    # called corrupt; past 1024 it is damage (QA1023)
+    p = os.path.join(tmp, "ik-unknown.gguf")
+    gf.fork_llama(p, (500, lambda r, c: r * c), IQ2_K)
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check("QA1039" in codes(doc) and "QA1023" not in codes(doc) and
+            doc["inputs"][0]["verdict"] == "warn",
+            f"unknown fork id: {codes(doc)} {doc['inputs'][0]['verdict']}")
+    p = os.path.join(tmp, "ik-damaged.gguf")
+    gf.fork_llama(p, (70000, lambda r, c: r * c), IQ2_K)
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check("QA1023" in codes(doc) and code == 1,
+            f"id 70000: {codes(doc)} exit {code}")
+
+
+def test_bitnet(binary, tmp, c):
+    # bitnet.cpp's convert-hf-to-gguf-bitnet.py: file type 40, I2_S
+    p = os.path.join(tmp, "bitnet-i2_s.gguf")
+    gf.fork_llama(p, I2_S, I2_S, file_type=40, arch="bitnet-b1.58")
+    code, doc, err = run_json(binary, ["tensors", p])
+    m = doc["inputs"][0]["model"]
+    f = fork_findings(doc, "QA1038")
+    c.check(len(f) == 1 and "I2_S" in f[0]["message"] and
+            "general.file_type is 40" in f[0]["message"],
+            f"bitnet reading {[x['message'] for x in f]}")
+    c.check(tensor_bytes(doc, "blk.0.ffn_down.weight") ==
+            (256 * 512 // 4 + 32, "I2_S"), "I2_S bytes "
+            f"{tensor_bytes(doc, 'blk.0.ffn_down.weight')}")
+    c.check("QA1024" not in codes(doc) and "QA7001" not in codes(doc) and
+            "QA7002" not in codes(doc), f"bitnet findings {codes(doc)}")
+    c.check(m["quantization"].get("file_type_declared") == "I2_S",
+            f"bitnet file type {m['quantization'].get('file_type_declared')}")
+    c.check("vllm" not in m["engines"] and "llama.cpp" not in m["engines"],
+            f"bitnet engines {m['engines']}")
+    # id 36 with nothing else saying BitNet: upstream's removed type,
+    # with the reading named
+    p = os.path.join(tmp, "id36-upstream.gguf")
+    gf.fork_llama(p, (36, lambda r, c: r * (c // 32 * 18)), IQ2_K,
+                  file_type=7)
+    code, doc, err = run_json(binary, ["inspect", p])
+    f = [x for x in fork_findings(doc, "QA1038")
+         if "type 36 " in x["message"]]
+    c.check(len(f) == 1 and "read as upstream's" in f[0]["message"] and
+            "QA1024" in codes(doc), f"id 36 upstream: {codes(doc)}")
+    # upstream's own ternary types (TQ1_0 34, TQ2_0 35) need no fork
+    p = os.path.join(tmp, "tq1.gguf")
+    gf.tiny_llama(p, gf.T.TQ1_0, file_type=36)
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check(code == 0 and "QA1038" not in codes(doc),
+            f"TQ1_0: exit {code} {codes(doc)}")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     if not gf.have_gguf():
@@ -208,7 +319,8 @@ def main():
 
 
 TESTS = [test_foundation, test_lora, test_projector, test_imatrix,
-         test_control_vector, test_unknown_type, test_schema]
+         test_control_vector, test_unknown_type, test_ik_types, test_bitnet,
+         test_schema]
 
 if __name__ == "__main__":
     main()
