@@ -412,6 +412,8 @@ struct qa_inventory {
 		const char *family_source;
 		const char *family_as_of;
 		bool draft_only;	/* GGUF MTP-only draft file */
+		bool not_expected;	/* none, and the family is not known
+					 * to ship one (family says why) */
 		int64_t base;		/* first MTP block index */
 		int64_t max_layer;	/* highest block holding MTP tensors,
 					 * -1 none */

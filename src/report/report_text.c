@@ -642,6 +642,12 @@ mtp_line(FILE *out, const struct qa_inventory *inv)
 	char sz[32];
 	struct lb b;
 
+	if (inv->mtp.status == QA_MTP_NOT_APPLICABLE && inv->mtp.not_expected) {
+		label(&b, "MTP");
+		lb_add(&b, "none" DOT "not expected: %s", inv->mtp.family_note);
+		put_line(out, &b);
+		return;
+	}
 	if (inv->mtp.status == QA_MTP_NOT_APPLICABLE)
 		return;
 	label(&b, "MTP");

@@ -305,6 +305,68 @@ def test_bitnet(binary, tmp, c):
             f"TQ1_0: exit {code} {codes(doc)}")
 
 
+def deepseek2(path, layers, experts, name=None):
+    """A deepseek2 GGUF as llama.cpp's converter writes one for
+    DeepSeek-V3-style routing (blk.N.exp_probs_b.bias), no nextn key: the
+    architecture alone does not say V3/R1 (DeepSeek-V2, Kimi and
+    Moonlight share it)."""
+    np, gguf = gf.np, gf.gguf
+    w = gguf.GGUFWriter(path, "deepseek2")
+    if name:
+        w.add_name(name)
+    w.add_block_count(layers)
+    w.add_context_length(128)
+    w.add_embedding_length(64)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_head_count_kv(4)
+    w.add_expert_count(experts)
+    w.add_expert_used_count(2)
+    w.add_tensor("token_embd.weight", np.zeros((32, 64), np.float32))
+    for b in range(min(layers, 2)):
+        w.add_tensor(f"blk.{b}.attn_norm.weight", np.ones(64, np.float32))
+        w.add_tensor(f"blk.{b}.ffn_gate_inp.weight",
+                     np.zeros((experts, 64), np.float32))
+        w.add_tensor(f"blk.{b}.exp_probs_b.bias",
+                     np.zeros(experts, np.float32))
+    w.add_tensor("output_norm.weight", np.ones(64, np.float32))
+    gf.finish(w)
+
+
+def test_deepseek2_family(binary, tmp, c):
+    # Moonlight-like: 27 layers, 64 experts, unnamed
+    p = os.path.join(tmp, "moonlight-like.gguf")
+    deepseek2(p, 27, 64)
+    code, doc, err = run_json(binary, ["inspect", p])
+    mtp = doc["inputs"][0]["model"]["mtp"]
+    c.check(mtp["status"] == "not-applicable" and
+            "QA2004" not in codes(doc), f"moonlight-like: {mtp} "
+            f"{codes(doc)}")
+    code, out, err = run(binary, ["inspect", p])
+    c.check("not expected" in out and "stripped" not in out,
+            "moonlight-like text: " +
+            " ".join(x for x in out.splitlines() if "MTP" in x))
+    # named DeepSeek-V3: the converter dropped its MTP layer
+    p = os.path.join(tmp, "v3-named.gguf")
+    deepseek2(p, 3, 4, name="DeepSeek-V3-0324")
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check(doc["inputs"][0]["model"]["mtp"]["status"] == "absent" and
+            "QA2004" in codes(doc), f"v3 named: {codes(doc)}")
+    # unnamed, V3's shape (deepseek-ai/DeepSeek-V3 config.json:
+    # num_hidden_layers 61, n_routed_experts 256)
+    p = os.path.join(tmp, "v3-shape.gguf")
+    deepseek2(p, 61, 256)
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check(doc["inputs"][0]["model"]["mtp"]["status"] == "absent",
+            f"v3 shape: {doc['inputs'][0]['model']['mtp']}")
+    # Kimi-K2's shape (61 layers, 384 experts): no MTP expected
+    p = os.path.join(tmp, "kimi-shape.gguf")
+    deepseek2(p, 61, 384)
+    code, doc, err = run_json(binary, ["inspect", p])
+    c.check(doc["inputs"][0]["model"]["mtp"]["status"] == "not-applicable",
+            f"kimi shape: {doc['inputs'][0]['model']['mtp']}")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     if not gf.have_gguf():
@@ -320,6 +382,7 @@ def main():
 
 TESTS = [test_foundation, test_lora, test_projector, test_imatrix,
          test_control_vector, test_unknown_type, test_ik_types, test_bitnet,
+         test_deepseek2_family,
          test_schema]
 
 if __name__ == "__main__":
