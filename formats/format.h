@@ -163,6 +163,12 @@ void qa_draft_head_detect(struct qa_inventory *inv, const char *file,
 /* Normalizes GGUF metadata (inv->kvs) into inv->hp. formats/gguf_hparams.c */
 void qa_gguf_fill_hparams(struct qa_inventory *inv);
 
+/* The kind of a GGUF that is not a model (a LoRA adapter, a projector,
+ * an importance matrix, a control vector, a general.type not known):
+ * inv->model_kind, inv->kind_info and its finding; a model is left as
+ * it is. formats/gguf_kind.c */
+void qa_gguf_file_kind(struct qa_inventory *inv);
+
 /* Normalizes a parsed config.json (root, read from file) into inv->hp
  * and sets inv->have_config. formats/hf_config.c */
 void qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,

@@ -73,6 +73,11 @@ struct namelist {
 	size_t n, cap;
 };
 
+/* Ids a fork may plausibly use: ik_llama.cpp's run to 399; GGML_TYPE_COUNT
+ * of every fork read is far below. An unknown id past this is not a
+ * fork's type but damage (QA1023). */
+#define FORK_ID_MAX 1024
+
 struct gg {
 	struct qa_inventory *inv;
 	uint32_t fi;
@@ -85,6 +90,8 @@ struct gg {
 	bool nested_seen;	/* QA1007 already reported for this key */
 	bool align_seen;	/* general.alignment already checked */
 	uint64_t n_sized;	/* tensors whose byte size is known */
+	/* fork type ids (below FORK_ID_MAX) already named in a finding */
+	uint64_t fork_named[FORK_ID_MAX / 64];
 	const char *key;	/* key being read, for messages */
 	uint64_t key_off;
 	struct namelist keys, names;
@@ -807,6 +814,145 @@ read_kvs(struct gg *g, uint64_t n_kv)
 	return !g->stop;
 }
 
+static bool
+fork_once(struct gg *g, uint32_t type)
+{
+	uint64_t bit = (uint64_t)1 << (type % 64);
+
+	if (type >= FORK_ID_MAX || (g->fork_named[type / 64] & bit))
+		return false;
+	g->fork_named[type / 64] |= bit;
+	return true;
+}
+
+/* Why the file is bitnet.cpp's: its general.file_type is 40
+ * (bitnet.cpp's LLAMA_FTYPE_MOSTLY_I2_S; upstream's 40 is Q1_0, whose
+ * tensors are type 41, never 36), or its architecture is a BitNet one.
+ * NULL when nothing says so. */
+static const char *
+bitnet_evidence(struct gg *g)
+{
+	const struct qa_kv *kv = qa_inv_kv(g->inv, "general.file_type");
+	const struct qa_kv *arch = qa_inv_kv(g->inv, "general.architecture");
+	int64_t ft;
+
+	if (kv && qa_value_as_int(&kv->value, &ft) && ft == 40)
+		return "general.file_type is 40, bitnet.cpp's "
+		       "LLAMA_FTYPE_MOSTLY_I2_S";
+	if (arch && arch->value.type == QA_V_STRING &&
+	    strncmp(arch->value.v.str.s, "bitnet", 6) == 0)
+		return "general.architecture is a BitNet one";
+	return NULL;
+}
+
+/*
+ * A type id upstream's table lacks or has removed, read with a fork's
+ * meaning where the fork's table has it and the file's other evidence
+ * agrees, with a finding saying which reading was taken and why. Sets
+ * t->dtype and t->bytes (0 when not sized) and returns true when it
+ * decided the tensor; false leaves it to upstream's QA1023/QA1024.
+ */
+static bool
+fork_tensor(struct gg *g, struct qa_tensor *t, const char *name,
+	    uint32_t type, bool bad, uint64_t elements, uint64_t info_off)
+{
+	const struct qa_ggml_fork_type *fk = NULL;
+	const char *why = NULL;
+	uint64_t ne0, bytes;
+
+	if (type == 36) {
+		why = bitnet_evidence(g);
+		if (!why) {
+			if (fork_once(g, type))
+				qa_inv_finding(g->inv, QA1038, g->path,
+					       (int64_t)info_off, name,
+					       "ggml type 36 is upstream's "
+					       "removed IQ4_NL_4_4 and "
+					       "bitnet.cpp's I2_S; nothing "
+					       "else in the file says BitNet "
+					       "(general.file_type is not 40), "
+					       "so it is read as upstream's");
+			return false;
+		}
+		fk = qa_ggml_fork_type(36, "bitnet.cpp");
+	} else if (type >= (uint32_t)qa_ggml_type_count() &&
+		   type < FORK_ID_MAX) {
+		fk = qa_ggml_fork_type((int)type, "ik_llama.cpp");
+		why = "upstream llama.cpp has no type of this id";
+		if (!fk) {
+			t->dtype = qa_arena_printf(&g->inv->arena,
+						   "TYPE_%" PRIu32, type);
+			if (!t->dtype) {
+				nomem(g);
+				return true;
+			}
+			g->inv->ggml_fork.unknown_tensors++;
+			if (fork_once(g, type))
+				qa_inv_finding(g->inv, QA1039, g->path,
+					       (int64_t)info_off, name,
+					       "tensor '%s' has ggml type %"
+					       PRIu32 ", which neither upstream "
+					       "llama.cpp nor ik_llama.cpp nor "
+					       "bitnet.cpp defines (a newer "
+					       "fork's?): its size, precision "
+					       "and placement are not checked; "
+					       "the audit is incomplete", name,
+					       type);
+			return true;
+		}
+	}
+	if (!fk)
+		return false;
+	t->dtype = fk->t.name;
+	if (strcmp(fk->fork, "bitnet.cpp") == 0) {
+		g->inv->ggml_fork.bitnet = fk->fork;
+		g->inv->ggml_fork.bitnet_ftype =
+			strncmp(why, "general.file_type", 17) == 0;
+	} else {
+		g->inv->ggml_fork.ik = fk->fork;
+	}
+	if (fork_once(g, type)) {
+		if (fk->i2s)
+			qa_inv_finding(g->inv, QA1038, g->path,
+				       (int64_t)info_off, name,
+				       "ggml type 36 read as bitnet.cpp's "
+				       "I2_S (2-bit ternary weights and a "
+				       "32-byte scale tail), not upstream's "
+				       "removed IQ4_NL_4_4: %s; loaded by "
+				       "bitnet.cpp and ik_llama.cpp only",
+				       why);
+		else
+			qa_inv_finding(g->inv, QA1038, g->path,
+				       (int64_t)info_off, name,
+				       "ggml type %" PRIu32 " read as "
+				       "ik_llama.cpp's %s (ggml/include/"
+				       "ggml.h:%" PRIu32 "; blocks of %"
+				       PRIu32 " weights in %" PRIu32
+				       " bytes%s%.0" PRIu32 "%s, ggml/src/"
+				       "ggml.c:%" PRIu32 "): %s; loaded by "
+				       "ik_llama.cpp only", type, fk->t.name,
+				       fk->enum_line, fk->t.block,
+				       fk->t.block_bytes,
+				       fk->row_meta ? " and " : "",
+				       fk->row_meta,
+				       fk->row_meta ? " bytes per row" : "",
+				       fk->traits_line, why);
+	}
+	if (bad)
+		return true;
+	ne0 = t->n_dims > 0 ? t->shape[0] : 1;
+	if (!qa_ggml_fork_nbytes(fk, ne0, elements, &bytes)) {
+		qa_inv_finding(g->inv, QA1025, g->path, (int64_t)info_off,
+			       name, "tensor '%s': ne[0] = %" PRIu64 " is "
+			       "not a multiple of the %s block of %" PRIu32,
+			       name, ne0, fk->t.name, fk->t.block);
+		return true;
+	}
+	t->bytes = bytes;
+	g->n_sized++;
+	return true;
+}
+
 /* Tensor infos; t->offset holds the relative offset until the data
  * section is known. Returns false when the parse stopped. */
 static bool
@@ -911,6 +1057,13 @@ read_tensor_infos_inner(struct gg *g, uint64_t n_tensors)
 		t->elements = bad ? 0 : elements;
 		gt = type < (uint32_t)qa_ggml_type_count() ?
 		     qa_ggml_type((int)type) : NULL;
+		if ((!gt || gt->block == 0) &&
+		    fork_tensor(g, t, name, type, bad, elements,
+				r->pos - 12)) {
+			if (g->rc == QA_E_NOMEM)
+				return false;
+			continue;
+		}
 		if (!gt) {
 			t->dtype = qa_arena_printf(&g->inv->arena,
 						   "TYPE_%" PRIu32, type);

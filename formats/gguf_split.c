@@ -339,6 +339,7 @@ load_single(struct qa_inventory *inv, const char *path)
 			       "so the other parts cannot be located", count,
 			       count);
 	qa_gguf_fill_hparams(inv);
+	qa_gguf_file_kind(inv);
 	return QA_OK;
 }
 
@@ -725,6 +726,7 @@ load_set(struct qa_inventory *inv, const char *path,
 			       PRIu32 " parts hold %" PRIu64 " tensors", want,
 			       s.sn.count, total);
 	qa_gguf_fill_hparams(inv);
+	qa_gguf_file_kind(inv);
 	return QA_OK;
 }
 

@@ -1412,6 +1412,7 @@ load_mmproj(struct qa_inventory *inv, const char *path,
 	}
 	p->fs = inv->fs;
 	p->overrides = inv->overrides;
+	p->kind_info.as_projector = true;
 	rc = qa_gguf_load_split(p, path, ix);
 	f = qa_inv_add_file(inv, path);
 	if (!f) {

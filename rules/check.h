@@ -39,6 +39,11 @@ struct qa_check {
 	const char *name;	/* family name, e.g. "mtp" */
 	void (*run)(struct qa_inventory *inv,
 		    const struct qa_check_options *opt);
+	/* Also runs on files that are not models (an adapter, a
+	 * projector, an importance matrix: inv->model_kind): checks of
+	 * what any file may carry (templates, patterns, policy), not of a
+	 * model's shape. */
+	bool any_kind;
 };
 
 /* The built-in check families. */

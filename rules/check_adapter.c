@@ -333,4 +333,4 @@ run_all(struct qa_inventory *inv, const struct qa_check_options *opt)
 		draft_head(inv);
 }
 
-const struct qa_check qa_check_adapter = { "adapter", run_all };
+const struct qa_check qa_check_adapter = { "adapter", run_all, true };

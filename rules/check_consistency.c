@@ -69,6 +69,13 @@ check_file_type(struct qa_inventory *inv)
 		return;
 	kv = qa_inv_kv(inv, "general.file_type");
 	main_type = qa_llama_ftype_main_type(inv->hp.file_type);
+	/* a fork's file type (read with its meaning, QA1038): its weight
+	 * type is a fork type, which the upstream comparison below cannot
+	 * weigh, so only an unknown value is reported */
+	if (inv->ggml_fork.bitnet_ftype ||
+	    (inv->ggml_fork.ik && !main_type &&
+	     qa_ik_ftype_label(inv->hp.file_type)))
+		return;
 	if (!main_type) {
 		qa_inv_finding(inv, QA7002,
 			       kv ? inv->files[kv->file].path : NULL,
@@ -921,4 +928,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_ignore_lists(&c);
 }
 
-const struct qa_check qa_check_consistency = { "consistency", run };
+const struct qa_check qa_check_consistency = { "consistency", run, false };

@@ -328,4 +328,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			       chosen < 0 ? 0 : chosen, MIN_CTX);
 }
 
-const struct qa_check qa_check_fit = { "fit", run };
+const struct qa_check qa_check_fit = { "fit", run, false };

@@ -528,7 +528,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_arch_support(inv, &c);
 }
 
-const struct qa_check qa_check_knowledge = { "knowledge", run };
+const struct qa_check qa_check_knowledge = { "knowledge", run, false };
 
 /* ---- setup advisories ---------------------------------------------------- */
 

@@ -176,4 +176,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			       inv->mtp.tensors, names);
 }
 
-const struct qa_check qa_check_mtp = { "mtp", run };
+const struct qa_check qa_check_mtp = { "mtp", run, false };

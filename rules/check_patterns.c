@@ -80,4 +80,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			       (unsigned long long)qc->pattern_evals);
 }
 
-const struct qa_check qa_check_patterns = { "patterns", run };
+const struct qa_check qa_check_patterns = { "patterns", run, true };

@@ -1599,4 +1599,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	free(c.reported_3009);
 }
 
-const struct qa_check qa_check_quant = { "quant", run };
+const struct qa_check qa_check_quant = { "quant", run, false };

@@ -669,5 +669,5 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 			  "chat_template", NULL, -1);
 }
 
-const struct qa_check qa_check_template = { "template", run };
+const struct qa_check qa_check_template = { "template", run, true };
 

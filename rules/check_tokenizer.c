@@ -234,4 +234,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		check_hf(inv);
 }
 
-const struct qa_check qa_check_tokenizer = { "tokenizer", run };
+const struct qa_check qa_check_tokenizer = { "tokenizer", run, false };

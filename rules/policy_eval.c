@@ -630,4 +630,4 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		qa_policy_run(opt->policy, inv);
 }
 
-const struct qa_check qa_check_policy = { "policy", run };
+const struct qa_check qa_check_policy = { "policy", run, true };

@@ -102,30 +102,67 @@ contains_nocase(const char *hay, const char *needle)
 	return false;
 }
 
+/* A name of the model (general.name, general.basename, the base models
+ * it declares, general.finetune) that contains needle. */
+static bool
+named(const struct qa_inventory *inv, const char *needle)
+{
+	static const char *const keys[] = {
+		"general.basename", "general.finetune",
+		"general.base_model.0.name", "general.base_model.0.repo_url",
+		"general.base_model.0.organization",
+	};
+	size_t k;
+
+	if (contains_nocase(inv->hp.name, needle))
+		return true;
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const struct qa_kv *kv = qa_inv_kv(inv, keys[k]);
+
+		if (kv && kv->value.type == QA_V_STRING &&
+		    contains_nocase(kv->value.v.str.s, needle))
+			return true;
+	}
+	return false;
+}
+
 /*
- * GGUF deepseek2 covers DeepSeek-V2 (softmax routing, no MTP) and
- * V3/R1 (sigmoid routing with a per-expert score bias, exp_probs_b, and an
- * MTP layer). Kimi-K2 and Moonlight reuse V3's routing without shipping
- * MTP, so they are recognized by name and left alone.
+ * GGUF deepseek2 is the architecture of DeepSeek-V2 (no MTP), V3/R1 (an
+ * MTP layer, which llama.cpp's converter drops), Kimi-K2 and Moonlight
+ * (V3's routing, no MTP shipped): the architecture name alone says
+ * nothing about the family. V3/R1 is taken only on evidence: its name
+ * (general.name, basename, finetune, base model), or its shape: 61
+ * trunk layers and 256 routed experts with V3's per-expert score bias
+ * (exp_probs_b), as deepseek-ai/DeepSeek-V3 config.json has it
+ * (num_hidden_layers 61, n_routed_experts 256). Kimi-K2 (61 layers, 384
+ * experts), Moonlight (27 layers, 64 experts) and anything unnamed of
+ * another shape are not expected to carry MTP.
  */
 static bool
 v3_routing(const struct qa_inventory *inv)
 {
-	const struct qa_kv *kv;
 	uint32_t i;
+	bool bias = false;
 
-	if (contains_nocase(inv->hp.name, "kimi") ||
-	    contains_nocase(inv->hp.name, "moonlight"))
+	if (named(inv, "kimi") || named(inv, "moonlight"))
 		return false;
-	kv = qa_inv_kv(inv, "general.basename");
-	if (kv && kv->value.type == QA_V_STRING &&
-	    (contains_nocase(kv->value.v.str.s, "kimi") ||
-	     contains_nocase(kv->value.v.str.s, "moonlight")))
-		return false;
-	for (i = 0; i < inv->n_tensors; i++)
+	{
+		/* DeepSeek-V3, DeepSeek_V3, deepseek v3, DeepSeekV3... */
+		static const char *const v3[] = {
+			"deepseek-v3", "deepseek_v3", "deepseek v3",
+			"deepseekv3", "deepseek-r1", "deepseek_r1",
+			"deepseek r1", "deepseekr1",
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(v3) / sizeof(v3[0]); k++)
+			if (named(inv, v3[k]))
+				return true;
+	}
+	for (i = 0; i < inv->n_tensors && !bias; i++)
 		if (strstr(inv->tensors[i].name, "exp_probs_b"))
-			return true;
-	return false;
+			bias = true;
+	return bias && inv->hp.n_layer == 61 && inv->hp.n_expert == 256;
 }
 
 /* The MTP layer part a role supplies (role table groups). */
@@ -308,6 +345,18 @@ qa_mtp_summarize(struct qa_inventory *inv)
 		inv->mtp.status = QA_MTP_ABSENT;
 	} else {
 		inv->mtp.status = QA_MTP_NOT_APPLICABLE;
+		/* deepseek2 without V3/R1's name or shape: the family is
+		 * not known, so no head is expected of it (never "stripped") */
+		if (fam && fam->expect == V3_ROUTING && !inv->hp.mtp_declared) {
+			inv->mtp.family = "deepseek2, not known to be "
+					  "DeepSeek-V3/R1 (DeepSeek-V2, Kimi "
+					  "and Moonlight share the "
+					  "architecture)";
+			inv->mtp.family_note = "no MTP head is expected: "
+				"neither its name nor its shape (61 layers, "
+				"256 experts) says DeepSeek-V3/R1";
+			inv->mtp.not_expected = true;
+		}
 	}
 	if (missing[0]) {
 		inv->mtp.missing = qa_arena_strdup(&inv->arena, missing);

@@ -273,6 +273,14 @@ guess_file_type(struct qa_inventory *inv)
 	inv->dominant_matrix_type = NULL;
 	inv->file_type_declared = inv->hp.file_type >= 0 ?
 		qa_llama_ftype_label(inv->hp.file_type) : NULL;
+	/* a fork's file type, when its tensor types were taken
+	 * (formats/gguf.c): bitnet.cpp's 40 is MOSTLY_I2_S, not Q1_0;
+	 * ik_llama.cpp's own values start at 135 */
+	if (inv->ggml_fork.bitnet_ftype)
+		inv->file_type_declared = "I2_S";
+	else if (inv->ggml_fork.ik && !inv->file_type_declared &&
+		 inv->hp.file_type >= 0)
+		inv->file_type_declared = qa_ik_ftype_label(inv->hp.file_type);
 	if (inv->kind != QA_KIND_GGUF || inv->n_tensors == 0)
 		return;
 	best_type = most_common_type(inv, false);

@@ -577,6 +577,9 @@ struct cli {
 	bool stdio;		/* serve --stdio */
 	double max_rel_error;	/* compare --max-rel-error; 0: none */
 	bool list;		/* scan-dir --list */
+	bool from_scan_dir;	/* check runs for scan-dir: a file found
+				 * that is not a model is reported as what
+				 * it is, not refused */
 	struct qa_cli_remote_args remote_args;
 	struct qa_remote *remote;	/* the session when an input is
 					 * remote */
@@ -1797,6 +1800,7 @@ run(struct cli *cli, char **paths, int n_paths)
 			       QA_EXIT_SYSTEM;
 		}
 		cli->command = CMD_CHECK;
+		cli->from_scan_dir = true;
 		if (cli->jobs > 1 && n_found > 1)
 			rc = qa_cli_run_jobs(found, n_found, cli->jobs,
 					     run_job, cli, cli->output);
@@ -1816,6 +1820,12 @@ run(struct cli *cli, char **paths, int n_paths)
 	aopt.checks.policy = cli->policy;
 	aopt.overrides = &cli->overrides;
 	aopt.fail_on = cli->fail_on;
+	/* fit cannot size an adapter, a projector or a draft alone: it is
+	 * refused in one line naming it. check audits such a file by its
+	 * own rules (LoRA pairs and ranks, a PEFT adapter against --base, a
+	 * draft head's shapes) and names it in a finding, so a release
+	 * pipeline of adapters can gate on check as it does on models. */
+	aopt.models_only = cli->command == CMD_FIT;
 	/* With --gpus every command sizes the model; `check` and `inspect`
 	 * search the largest context that fits unless --ctx is given, as
 	 * llama.cpp's --fit and vLLM's --max-model-len auto do. */

@@ -338,6 +338,36 @@ struct qa_inventory {
 	enum qa_model_format format;
 	enum qa_model_kind model_kind;
 	uint32_t engines;
+	/* A file that is not a model (formats/gguf_kind.c): what it is in
+	 * one phrase ("a LoRA adapter for llama, rank 16, alpha 32"), what
+	 * to do with it ("load it with --lora beside its base model"), and
+	 * its facts by name (JSON model.kind_facts); NULLs and 0 for a
+	 * model. */
+	struct {
+		const char *summary;
+		const char *advice;
+		struct qa_kind_fact {
+			const char *key;
+			struct qa_value value;
+		} *facts;
+		uint32_t n_facts, cap_facts;
+		/* loaded as the projector of the model beside it
+		 * (formats/input.c): being a projector is expected there,
+		 * not a finding */
+		bool as_projector;
+	} kind_info;
+
+	/* GGUF tensor types read with a fork's meaning (formats/gguf.c):
+	 * the forks whose types were taken ("ik_llama.cpp", "bitnet.cpp";
+	 * NULL none), general.file_type read as bitnet.cpp's 40
+	 * (LLAMA_FTYPE_MOSTLY_I2_S, upstream's Q1_0), and the tensors of a
+	 * type no table knows (not sized: the audit is incomplete). */
+	struct {
+		const char *ik;
+		const char *bitnet;
+		bool bitnet_ftype;
+		uint32_t unknown_tensors;
+	} ggml_fork;
 
 	struct qa_hparams hp;
 	struct qa_quant_config quant;	/* what the config claims */
@@ -418,6 +448,8 @@ struct qa_inventory {
 		const char *family_source;
 		const char *family_as_of;
 		bool draft_only;	/* GGUF MTP-only draft file */
+		bool not_expected;	/* none, and the family is not known
+					 * to ship one (family says why) */
 		int64_t base;		/* first MTP block index */
 		int64_t max_layer;	/* highest block holding MTP tensors,
 					 * -1 none */

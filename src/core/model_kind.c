@@ -74,6 +74,17 @@ upstream_type(const struct qa_tensor *t)
 	return g && g->block && t->dtype && strcmp(g->name, t->dtype) == 0;
 }
 
+/* A type of fork's table (NULL: any fork's), read with its meaning
+ * (formats/gguf.c names the tensor after it). */
+static bool
+fork_type(const struct qa_tensor *t, const char *fork)
+{
+	const struct qa_ggml_fork_type *f = qa_ggml_fork_type(t->ggml_type,
+							       fork);
+
+	return f && t->dtype && strcmp(f->t.name, t->dtype) == 0;
+}
+
 /* The engines that some row of (format, kind) loads one tensor's type
  * with. */
 static uint32_t
@@ -89,7 +100,10 @@ gguf_type_engines(const char *format, const char *kind,
 		if (strcmp(row->format, format) || strcmp(row->kind, kind))
 			continue;
 		if (strcmp(row->what, "upstream") == 0 ? upstream_type(t) :
-		    (t->dtype && strcmp(row->what, t->dtype) == 0))
+		    strncmp(row->what, "fork:", 5) == 0 ?
+		    fork_type(t, row->what + 5) :
+		    (t->dtype && strcmp(row->what, t->dtype) == 0 &&
+		     (upstream_type(t) || fork_type(t, NULL))))
 			m |= row->engines;
 	}
 	return m;

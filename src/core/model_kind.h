@@ -64,6 +64,7 @@ enum qa_model_kind {
 #define QA_LOADER_ENGINE_LIST(X) \
 	X(LLAMACPP, "llama.cpp") \
 	X(IK_LLAMACPP, "ik_llama.cpp") \
+	X(BITNET_CPP, "bitnet.cpp") \
 	X(OLLAMA, "ollama") \
 	X(VLLM, "vllm") \
 	X(SGLANG, "sglang") \

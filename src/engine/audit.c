@@ -178,7 +178,21 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 		qa_inventory_summarize(inv);
 		if (inv->out_of_memory)
 			(void)qa_inventory_limit_finding(inv, "summarizing");
-		if (opt->data_step)
+		/* A kind that says what it is (GGUF adapters, projectors,
+		 * imatrix files) is refused here in its words; others (a PEFT
+		 * adapter folder) are refused by the fit step in its own. */
+		if (opt->models_only && inv->model_kind != QA_MKIND_MODEL &&
+		    inv->model_kind != QA_MKIND_DRAFT &&
+		    inv->kind_info.summary) {
+			snprintf(in->error, sizeof(in->error),
+				 "'%s' is %s, not a model: %s", ref->display,
+				 inv->kind_info.summary,
+				 inv->kind_info.advice ?
+				 inv->kind_info.advice :
+				 "quantaudit inspect shows what it holds");
+			rc = QA_E_UNRECOGNIZED;
+		}
+		if (rc == QA_OK && opt->data_step)
 			rc = opt->data_step(opt->data_ctx, inv, in->error,
 					    sizeof(in->error));
 	}

@@ -48,6 +48,11 @@ struct qa_audit_options {
 	/* --base MODEL: loaded beside each PEFT adapter input while its
 	 * checks run (rules/check_adapter.c); NULL none. */
 	const char *base_path;
+	/* check and fit: an input that is not a model (a LoRA adapter, a
+	 * projector, an importance matrix: inv->model_kind) is refused
+	 * (QA_E_UNRECOGNIZED, exit 3) with one line saying what it is and
+	 * what to do with it, rather than audited as a model. */
+	bool models_only;
 };
 
 /* One model audited (or not). */

@@ -29,6 +29,11 @@ qa_checks_run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	size_t i;
 
+	/* A file that is not a model (a LoRA adapter, a projector...) has
+	 * none of a model's shape to check: its kind's finding says so. */
 	for (i = 0; qa_check_table[i]; i++)
-		qa_check_table[i]->run(inv, opt);
+		if (inv->model_kind == QA_MKIND_MODEL ||
+		    inv->model_kind == QA_MKIND_DRAFT ||
+		    qa_check_table[i]->any_kind)
+			qa_check_table[i]->run(inv, opt);
 }

@@ -663,6 +663,30 @@ write_identity(struct qa_jw *w, const struct qa_inventory *inv)
 		if (inv->engines & ((uint32_t)1 << i))
 			qa_jw_str(w, NULL, qa_loader_engine_name(i));
 	qa_jw_close(w, ']');
+	if (inv->kind_info.summary) {
+		uint32_t f;
+
+		qa_jw_str(w, "kind_summary", inv->kind_info.summary);
+		if (inv->kind_info.advice)
+			qa_jw_str(w, "kind_advice", inv->kind_info.advice);
+		qa_jw_obj(w, "kind_facts");
+		for (f = 0; f < inv->kind_info.n_facts; f++) {
+			const struct qa_kind_fact *kf = &inv->kind_info.facts[f];
+			struct qa_value e;
+			uint64_t k;
+
+			if (kf->value.type != QA_V_ARRAY) {
+				write_value(w, kf->key, &kf->value, 0);
+				continue;
+			}
+			/* lists of names: a plain array of strings */
+			qa_jw_arr(w, kf->key, true);
+			for (k = 0; qa_value_item(&kf->value, k, &e); k++)
+				qa_jw_str(w, NULL, e.v.str.s);
+			qa_jw_close(w, ']');
+		}
+		qa_jw_close(w, '}');
+	}
 }
 
 static void

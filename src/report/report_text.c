@@ -305,6 +305,14 @@ model_line(FILE *out, const struct qa_inventory *inv)
 	if (hp->name && *hp->name)
 		lb_add(&b, DOT "%s", hp->name);
 	put_line(out, &b);
+	/* a file that is not a model says what it is, and what to do */
+	if (inv->kind_info.summary) {
+		label(&b, "kind");
+		lb_add(&b, "%s", inv->kind_info.summary);
+		if (inv->kind_info.advice)
+			lb_add(&b, DOT "%s", inv->kind_info.advice);
+		put_line(out, &b);
+	}
 }
 
 static void
@@ -635,6 +643,12 @@ mtp_line(FILE *out, const struct qa_inventory *inv)
 	char sz[32];
 	struct lb b;
 
+	if (inv->mtp.status == QA_MTP_NOT_APPLICABLE && inv->mtp.not_expected) {
+		label(&b, "MTP");
+		lb_add(&b, "none" DOT "not expected: %s", inv->mtp.family_note);
+		put_line(out, &b);
+		return;
+	}
 	if (inv->mtp.status == QA_MTP_NOT_APPLICABLE)
 		return;
 	label(&b, "MTP");

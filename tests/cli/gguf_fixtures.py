@@ -67,3 +67,122 @@ def tiny_llama(path, qtype, layers=1, embd=256, ff=512, vocab=64,
     w.add_tensor("output_norm.weight", np.ones(embd, np.float32))
     add_matrix(w, "output.weight", vocab, embd, qtype)
     finish(w)
+
+
+def lora_adapter(path, arch="llama", rank=16, alpha=32.0, layers=2,
+                 targets=("attn_q", "attn_v"), embd=256, drop_b=None,
+                 bad_rank=None, adapter_type="lora"):
+    """A LoRA adapter as llama.cpp's convert_lora_to_gguf.py writes it:
+    general.type adapter, adapter.type, adapter.lora.alpha, and per
+    module <name>.weight.lora_a (torch [rank, n_in], ggml ne [n_in,
+    rank]) and .lora_b (torch [n_out, rank]). drop_b names a tensor whose
+    lora_b is left out; bad_rank one whose lora_b has another rank."""
+    w = gguf.GGUFWriter(path, arch)
+    w.add_type(gguf.GGUFType.ADAPTER)
+    if adapter_type is not None:
+        w.add_string(gguf.Keys.Adapter.TYPE, adapter_type)
+    if alpha is not None:
+        w.add_float32(gguf.Keys.Adapter.LORA_ALPHA, alpha)
+    for b in range(layers):
+        for n in targets:
+            name = f"blk.{b}.{n}.weight"
+            w.add_tensor(name + ".lora_a", np.zeros((rank, embd), np.float16))
+            if name == drop_b:
+                continue
+            r = rank + 1 if name == bad_rank else rank
+            w.add_tensor(name + ".lora_b", np.zeros((embd, r), np.float16))
+    finish(w)
+
+
+def projector(path, vision_blocks=2, width=64, image=224, patch=14,
+              proj_dim=256):
+    """A vision projector as llama.cpp's convert_hf_to_gguf.py --mmproj
+    writes one (general.type mmproj, clip.* keys, v.* and mm.* tensors).
+    Returns the tensor element count."""
+    K = gguf.Keys
+    w = gguf.GGUFWriter(path, "clip")
+    w.add_type(gguf.GGUFType.MMPROJ)
+    w.add_bool(K.Clip.HAS_VISION_ENCODER, True)
+    w.add_bool(K.Clip.HAS_AUDIO_ENCODER, False)
+    w.add_string(K.Clip.PROJECTOR_TYPE, "mlp")
+    w.add_uint32(K.ClipVision.BLOCK_COUNT, vision_blocks)
+    w.add_uint32(K.ClipVision.EMBEDDING_LENGTH, width)
+    w.add_uint32(K.ClipVision.IMAGE_SIZE, image)
+    w.add_uint32(K.ClipVision.PATCH_SIZE, patch)
+    w.add_uint32(K.ClipVision.PROJECTION_DIM, proj_dim)
+    shapes = [("v.patch_embd.weight", (width, 3, patch, patch))]
+    for b in range(vision_blocks):
+        shapes.append((f"v.blk.{b}.attn_q.weight", (width, width)))
+        shapes.append((f"v.blk.{b}.ffn_up.weight", (4 * width, width)))
+    shapes.append(("mm.0.weight", (proj_dim, width)))
+    n = 0
+    for name, shape in shapes:
+        w.add_tensor(name, np.zeros(shape, np.float16))
+        n += int(np.prod(shape))
+    finish(w)
+    return n
+
+
+def imatrix(path, layers=3, kinds=("attn_q", "ffn_down"), chunks=100,
+            chunk_size=512, datasets=("wiki.train.raw",), embd=256,
+            drop_counts=None, general_type="imatrix"):
+    """An importance matrix as llama.cpp's tools/imatrix/imatrix.cpp
+    save_imatrix writes it: general.type imatrix, imatrix.datasets,
+    imatrix.chunk_count, imatrix.chunk_size, and per weight
+    <name>.in_sum2 (F32, ne [n_per_row, n_mat]) and <name>.counts (F32,
+    ne [1, n_mat])."""
+    K = gguf.Keys
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_type(general_type)
+    w.add_array(K.IMatrix.DATASETS, list(datasets))
+    w.add_uint32(K.IMatrix.CHUNK_COUNT, chunks)
+    w.add_uint32(K.IMatrix.CHUNK_SIZE, chunk_size)
+    for b in range(layers):
+        for n in kinds:
+            name = f"blk.{b}.{n}.weight"
+            w.add_tensor(name + ".in_sum2", np.zeros((1, embd), np.float32))
+            if name != drop_counts:
+                w.add_tensor(name + ".counts", np.zeros((1, 1), np.float32))
+    finish(w)
+
+
+def control_vector(path, hint="llama", layer_count=31, layers=(5, 6, 7),
+                   embd=256):
+    """A control vector as llama.cpp's cvector-generator writes it
+    (general.architecture controlvector, controlvector.model_hint,
+    controlvector.layer_count, direction.<layer> F32 [n_embd])."""
+    w = gguf.GGUFWriter(path, "controlvector")
+    w.add_string("controlvector.model_hint", hint)
+    w.add_int32("controlvector.layer_count", layer_count)
+    for layer in layers:
+        w.add_tensor(f"direction.{layer}", np.zeros(embd, np.float32))
+    finish(w)
+
+
+def fork_matrix(w, name, rows, cols, type_id, nbytes):
+    """A rows x cols tensor of a ggml type gguf-py has no name for (a
+    fork's id), holding nbytes: gguf-py writes the id as it is given."""
+    w.add_tensor(name, np.zeros(nbytes, np.int8), raw_shape=(rows, cols),
+                 raw_dtype=type_id)
+
+
+def fork_llama(path, attn, ffn, file_type=None, arch="llama"):
+    """A one-layer llama whose attention matrices are of type attn and
+    MLP matrices of type ffn, each (type id, bytes of a rows x cols
+    matrix: a function of rows and cols); embeddings Q8_0."""
+    w = gguf.GGUFWriter(path, arch)
+    llama_keys(w, layers=1, embd=256, ff=512, vocab=64)
+    if file_type is not None:
+        w.add_file_type(file_type)
+    add_matrix(w, "token_embd.weight", 64, 256, T.Q8_0)
+    w.add_tensor("blk.0.attn_norm.weight", np.ones(256, np.float32))
+    for n in ("attn_q", "attn_k", "attn_v", "attn_output"):
+        fork_matrix(w, f"blk.0.{n}.weight", 256, 256, attn[0],
+                    attn[1](256, 256))
+    w.add_tensor("blk.0.ffn_norm.weight", np.ones(256, np.float32))
+    fork_matrix(w, "blk.0.ffn_gate.weight", 512, 256, ffn[0], ffn[1](512, 256))
+    fork_matrix(w, "blk.0.ffn_up.weight", 512, 256, ffn[0], ffn[1](512, 256))
+    fork_matrix(w, "blk.0.ffn_down.weight", 256, 512, ffn[0], ffn[1](256, 512))
+    w.add_tensor("output_norm.weight", np.ones(256, np.float32))
+    add_matrix(w, "output.weight", 64, 256, T.Q8_0)
+    finish(w)

@@ -544,10 +544,19 @@ test_tensors(void)
 	CHECK_CODE_LIST(inv, NULL, 1022);
 	qa_inventory_destroy(inv);
 
+	/* 43: past upstream's table, in no fork's: not audited (QA1039),
+	 * not corrupt; 5000: past where forks put types, damage */
 	th_case = "unknown type 43";
 	inv = one_tensor("t", 1, ne32, 43, 0, 32, &rc);
-	CHECK_CODE_LIST(inv, NULL, 1023);
+	CHECK_CODE_LIST(inv, NULL, 1039);
 	CHECK(strcmp(inv->tensors[0].dtype, "TYPE_43") == 0);
+	CHECK_EQ(inv->tensors[0].bytes, 0);
+	qa_inventory_destroy(inv);
+
+	th_case = "unknown type 5000";
+	inv = one_tensor("t", 1, ne32, 5000, 0, 32, &rc);
+	CHECK_CODE_LIST(inv, NULL, 1023);
+	CHECK(strcmp(inv->tensors[0].dtype, "TYPE_5000") == 0);
 	CHECK_EQ(inv->tensors[0].bytes, 0);
 	qa_inventory_destroy(inv);
 

@@ -482,6 +482,9 @@ test_hparams(void)
 	CHECK_HAS(out,
 		  "        \"architecture\": null,\n"
 		  "        \"name\": null,\n"
+		  "        \"format\": \"safetensors\",\n"
+		  "        \"kind\": \"model\",\n"
+		  "        \"engines\": [],\n"
 		  "        \"hparams\": {\n"
 		  "          \"n_layer\": 32,\n"
 		  "          \"n_embd\": 4096,\n"
