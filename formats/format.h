@@ -141,6 +141,18 @@ void qa_st_report_special(struct qa_inventory *inv, const char *dir,
 int qa_hf_load_dir(struct qa_inventory *inv, const char *dir);
 
 /*
+ * Every file below dir accounted for (formats/hf_tree.c): subfolders
+ * walked (bounded), their pickles scanned, every file not yet in the
+ * inventory added as a side file (so hash and verify cover it), Python
+ * modules reported and scanned (auto_map, QA1420-QA1423), native code
+ * and unexpected files reported, modules.json and model_index.json
+ * components checked. *sub_weights: weight files found in subfolders.
+ * QA_OK or QA_E_NOMEM.
+ */
+int qa_hf_walk_tree(struct qa_inventory *inv, const char *dir,
+		    uint32_t *sub_weights);
+
+/*
  * The side files among the entries of dir (config.json, quantization
  * side files, generation config, tokenizer files, chat_template.jinja):
  * each added to the inventory, each JSON parsed once, and the facts kept

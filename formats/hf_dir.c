@@ -9,8 +9,9 @@
  * Where the quantization config lives follows vLLM's precedence
  * (quant-formats.md §1.2): config.json's own quantization_config (or
  * text_config's, or compression_config) first, then the method-specific
- * side file. Hidden files and subfolders are ignored; names are processed
- * in sorted order so the file list is deterministic.
+ * side file. Hidden files are ignored; names are processed in sorted
+ * order so the file list is deterministic. Subfolders (components,
+ * onnx/, code) and every other file are formats/hf_tree.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
@@ -33,6 +34,8 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	size_t n = 0, i;
 	const char *index = NULL, *pt_index = NULL;
 	bool have_config = false, have_st = false, have_pt = false;
+	bool pipeline = false;
+	uint32_t sub_weights = 0;
 	int rc;
 
 	inv->kind = QA_KIND_HF_DIR;
@@ -48,6 +51,9 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 			continue;
 		if (strcmp(e[i].name, "config.json") == 0)
 			have_config = true;
+		/* a diffusers pipeline's config is per component */
+		if (strcmp(e[i].name, "model_index.json") == 0)
+			pipeline = true;
 		if (ends_with(e[i].name, ".safetensors"))
 			have_st = true;
 		/* model.safetensors.index.json, else the first index. */
@@ -62,7 +68,7 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 					 "pytorch_model.bin.index.json") == 0))
 			pt_index = e[i].name;
 	}
-	if (!have_config)
+	if (!have_config && !pipeline)
 		qa_inv_finding(inv, QA1402, dir, -1, NULL,
 			       "no config.json in %s", dir);
 	if (have_st)
@@ -72,8 +78,11 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	/* every other pickle in the folder is scanned for payloads */
 	if (rc == QA_OK)
 		rc = qa_pt_scan_side_pickles(inv, dir, e, n);
+	/* then every other file, subfolders included */
+	if (rc == QA_OK)
+		rc = qa_hf_walk_tree(inv, dir, &sub_weights);
 	inv->kind = QA_KIND_HF_DIR;
-	if (rc == QA_OK && !have_st && !have_pt)
+	if (rc == QA_OK && !have_st && !have_pt && !(pipeline && sub_weights))
 		qa_inv_finding(inv, QA1403, dir, -1, NULL,
 			       "no .safetensors weights in %s: only the "
 			       "configuration was audited", dir);

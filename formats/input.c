@@ -442,7 +442,11 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 	for (i = 0; i < n; i++) {
 		if (e[i].kind != QA_NODE_FILE)
 			continue;
-		if (strcmp(e[i].name, "config.json") == 0)
+		/* sentence-transformers and diffusers describe their
+		 * components (in subfolders) at the top */
+		if (strcmp(e[i].name, "config.json") == 0 ||
+		    strcmp(e[i].name, "modules.json") == 0 ||
+		    strcmp(e[i].name, "model_index.json") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors") ||
 		    ends_with(e[i].name, ".safetensors.index.json") ||
