@@ -14,6 +14,7 @@
 #include "cli/cli_remote.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -143,7 +144,7 @@ enum opt_id {
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_FOLLOW_SYMLINKS, O_QUIET,
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST,
-	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
+	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_DEADLINE, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
 	O_NO_COLOR, O_HELP,
 	O_VERSION,
@@ -203,6 +204,10 @@ static const struct option_def {
 	{ O_TIMEOUT, "timeout", 0, "SECONDS", C_READ,
 	  "remote inputs: bound on each HTTP request\n"
 	  "(default 60; retried twice with backoff)" },
+	{ O_DEADLINE, "deadline", 0, "SECONDS", C_READ,
+	  "remote inputs: bound on the whole run, every\n"
+	  "request, retry and wait in it (default 600;\n"
+	  "0: none); past it the run stops with exit 4" },
 	{ O_MAX_FETCH, "max-fetch", 0, "BYTES", C_READ,
 	  "remote inputs: bound on the bytes a run fetches\n"
 	  "(default 1G; K, M, G suffixes)" },
@@ -895,6 +900,12 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 			return usage_error(cli, "--timeout '%s': seconds, "
 					   "from 1 to 3600", arg);
 		cli->remote_args.timeout_s = (unsigned)v;
+		break;
+	case O_DEADLINE:
+		if (!parse_int(arg, 0, 604800, &v))
+			return usage_error(cli, "--deadline '%s': seconds, "
+					   "from 0 (none) to 604800", arg);
+		cli->remote_args.deadline_s = v ? (unsigned)v : UINT_MAX;
 		break;
 	case O_MAX_FETCH:
 		if (!parse_size(arg, &cli->remote_args.max_fetch))
@@ -1787,7 +1798,7 @@ qa_cli_main(int argc, char **argv)
 		}
 		if (rc < 0)
 			rc = run(cli, argv + optind, argc - optind);
-		qa_cli_remote_close(cli->remote, cli->quiet);
+		rc = qa_cli_remote_close(cli->remote, cli->quiet, rc);
 	}
 	qa_policy_destroy(cli->policy);
 	free(cli);
