@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "core/json_file.h"
+#include "core/secrets.h"
 
 /* Folders below the model folder walked (onnx/, 2_Dense/, text_encoder/,
  * unet/ are one level; openvino exports two). */
@@ -520,6 +521,7 @@ scan_code(struct walk *w, const char *path)
 				       "8 MiB were scanned", qa_path_base(path),
 				       src.size);
 		(void)qa_py_scan(text, n, on_hit, &ctx);
+		qa_secrets_in_text(inv, path, text, n);
 	}
 	free(text);
 	qa_source_close(&src);
@@ -572,6 +574,52 @@ report_code(struct walk *w)
 				       "with it)", qa_path_base(p),
 				       f ? f->bytes : 0);
 		scan_code(w, p);
+	}
+}
+
+/* ---- credentials in the side files ----------------------------------------- */
+
+/* Side files scanned for tokens and private links (src/core/secrets.h):
+ * the configs training scripts write and the model card; bounded. */
+#define TEXT_SCAN_MAX ((uint64_t)1 << 20)
+
+static bool
+text_to_scan(const char *name)
+{
+	return is_config_with_auto_map(name) ||
+	       strcmp(name, "generation_config.json") == 0 ||
+	       strcmp(name, "adapter_config.json") == 0 ||
+	       strcmp(name, "special_tokens_map.json") == 0 ||
+	       strcmp(name, "config_sentence_transformers.json") == 0 ||
+	       strcmp(name, "modules.json") == 0 ||
+	       strcmp(name, "model_index.json") == 0 ||
+	       strncmp(name, "README", 6) == 0 || ends_with(name, ".yaml") ||
+	       ends_with(name, ".yml") || ends_with(name, ".md");
+}
+
+static void
+scan_texts(struct walk *w)
+{
+	struct qa_inventory *inv = w->inv;
+	uint32_t i, n = inv->n_files;
+
+	for (i = 0; i < n; i++) {
+		const char *p = inv->files[i].path;
+		struct qa_source src;
+		char *text;
+		size_t len;
+
+		if (!text_to_scan(qa_path_base(p)) ||
+		    inv->files[i].bytes > TEXT_SCAN_MAX ||
+		    qa_inv_open(inv, p, &src) != QA_OK)
+			continue;
+		len = src.size > TEXT_SCAN_MAX ? (size_t)TEXT_SCAN_MAX :
+		      (size_t)src.size;
+		text = malloc(len ? len : 1);
+		if (text && qa_source_read(&src, 0, text, len) == QA_OK)
+			qa_secrets_in_text(inv, p, text, len);
+		free(text);
+		qa_source_close(&src);
 	}
 }
 
@@ -671,6 +719,7 @@ qa_hf_walk_tree(struct qa_inventory *inv, const char *dir,
 	resolve_refs(&w);
 	report_code(&w);
 	read_components(&w);
+	scan_texts(&w);
 	*sub_weights = w.sub_weights;
 	return inv->out_of_memory ? QA_E_NOMEM : QA_OK;
 }

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "core/confine.h"
+#include "core/secrets.h"
 #include "core/json_file.h"
 #include "formats/archive.h"
 #include "formats/format.h"
@@ -1658,6 +1659,10 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		for (l = ref->links_out; *l; l += strlen(l) + 1)
 			qa_inv_link_out(inv, l);
 	}
+	/* credentials in what the reports print: named, then masked
+	 * before any reporter sees the strings */
+	if (rc == QA_OK)
+		qa_secrets_audit(inv);
 	/* The inventory limit, not the system, said no: a finding, and
 	 * the report covers what was read. */
 	if ((rc == QA_E_NOMEM || inv->out_of_memory) &&

@@ -22,6 +22,11 @@
    finding), the same finding as the file checked directly; a modules.json
    path out of the folder is QA1429, a component folder missing QA1428;
    native code is QA1425 and an unknown file QA1424.
+4. Secrets (QA6201): tokens, keys and private links in GGUF strings, a
+   chat template, config.json, the model card and the code are found,
+   named by kind, and never repeated: no report format of check or
+   inspect holds any of their bytes, and the GGUF's description reads
+   masked with '*' at the same length.
 
 Every expected line number and code is worked out here from the snippet
 written, never taken from a previous run.
@@ -315,12 +320,102 @@ def test_subfolders(tmp):
     c.check(unk == ["notes.xyz"], f"QA1424: {unk}")
 
 
+# Credentials made of fixed letters and digits (none is real): the
+# prefix each issuer documents, then a body long enough for its pattern.
+HF = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"       # 34 after hf_
+SK = "sk-proj-" + "AbCdEf0123456789GhIjKlMn"
+AKIA = "AKIA" + "IOSFODNN7EXAMPLE"                      # AWS's own example
+GHP = "ghp_" + "aB3" * 12                                # 36
+PASSWORD = "hunter2pass"
+SIG = "0123456789abcdef" * 4
+SECRETS = [HF, SK, AKIA, GHP, PASSWORD, SIG, "MIIEvQIBADANBgkqhkiG9w0BAQEF"]
+
+
+def test_secrets(tmp):
+    try:
+        import gguf
+        import numpy as np
+    except ImportError:
+        print("gguf or numpy missing: the GGUF secrets case is skipped")
+        c.skipped += 1
+        gguf = None
+    if gguf:
+        p = os.path.join(tmp, "leaky.gguf")
+        w = gguf.GGUFWriter(p, "llama")
+        w.add_name("leaky")
+        w.add_description(f"trained with HF_TOKEN={HF}, "
+                          f"mirror https://bob:{PASSWORD}@example.com/m")
+        w.add_string("general.source.url",
+                     "https://b.s3.amazonaws.com/m.gguf?X-Amz-Signature=" +
+                     SIG)
+        w.add_string("general.notes", f"aws {AKIA}")
+        w.add_chat_template("{# " + SK + " #}{% for m in messages %}"
+                            "{{ m.content }}{% endfor %}")
+        w.add_tensor("token_embd.weight", np.zeros((4, 4), np.float32))
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        for fmt in ("text", "json", "sarif", "junit", "markdown", "html"):
+            for cmd in ("check", "inspect"):
+                code, out, err = run(QA, [cmd, "--format", fmt, p])
+                leaked = [x for x in SECRETS if x in out or x in err]
+                c.check(not leaked, f"{cmd} --format {fmt} repeats {leaked}")
+        _, doc, _ = run_json(QA, ["check", p])
+        kinds = sorted(f["detail"].split("credential, ")[1].split(" (")[0]
+                       for f in findings(doc) if f["code"] == "QA6201")
+        c.check(kinds == ["AWS access key id", "Hugging Face token",
+                          "OpenAI API key", "password in a link",
+                          "presigned S3 link"],
+                f"QA6201 kinds in the GGUF: {kinds}")
+        desc = doc["inputs"][0]["metadata"].get("general.description", "")
+        want = (f"trained with HF_TOKEN=hf_{'*' * (len(HF) - 3)}, mirror "
+                f"https://bob:{'*' * len(PASSWORD)}@example.com/m")
+        c.check(desc == want, f"the description masked: {desc!r}")
+
+    # side files and the model card of a folder
+    root = os.path.join(tmp, "leaky")
+    model_folder(root, dict(CONFIG, hub_token=HF))
+    write(os.path.join(root, "README.md"), "# card\n\n" + "push with " + GHP +
+          "\n-----BEGIN RSA PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF"
+          "\n-----END RSA PRIVATE KEY-----\n")
+    write(os.path.join(root, "modeling_x.py"),
+          f"API_KEY = '{SK}'\nclass XForCausalLM:\n    pass\n")
+    for fmt in ("text", "json", "sarif", "junit", "markdown", "html"):
+        code, out, err = run(QA, ["check", "--format", fmt, root])
+        leaked = [x for x in SECRETS if x in out or x in err]
+        c.check(not leaked, f"folder, --format {fmt} repeats {leaked}")
+    _, doc, _ = run_json(QA, ["check", root])
+    got = sorted((os.path.basename(f["file"]), f["offset"],
+                  f["detail"].split("credential, ")[1].split(" (")[0])
+                 for f in findings(doc) if f["code"] == "QA6201")
+    cfg = open(os.path.join(root, "config.json")).read()
+    card = open(os.path.join(root, "README.md")).read()
+    pem = card.index("-----BEGIN RSA PRIVATE KEY-----") + len(
+        "-----BEGIN RSA PRIVATE KEY-----")
+    c.check(got == sorted([("config.json", cfg.index(HF), "Hugging Face token"),
+                           ("README.md", card.index(GHP), "GitHub token"),
+                           ("README.md", pem, "private key"),
+                           ("modeling_x.py", len("API_KEY = '"),
+                            "OpenAI API key")]),
+            f"QA6201 in side files at their offsets: {got}")
+    # benign look-alikes: short prefixes, words, a plain URL
+    root = os.path.join(tmp, "benign")
+    model_folder(root, dict(CONFIG, _name_or_path="hf_internal_testing",
+                            note="sk-learn https://user@example.com/x "
+                            "ASK-ME skip-connections AKIA_SHORT"))
+    _, doc, _ = run_json(QA, ["check", root])
+    c.check("QA6201" not in codes(doc),
+            f"benign look-alikes flagged: {findings(doc)}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="qa-tree-")
     try:
         test_remote_code(tmp)
         test_hash_verify(tmp)
         test_subfolders(tmp)
+        test_secrets(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
