@@ -152,6 +152,12 @@ int qa_hf_load_dir(struct qa_inventory *inv, const char *dir);
 int qa_hf_walk_tree(struct qa_inventory *inv, const char *dir,
 		    uint32_t *sub_weights);
 
+/* Keeps the auto_map (and custom_pipelines) entries of a side file the
+ * side-file loader parsed (config.json, tokenizer_config.json), for
+ * qa_hf_walk_tree, so it is not read twice. QA_OK or QA_E_NOMEM. */
+int qa_hf_note_auto_map(struct qa_inventory *inv, const char *cfg,
+			const cJSON *root);
+
 /*
  * The side files among the entries of dir (config.json, quantization
  * side files, generation config, tokenizer files, chat_template.jinja):

@@ -70,7 +70,24 @@ struct walk {
 	struct ref *refs;
 	size_t n_refs, cap_refs;
 	const char *modules_json, *model_index;
+	/* the inventory's paths when the walk began, sorted (a lookup per
+	 * file must not make a 4,096-shard folder quadratic), and the
+	 * files the pickle scan of the folder being walked added */
+	struct known *known;
+	uint32_t n_known, dir_from, dir_to;
 };
+
+struct known {
+	const char *path;
+	uint32_t index;
+};
+
+static int
+cmp_known(const void *a, const void *b)
+{
+	return strcmp(((const struct known *)a)->path,
+		      ((const struct known *)b)->path);
+}
 
 static bool
 ends_with(const char *s, const char *suffix)
@@ -189,9 +206,20 @@ account(struct walk *w, const char *path, const struct qa_dirent *e,
 	int depth)
 {
 	struct qa_inventory *inv = w->inv;
-	const struct qa_file *have = in_inventory(inv, path);
+	const struct qa_file *have = NULL;
 	struct qa_file *f;
 	const char *name = e->name;
+	struct known key = { path, 0 };
+	const struct known *hit = w->n_known ?
+		bsearch(&key, w->known, w->n_known, sizeof(*w->known),
+			cmp_known) : NULL;
+	uint32_t k;
+
+	if (hit)
+		have = &inv->files[hit->index];
+	for (k = w->dir_from; !have && k < w->dir_to; k++)
+		if (strcmp(inv->files[k].path, path) == 0)
+			have = &inv->files[k];
 
 	if (is_config_with_auto_map(name) &&
 	    !push(w, &w->cfgs, &w->n_cfgs, &w->cap_cfgs, sizeof(*w->cfgs),
@@ -201,6 +229,10 @@ account(struct walk *w, const char *path, const struct qa_dirent *e,
 		w->modules_json = path;
 	if (depth == 0 && strcmp(name, "model_index.json") == 0)
 		w->model_index = path;
+	/* a GGUF beside a checkpoint is a model of its own
+	 * (formats/input.c resolves it as one input) */
+	if (!have && depth == 0 && ends_with(name, ".gguf"))
+		return QA_OK;
 	if (have) {
 		if (depth > 0 && have->format &&
 		    strcmp(have->format, "pytorch") == 0)
@@ -264,6 +296,7 @@ walk_dir(struct walk *w, const char *dir, int depth)
 	struct qa_inventory *inv = w->inv;
 	struct qa_dirent *e = NULL;
 	size_t n = 0, i;
+	uint32_t saved_from, saved_to, from, to;
 	int rc;
 
 	if (qa_inv_list(inv, dir, &e, &n) != QA_OK) {
@@ -273,12 +306,19 @@ walk_dir(struct walk *w, const char *dir, int depth)
 				       "checked", dir);
 		return inv->out_of_memory ? QA_E_NOMEM : QA_OK;
 	}
+	saved_from = w->dir_from;
+	saved_to = w->dir_to;
+	w->dir_from = w->dir_to = 0;
 	if (depth > 0) {
+		uint32_t before = inv->n_files;
+
 		qa_st_report_special(inv, dir, e, n);
 		/* the same pickle checks as the top folder's */
 		rc = qa_pt_scan_side_pickles(inv, dir, e, n);
 		if (rc != QA_OK)
 			goto out;
+		w->dir_from = before;
+		w->dir_to = inv->n_files;
 	}
 	rc = QA_OK;
 	for (i = 0; i < n && rc == QA_OK; i++) {
@@ -305,7 +345,11 @@ walk_dir(struct walk *w, const char *dir, int depth)
 				w->n_past++;
 				continue;
 			}
+			from = w->dir_from;
+			to = w->dir_to;
 			rc = walk_dir(w, path, depth + 1);
+			w->dir_from = from;
+			w->dir_to = to;
 			continue;
 		}
 		if (++w->n_files > TREE_FILES_MAX) {
@@ -316,6 +360,8 @@ walk_dir(struct walk *w, const char *dir, int depth)
 		rc = account(w, path, &e[i], depth);
 	}
 out:
+	w->dir_from = saved_from;
+	w->dir_to = saved_to;
 	qa_dirents_free(e, n);
 	return rc;
 }
@@ -353,31 +399,61 @@ add_ref(struct walk *w, const char *cfg, const char *key, const char *v)
 	       QA_OK : QA_E_NOMEM;
 }
 
-static int
-read_auto_map(struct walk *w, const char *cfg)
+/* The folder part of path ("" for a bare name), in the arena. */
+static const char *
+dir_of(struct qa_inventory *inv, const char *path)
 {
-	cJSON *root = read_doc(w->inv, cfg);
-	const cJSON *am, *x, *pipes;
+	const char *slash = strrchr(path, '/');
+
+	return slash ? qa_arena_printf(&inv->arena, "%.*s",
+				       (int)(slash - path), path) : "";
+}
+
+/* One auto_map record kept in inv->auto_map: cfg, key, value, each
+ * NUL-terminated. */
+static int
+keep_ref(struct qa_inventory *inv, const char *cfg, const char *key,
+	 const char *v)
+{
+	size_t a = strlen(cfg) + 1, b = strlen(key) + 1, c = strlen(v) + 1;
+	size_t n = inv->auto_map_len;
+	char *p = qa_arena_grow(&inv->arena, inv->auto_map, n, n + a + b + c,
+				1);
+
+	if (!p) {
+		inv->out_of_memory = true;
+		return QA_E_NOMEM;
+	}
+	memcpy(p + n, cfg, a);
+	memcpy(p + n + a, key, b);
+	memcpy(p + n + a + b, v, c);
+	inv->auto_map = p;
+	inv->auto_map_len = n + a + b + c;
+	return QA_OK;
+}
+
+int
+qa_hf_note_auto_map(struct qa_inventory *inv, const char *cfg,
+		    const cJSON *root)
+{
+	const cJSON *am = qa_json_child(root, "auto_map"), *x, *pipes;
 	int rc = QA_OK;
 
-	if (!root)
-		return QA_OK;	/* the side-file loader reports it */
-	am = qa_json_child(root, "auto_map");
 	if (!cJSON_IsObject(am))
 		am = NULL;
 	cJSON_ArrayForEach(x, am) {
 		const cJSON *y, *list = cJSON_IsArray(x) ? x : NULL;
 
 		if (cJSON_IsString(x) && x->valuestring[0])
-			rc = add_ref(w, cfg, x->string, x->valuestring);
+			rc = keep_ref(inv, cfg, x->string, x->valuestring);
 		/* AutoTokenizer: [slow, fast], either null */
 		cJSON_ArrayForEach(y, list)
 			if (rc == QA_OK && cJSON_IsString(y) &&
 			    y->valuestring[0])
-				rc = add_ref(w, cfg, x->string,
-					     y->valuestring);
+				rc = keep_ref(inv, cfg, x->string,
+					      y->valuestring);
 		if (rc != QA_OK)
-			break;
+			return rc;
 	}
 	/* custom pipelines: {"task": {"impl": "module.Class"}}
 	 * (transformers pipelines/__init__.py, pipeline()) */
@@ -388,20 +464,70 @@ read_auto_map(struct walk *w, const char *cfg)
 		const cJSON *impl = qa_json_child(x, "impl");
 
 		if (rc == QA_OK && cJSON_IsString(impl) && impl->valuestring[0])
-			rc = add_ref(w, cfg, "custom_pipelines", impl->valuestring);
+			rc = keep_ref(inv, cfg, "custom_pipelines",
+				      impl->valuestring);
 	}
+	return rc;
+}
+
+/* Whether the side-file loader parsed cfg already (and kept its
+ * entries): one of its records names it. */
+static bool
+noted(const struct qa_inventory *inv, const char *cfg)
+{
+	const char *p = inv->auto_map, *end = p + inv->auto_map_len;
+
+	while (p && p < end) {
+		if (strcmp(p, cfg) == 0)
+			return true;
+		p += strlen(p) + 1;
+		p += strlen(p) + 1;
+		p += strlen(p) + 1;
+	}
+	return false;
+}
+
+static int
+read_auto_map(struct walk *w, const char *cfg)
+{
+	const struct qa_file *f = in_inventory(w->inv, cfg);
+	cJSON *root;
+	int rc;
+
+	/* config.json and tokenizer_config.json of the top folder were
+	 * parsed once by formats/hf_side.c, which kept their entries */
+	if (f && (f->role == QA_FILE_CONFIG ||
+		  strcmp(qa_path_base(cfg), "tokenizer_config.json") == 0) &&
+	    strcmp(dir_of(w->inv, cfg), w->root) == 0)
+		return QA_OK;
+	if (noted(w->inv, cfg))
+		return QA_OK;
+	root = read_doc(w->inv, cfg);
+	if (!root)
+		return QA_OK;	/* the side-file loader reports it */
+	rc = qa_hf_note_auto_map(w->inv, cfg, root);
 	cJSON_Delete(root);
 	return rc;
 }
 
-/* The folder part of path ("" for a bare name), in the arena. */
-static const char *
-dir_of(struct qa_inventory *inv, const char *path)
+/* The kept records as refs. */
+static int
+collect_refs(struct walk *w)
 {
-	const char *slash = strrchr(path, '/');
+	const char *p = w->inv->auto_map, *end = p + w->inv->auto_map_len;
 
-	return slash ? qa_arena_printf(&inv->arena, "%.*s",
-				       (int)(slash - path), path) : "";
+	while (p && p < end) {
+		const char *cfg = p, *key, *v;
+
+		p += strlen(p) + 1;
+		key = p;
+		p += strlen(p) + 1;
+		v = p;
+		p += strlen(p) + 1;
+		if (add_ref(w, cfg, key, v) != QA_OK)
+			return QA_E_NOMEM;
+	}
+	return QA_OK;
 }
 
 static bool
@@ -609,7 +735,10 @@ scan_texts(struct walk *w)
 		char *text;
 		size_t len;
 
-		if (!text_to_scan(qa_path_base(p)) ||
+		/* the side-file loader scanned the JSON it read itself */
+		if (!inv->files[i].format ||
+		    strcmp(inv->files[i].format, "side") != 0 ||
+		    !text_to_scan(qa_path_base(p)) ||
 		    inv->files[i].bytes > TEXT_SCAN_MAX ||
 		    qa_inv_open(inv, p, &src) != QA_OK)
 			continue;
@@ -701,6 +830,22 @@ qa_hf_walk_tree(struct qa_inventory *inv, const char *dir,
 	memset(&w, 0, sizeof(w));
 	w.inv = inv;
 	w.root = dir;
+	if (inv->n_files) {
+		uint32_t k;
+
+		w.known = qa_arena_array(&inv->arena, inv->n_files,
+					 sizeof(*w.known));
+		if (!w.known) {
+			inv->out_of_memory = true;
+			return QA_E_NOMEM;
+		}
+		for (k = 0; k < inv->n_files; k++) {
+			w.known[k].path = inv->files[k].path;
+			w.known[k].index = k;
+		}
+		w.n_known = inv->n_files;
+		qsort(w.known, w.n_known, sizeof(*w.known), cmp_known);
+	}
 	rc = walk_dir(&w, dir, 0);
 	if (rc != QA_OK)
 		return rc;
@@ -714,6 +859,8 @@ qa_hf_walk_tree(struct qa_inventory *inv, const char *dir,
 			       w.first_past);
 	for (i = 0; i < w.n_cfgs && rc == QA_OK; i++)
 		rc = read_auto_map(&w, w.cfgs[i]);
+	if (rc == QA_OK)
+		rc = collect_refs(&w);
 	if (rc != QA_OK)
 		return rc;
 	resolve_refs(&w);
