@@ -141,6 +141,24 @@ void qa_st_report_special(struct qa_inventory *inv, const char *dir,
 int qa_hf_load_dir(struct qa_inventory *inv, const char *dir);
 
 /*
+ * Every file below dir accounted for (formats/hf_tree.c): subfolders
+ * walked (bounded), their pickles scanned, every file not yet in the
+ * inventory added as a side file (so hash and verify cover it), Python
+ * modules reported and scanned (auto_map, QA1420-QA1423), native code
+ * and unexpected files reported, modules.json and model_index.json
+ * components checked. *sub_weights: weight files found in subfolders.
+ * QA_OK or QA_E_NOMEM.
+ */
+int qa_hf_walk_tree(struct qa_inventory *inv, const char *dir,
+		    uint32_t *sub_weights);
+
+/* Keeps the auto_map (and custom_pipelines) entries of a side file the
+ * side-file loader parsed (config.json, tokenizer_config.json), for
+ * qa_hf_walk_tree, so it is not read twice. QA_OK or QA_E_NOMEM. */
+int qa_hf_note_auto_map(struct qa_inventory *inv, const char *cfg,
+			const cJSON *root);
+
+/*
  * The side files among the entries of dir (config.json, quantization
  * side files, generation config, tokenizer files, chat_template.jinja):
  * each added to the inventory, each JSON parsed once, and the facts kept

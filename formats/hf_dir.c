@@ -9,8 +9,9 @@
  * Where the quantization config lives follows vLLM's precedence
  * (quant-formats.md §1.2): config.json's own quantization_config (or
  * text_config's, or compression_config) first, then the method-specific
- * side file. Hidden files and subfolders are ignored; names are processed
- * in sorted order so the file list is deterministic.
+ * side file. Hidden files are ignored; names are processed in sorted
+ * order so the file list is deterministic. Subfolders (components,
+ * onnx/, code) and every other file are formats/hf_tree.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "formats/format.h"
@@ -95,6 +96,8 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	const char *index = NULL, *pt_index = NULL;
 	bool have_config = false, have_st = false, have_pt = false;
 	bool other_format;
+	bool pipeline = false;
+	uint32_t sub_weights = 0;
 	int rc;
 
 	inv->kind = QA_KIND_HF_DIR;
@@ -112,6 +115,9 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 		if (strcmp(e[i].name, "config.json") == 0 ||
 		    strcmp(e[i].name, "adapter_config.json") == 0)
 			have_config = true;
+		/* a diffusers pipeline's config is per component */
+		if (strcmp(e[i].name, "model_index.json") == 0)
+			pipeline = true;
 		if (ends_with(e[i].name, ".safetensors"))
 			have_st = true;
 		/* model.safetensors.index.json, else the first index. */
@@ -127,7 +133,7 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 			pt_index = e[i].name;
 	}
 	other_format = onnx_openvino(inv, dir, e, n);
-	if (!have_config && !other_format)
+	if (!have_config && !other_format && !pipeline)
 		qa_inv_finding(inv, QA1402, dir, -1, NULL,
 			       "no config.json in %s", dir);
 	if (have_st)
@@ -137,8 +143,12 @@ qa_hf_load_dir(struct qa_inventory *inv, const char *dir)
 	/* every other pickle in the folder is scanned for payloads */
 	if (rc == QA_OK)
 		rc = qa_pt_scan_side_pickles(inv, dir, e, n);
+	/* then every other file, subfolders included */
+	if (rc == QA_OK)
+		rc = qa_hf_walk_tree(inv, dir, &sub_weights);
 	inv->kind = QA_KIND_HF_DIR;
-	if (rc == QA_OK && !have_st && !have_pt && !other_format)
+	if (rc == QA_OK && !have_st && !have_pt && !other_format &&
+	    !(pipeline && sub_weights))
 		qa_inv_finding(inv, QA1403, dir, -1, NULL,
 			       "no .safetensors weights in %s: only the "
 			       "configuration was audited", dir);

@@ -27,6 +27,7 @@
  */
 #include "formats/format.h"
 #include "core/json_file.h"
+#include "core/secrets.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +199,8 @@ read_json(struct qa_inventory *inv, const struct qa_file *f)
 	if (!text)
 		return NULL;
 	root = qa_json_parse_python(text, len, &err);
+	/* tokens a training script left in a config: named, never shown */
+	qa_secrets_in_text(inv, f->path, text, len);
 	free(text);
 	if (!root) {
 		qa_inv_finding(inv, QA1401, f->path, (int64_t)err.offset, NULL,
@@ -774,6 +777,11 @@ qa_hf_load_side_files(struct qa_inventory *inv, const char *dir,
 		qa_hf_fill_hparams(inv, config_f->path, config);
 		qa_draft_head_detect(inv, config_f->path, config);
 	}
+	if ((config && qa_hf_note_auto_map(inv, config_f->path, config) !=
+	     QA_OK) ||
+	    (tokcfg && qa_hf_note_auto_map(inv, tokcfg_f->path, tokcfg) !=
+	     QA_OK))
+		goto nomem;
 	qa_quant_config_parse(inv, config, config_f ? config_f->path : NULL,
 			      docs, n_docs);
 	if (tokcfg) {

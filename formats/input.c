@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "core/confine.h"
+#include "core/secrets.h"
 #include "core/json_file.h"
 #include "formats/archive.h"
 #include "formats/format.h"
@@ -443,11 +444,15 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 		if (e[i].kind != QA_NODE_FILE)
 			continue;
 		/* a PEFT adapter, an ONNX Runtime GenAI or OpenVINO IR
-		 * folder is a checkpoint folder too (formats/hf_dir.c) */
+		 * folder is a checkpoint folder too (formats/hf_dir.c);
+		 * sentence-transformers and diffusers describe their
+		 * components (in subfolders) at the top */
 		if (strcmp(e[i].name, "config.json") == 0 ||
 		    strcmp(e[i].name, "adapter_config.json") == 0 ||
 		    strcmp(e[i].name, "genai_config.json") == 0 ||
-		    strcmp(e[i].name, "openvino_model.xml") == 0)
+		    strcmp(e[i].name, "openvino_model.xml") == 0 ||
+		    strcmp(e[i].name, "modules.json") == 0 ||
+		    strcmp(e[i].name, "model_index.json") == 0)
 			have_config = true;
 		if (ends_with(e[i].name, ".safetensors") ||
 		    ends_with(e[i].name, ".safetensors.index.json") ||
@@ -1663,6 +1668,10 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		for (l = ref->links_out; *l; l += strlen(l) + 1)
 			qa_inv_link_out(inv, l);
 	}
+	/* credentials in what the reports print: named, then masked
+	 * before any reporter sees the strings */
+	if (rc == QA_OK)
+		qa_secrets_audit(inv);
 	/* The inventory limit, not the system, said no: a finding, and
 	 * the report covers what was read. */
 	if ((rc == QA_E_NOMEM || inv->out_of_memory) &&

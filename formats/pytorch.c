@@ -2775,6 +2775,26 @@ qa_pt_load_path(struct qa_inventory *inv, const char *path)
 
 /* ---- pickles beside the weights --------------------------------------------------- */
 
+/* Whether path is a file directly in dir (a subfolder's pickles are not
+ * "beside" the top folder's safetensors: formats/hf_tree.c). */
+static bool
+in_dir(const char *path, const char *dir)
+{
+	size_t k = strlen(dir);
+	const char *rest;
+
+	while (k > 1 && dir[k - 1] == '/')
+		k--;
+	if (strncmp(path, dir, k) != 0)
+		return !*dir && !strchr(path, '/');
+	rest = path + k;
+	if (*rest == '/')
+		rest++;
+	else if (k && dir[k - 1] != '/')
+		return false;
+	return !strchr(rest, '/');
+}
+
 int
 qa_pt_scan_side_pickles(struct qa_inventory *inv, const char *dir,
 			const struct qa_dirent *ents, size_t n)
@@ -2792,7 +2812,8 @@ qa_pt_scan_side_pickles(struct qa_inventory *inv, const char *dir,
 		if (inv->files[f].format &&
 		    strcmp(inv->files[f].format, "safetensors") == 0 &&
 		    (inv->files[f].role == QA_FILE_MODEL ||
-		     inv->files[f].role == QA_FILE_SHARD))
+		     inv->files[f].role == QA_FILE_SHARD) &&
+		    in_dir(inv->files[f].path, dir))
 			have_st = true;
 	for (i = 0; i < n; i++) {
 		struct qa_source src;

@@ -14,6 +14,7 @@
 #include "cli/cli_remote.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -162,7 +163,7 @@ enum opt_id {
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST, O_MAX_REL_ERROR,
-	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_MAX_FETCH,
+	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_DEADLINE, O_MAX_FETCH,
 	O_FULL_DOWNLOAD,
 	O_NO_COLOR, O_VERBOSE, O_HELP, O_STDIO,
 	O_VERSION,
@@ -227,6 +228,10 @@ static const struct option_def {
 	{ O_TIMEOUT, "timeout", 0, "SECONDS", C_READ,
 	  "remote inputs: bound on each HTTP request\n"
 	  "(default 60; retried twice with backoff)" },
+	{ O_DEADLINE, "deadline", 0, "SECONDS", C_READ,
+	  "remote inputs: bound on the whole run, every\n"
+	  "request, retry and wait in it (default 600;\n"
+	  "0: none); past it the run stops with exit 4" },
 	{ O_MAX_FETCH, "max-fetch", 0, "BYTES", C_READ,
 	  "remote inputs: bound on the bytes a run fetches\n"
 	  "(default 1G; K, M, G suffixes)" },
@@ -372,7 +377,7 @@ option_group(enum opt_id id)
 	case O_QUIET: case O_VERBOSE: case O_NO_COLOR:
 		return G_OUTPUT;
 	case O_FAIL_ON: case O_RULES: case O_SEVERITY: case O_DISABLE:
-	case O_EXPLAIN:
+	case O_EXPLAIN: case O_MAX_REL_ERROR:
 		return G_POLICY;
 	case O_ENGINE: case O_GPUS: case O_CTX: case O_KV: case O_KV_K:
 	case O_KV_V: case O_PARALLEL: case O_MAX_NUM_SEQS:
@@ -381,10 +386,10 @@ option_group(enum opt_id id)
 	case O_GMU: case O_MNBT: case O_EAGER: case O_SPEC_TOKENS:
 	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
 		return G_ENGINE;
-	case O_FOLLOW_SYMLINKS: case O_REVISION: case O_JOBS:
+	case O_FOLLOW_SYMLINKS: case O_REVISION: case O_JOBS: case O_BASE:
 		return G_INPUT;
 	case O_CACHE_DIR: case O_NO_CACHE: case O_TOKEN_FILE: case O_TIMEOUT:
-	case O_MAX_FETCH: case O_FULL_DOWNLOAD:
+	case O_MAX_FETCH: case O_FULL_DOWNLOAD: case O_DEADLINE:
 		return G_REMOTE;
 	default:
 		return G_GENERAL;
@@ -1088,6 +1093,12 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 			return usage_error(cli, "--timeout '%s': seconds, "
 					   "from 1 to 3600", arg);
 		cli->remote_args.timeout_s = (unsigned)v;
+		break;
+	case O_DEADLINE:
+		if (!parse_int(arg, 0, 604800, &v))
+			return usage_error(cli, "--deadline '%s': seconds, "
+					   "from 0 (none) to 604800", arg);
+		cli->remote_args.deadline_s = v ? (unsigned)v : UINT_MAX;
 		break;
 	case O_MAX_FETCH:
 		if (!parse_size(arg, &cli->remote_args.max_fetch))
@@ -2047,7 +2058,7 @@ qa_cli_main(int argc, char **argv)
 		}
 		if (rc < 0)
 			rc = run(cli, argv + optind, argc - optind);
-		qa_cli_remote_close(cli->remote, cli->quiet);
+		rc = qa_cli_remote_close(cli->remote, cli->quiet, rc);
 	}
 	qa_policy_destroy(cli->policy);
 	free(cli);

@@ -109,8 +109,13 @@ walk(struct walker *w, const char *dir, int depth)
 		/* A checkpoint folder's subfolders are its own (original/,
 		 * onnx/) and a cache repo's snapshots are the repo again;
 		 * a folder of GGUFs may hold more models below it
-		 * (quants kept in subfolders, a split set). */
+		 * (quants kept in subfolders, a split set). The components
+		 * of a sentence-transformers model (modules.json) or a
+		 * diffusers pipeline (model_index.json) are its own too:
+		 * the folder's check walks them (formats/hf_tree.c). */
 		if (has_child(w, dir, "config.json") ||
+		    has_child(w, dir, "modules.json") ||
+		    has_child(w, dir, "model_index.json") ||
 		    strncmp(qa_path_base(dir), "models--", 8) == 0)
 			return;
 	}

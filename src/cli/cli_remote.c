@@ -81,6 +81,7 @@ open_session(const struct qa_cli_remote_args *a, struct qa_remote **out)
 	memset(&o, 0, sizeof(o));
 	o.endpoint = getenv("HF_ENDPOINT");
 	o.timeout_s = a->timeout_s;
+	o.deadline_s = a->deadline_s;
 	o.max_fetch = a->max_fetch;
 	o.retries = 2;
 	o.full_download = a->full_download;
@@ -113,14 +114,14 @@ open_session(const struct qa_cli_remote_args *a, struct qa_remote **out)
 	return -1;
 }
 
-void
-qa_cli_remote_close(struct qa_remote *r, bool quiet)
+int
+qa_cli_remote_close(struct qa_remote *r, bool quiet, int rc)
 {
 	struct qa_remote_stats s;
 	char fetched[32], cached[32];
 
 	if (!r)
-		return;
+		return rc;
 	qa_remote_stats(r, &s);
 	if (!quiet) {
 		qa_fmt_bytes(fetched, sizeof(fetched), s.bytes_fetched);
@@ -132,5 +133,14 @@ qa_cli_remote_close(struct qa_remote *r, bool quiet)
 			   s.requests == 1 ? "" : "s", cached,
 			   s.bytes_fetched);
 	}
+	if (qa_remote_deadline_passed(r)) {
+		/* always said, quiet or not: the report above is partial */
+		qa_cli_say("error: the run's deadline of %u s passed "
+			   "(--deadline): the requests still to make were not "
+			   "made, so what they would have read was not checked; "
+			   "the report is incomplete", qa_remote_deadline(r));
+		rc = QA_EXIT_SYSTEM;
+	}
 	qa_remote_free(r);
+	return rc;
 }

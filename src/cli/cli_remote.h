@@ -16,6 +16,8 @@ struct qa_cli_remote_args {
 	bool no_cache;		/* --no-cache */
 	const char *token_file;	/* --token-file; else $HF_TOKEN */
 	unsigned timeout_s;	/* --timeout; 0: 60 */
+	unsigned deadline_s;	/* --deadline; 0: the default, UINT_MAX:
+				 * none (--deadline 0) */
 	uint64_t max_fetch;	/* --max-fetch; 0: 1 GiB */
 	bool full_download;	/* --allow-full-download */
 	/* The command reads every byte (hash, verify, scan, scan-dir,
@@ -31,7 +33,9 @@ struct qa_cli_remote_args {
 int qa_cli_remote_open(const struct qa_cli_remote_args *a,
 		       char *const *paths, int n_paths,
 		       struct qa_remote **out);
-/* Says what was fetched (unless quiet), then frees the session. */
-void qa_cli_remote_close(struct qa_remote *r, bool quiet);
+/* Says what was fetched (unless quiet), then frees the session. When
+ * the run's deadline passed it says so and returns QA_EXIT_SYSTEM (what
+ * was not fetched by then was not checked), else rc. */
+int qa_cli_remote_close(struct qa_remote *r, bool quiet, int rc);
 
 #endif /* QA_CLI_CLI_REMOTE_H */

@@ -421,6 +421,11 @@ struct qa_inventory {
 	struct qa_added_token *added_tokens;
 	uint32_t n_added_tokens;
 	const char *tokenizer_config_file;	/* display path, or NULL */
+	/* auto_map entries of the side files the side-file loader parsed
+	 * (formats/hf_tree.c keeps them: "cfg\0key\0value\0" records in
+	 * the arena, each side file read once) */
+	char *auto_map;
+	size_t auto_map_len;
 
 	/* derived by qa_inventory_summarize() */
 	uint64_t params;

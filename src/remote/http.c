@@ -78,7 +78,45 @@ struct qa_http {
 	struct qa_http_limits lim;
 	char *auth;		/* "Authorization: Bearer ..." or NULL */
 	uint64_t requests, bytes;
+	bool deadline_hit;
 };
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Milliseconds left before the run's deadline; INT64_MAX without one,
+ * 0 once it has passed. */
+static int64_t
+left_ms(const struct qa_http *h)
+{
+	uint64_t t;
+
+	if (!h->lim.deadline_ms)
+		return INT64_MAX;
+	t = now_ms();
+	return t >= h->lim.deadline_ms ? 0 :
+	       (int64_t)(h->lim.deadline_ms - t);
+}
+
+static void
+deadline_error(struct qa_http *h, char *err, size_t errlen)
+{
+	h->deadline_hit = true;
+	snprintf(err, errlen, "the run's deadline of %u s passed "
+		 "(--deadline): not fetched", h->lim.deadline_s);
+}
+
+bool
+qa_http_deadline_passed(const struct qa_http *h)
+{
+	return h && h->deadline_hit;
+}
 
 struct qa_http *
 qa_http_open(const struct qa_http_limits *lim, char *err, size_t errlen)
@@ -196,6 +234,7 @@ on_header(char *line, size_t size, size_t nmemb, void *arg)
 		r->etag[0] = '\0';
 		r->next_url[0] = '\0';
 		r->have_total = r->have_length = false;
+		r->have_range = r->range_ok = false;
 		return n;
 	}
 	if (qa_http_header_is(line, n, "link", &v, &vlen)) {
@@ -210,13 +249,15 @@ on_header(char *line, size_t size, size_t nmemb, void *arg)
 	} else if (qa_http_header_is(line, n, "content-length", &v, &vlen)) {
 		r->have_length = qa_http_parse_u64(v, vlen, &r->length);
 	} else if (qa_http_header_is(line, n, "content-range", &v, &vlen)) {
-		/* "bytes FIRST-LAST/TOTAL" or "bytes * /TOTAL" */
-		const char *slash = memchr(v, '/', vlen);
-
-		if (slash)
-			r->have_total = qa_http_parse_u64(slash + 1,
-						  vlen - (size_t)(slash + 1 - v),
-						  &r->total);
+		/* "bytes FIRST-LAST/TOTAL"; anything else (a total of
+		 * '*', garbage) is kept as a range that did not parse,
+		 * for the caller to refuse: the size is not checked */
+		r->have_range = true;
+		r->range_ok = qa_http_parse_content_range(v, vlen,
+							  &r->range_first,
+							  &r->range_last,
+							  &r->total);
+		r->have_total = r->range_ok;
 	}
 	return n;
 }
@@ -263,17 +304,27 @@ setup(struct qa_http *h, CURL *c, const char *url, bool head, uint64_t off,
       uint64_t len, bool bearer, struct transfer *t, char *range,
       size_t range_cap, struct curl_slist **hdrs)
 {
-	long connect_s = h->lim.timeout_s < 10 ? (long)h->lim.timeout_s : 10L;
+	long connect_ms = h->lim.timeout_s < 10 ?
+			  (long)h->lim.timeout_s * 1000L : 10000L;
+	long total_ms = (long)h->lim.timeout_s * 1000L;
+	int64_t left = left_ms(h);
 
 	*hdrs = NULL;
+	if (left == 0)
+		return ETIME;
+	/* the deadline bounds each request too: none outlives it */
+	if (left < total_ms)
+		total_ms = (long)left;
+	if (left < connect_ms)
+		connect_ms = (long)left;
 	sym_curl_easy_setopt(c, CURLOPT_URL, url);
 	sym_curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	sym_curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	sym_curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	sym_curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
 	sym_curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	sym_curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, connect_s);
-	sym_curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)h->lim.timeout_s);
+	sym_curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+	sym_curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total_ms);
 	/* under 1 KiB/s for a third of the time bound: stalled */
 	sym_curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
 	sym_curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
@@ -321,7 +372,10 @@ outcome(struct qa_http *h, CURL *c, CURLcode rc, const char *url,
 	if (rc == CURLE_OK)
 		return 0;
 	e = errno_of(rc);
-	if (rc == CURLE_PARTIAL_FILE)
+	if (rc == CURLE_OPERATION_TIMEDOUT && left_ms(h) == 0) {
+		deadline_error(h, err, errlen);
+		e = ETIME;
+	} else if (rc == CURLE_PARTIAL_FILE)
 		snprintf(err, errlen, "the response was cut short (%zu bytes "
 			 "of the body arrived)", resp->body_len);
 	else if (rc == CURLE_OPERATION_TIMEDOUT)
@@ -347,6 +401,7 @@ attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
 	struct transfer t;
 	char range[64];
 	CURLcode rc;
+	int se;
 
 	memset(resp, 0, sizeof(*resp));
 	memset(&t, 0, sizeof(t));
@@ -354,8 +409,13 @@ attempt(struct qa_http *h, const char *url, bool head, uint64_t off,
 	t.max_body = max_body;
 	t.bytes = &h->bytes;
 	sym_curl_easy_reset(c);
-	if (setup(h, c, url, head, off, len, bearer, &t, range,
-		  sizeof(range), &hdrs) != 0) {
+	se = setup(h, c, url, head, off, len, bearer, &t, range,
+		   sizeof(range), &hdrs);
+	if (se == ETIME) {
+		deadline_error(h, err, errlen);
+		return ETIME;
+	}
+	if (se != 0) {
 		snprintf(err, errlen, "out of memory");
 		return ENOMEM;
 	}
@@ -389,6 +449,13 @@ qa_http_request(struct qa_http *h, const char *url, bool head, uint64_t off,
 		/* 0.25 s, 0.5 s, 1 s...: a server that is briefly
 		 * overloaded gets time; a dead one fails in seconds */
 		ms = 250L << (k < 4 ? k : 4);
+		if (left_ms(h) <= ms) {
+			/* no time for another try: the deadline ends it */
+			if (!e)
+				memset(resp, 0, sizeof(*resp));
+			deadline_error(h, err, errlen);
+			return ETIME;
+		}
 		pause.tv_sec = ms / 1000;
 		pause.tv_nsec = (ms % 1000) * 1000000L;
 		nanosleep(&pause, NULL);
@@ -414,7 +481,7 @@ qa_http_fetch_many(struct qa_http *h, struct qa_http_item *items, size_t n,
 	CURLM *m;
 	size_t next = 0, i;
 	unsigned k, active = 0;
-	int running = 0, e = 0;
+	int running = 0, e = 0, se;
 
 	if (n == 0)
 		return 0;
@@ -454,9 +521,17 @@ qa_http_fetch_many(struct qa_http *h, struct qa_http_item *items, size_t n,
 			s->t.max_body = (size_t)it->len;
 			s->t.bytes = &h->bytes;
 			s->item = next++;
-			if (setup(h, s->c, it->url, false, it->off, it->len,
-				  it->bearer, &s->t, s->range, sizeof(s->range),
-				  &s->hdrs) != 0 ||
+			se = setup(h, s->c, it->url, false, it->off, it->len,
+				   it->bearer, &s->t, s->range,
+				   sizeof(s->range), &s->hdrs);
+			if (se == ETIME) {
+				/* past the deadline: the item stays failed */
+				h->deadline_hit = true;
+				it->err = ETIME;
+				s->t.resp = NULL;
+				continue;
+			}
+			if (se != 0 ||
 			    sym_curl_multi_add_handle(m, s->c) != CURLM_OK) {
 				e = ENOMEM;
 				break;

@@ -22,6 +22,11 @@ struct qa_http;
 struct qa_http_limits {
 	unsigned timeout_s;	/* whole request, each attempt */
 	unsigned retries;	/* attempts after the first */
+	/* The run's deadline (--deadline): CLOCK_MONOTONIC milliseconds
+	 * past which no request is sent, no transfer goes on and no retry
+	 * waits; 0: none. deadline_s is what the messages say. */
+	uint64_t deadline_ms;
+	unsigned deadline_s;
 	const char *bearer;	/* Authorization: Bearer, or NULL */
 };
 
@@ -30,6 +35,9 @@ struct qa_http_resp {
 	char etag[160];		/* ETag, or "" */
 	bool have_total;	/* Content-Range gave the full size */
 	uint64_t total;
+	bool have_range;	/* a Content-Range header came... */
+	bool range_ok;		/* ...and parsed: range_first-range_last */
+	uint64_t range_first, range_last;
 	bool have_length;	/* Content-Length of the last response */
 	uint64_t length;
 	unsigned char *body;	/* malloc'd, body_len bytes (NULL if none) */
@@ -51,7 +59,8 @@ void qa_http_close(struct qa_http *h);
  * [off, off+len) with a Range header. The body is kept up to max_body
  * bytes; a longer one stops the transfer (body_cut). bearer: send the
  * token (only for the hub's own URLs). Returns 0 with resp filled (any
- * HTTP status), or an errno-style code (ETIMEDOUT, ELOOP for too many
+ * HTTP status), or an errno-style code (ETIME when the run's deadline
+ * passed, ETIMEDOUT, ELOOP for too many
  * redirects, EPROTO for a truncated or malformed response, ECONNREFUSED,
  * EIO) with a one-line reason in err. resp->body is freed by
  * qa_http_resp_free.
@@ -77,6 +86,10 @@ struct qa_http_item {
 };
 int qa_http_fetch_many(struct qa_http *h, struct qa_http_item *items,
 		       size_t n, unsigned max_parallel);
+
+/* Whether the run's deadline has passed (a request refused or a
+ * transfer stopped by it: ETIME). */
+bool qa_http_deadline_passed(const struct qa_http *h);
 
 /* Requests sent and body bytes received so far. */
 void qa_http_counts(const struct qa_http *h, uint64_t *requests,

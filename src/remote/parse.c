@@ -65,6 +65,36 @@ qa_http_parse_u64(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
+bool
+qa_http_parse_content_range(const char *v, size_t n, uint64_t *first,
+			    uint64_t *last, uint64_t *total)
+{
+	const char *dash, *slash;
+	size_t a, b;
+
+	while (n > 0 && (v[0] == ' ' || v[0] == '\t')) {
+		v++;
+		n--;
+	}
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t' ||
+			 v[n - 1] == '\r' || v[n - 1] == '\n'))
+		n--;
+	if (n < 6 || memcmp(v, "bytes ", 6) != 0)
+		return false;
+	v += 6;
+	n -= 6;
+	dash = memchr(v, '-', n);
+	slash = memchr(v, '/', n);
+	if (!dash || !slash || dash > slash)
+		return false;
+	a = (size_t)(dash - v);
+	b = (size_t)(slash - dash - 1);
+	return qa_http_parse_u64(v, a, first) &&
+	       qa_http_parse_u64(dash + 1, b, last) &&
+	       qa_http_parse_u64(slash + 1, n - a - b - 2, total) &&
+	       *first <= *last && *last < *total;
+}
+
 /* Whether the parameters p (n bytes: what follows a link's '>' up to the
  * next ',') hold rel="next" or rel=next as a whole parameter value. */
 static bool

@@ -23,6 +23,17 @@ bool qa_http_header_is(const char *line, size_t n, const char *name,
 /* A decimal of 1 to 19 digits and nothing else. */
 bool qa_http_parse_u64(const char *s, size_t n, uint64_t *out);
 
+/*
+ * A Content-Range value of a single range, "bytes FIRST-LAST/TOTAL"
+ * (RFC 9110 14.4), spaces around it allowed: true with the three numbers
+ * when it is exactly that with FIRST <= LAST < TOTAL. Everything else is
+ * false: an unknown total ("/" then "*": the size cannot be checked), an
+ * unsatisfied range ("bytes * /TOTAL"), another unit, digits that do not
+ * fit in 64 bits, trailing bytes.
+ */
+bool qa_http_parse_content_range(const char *v, size_t n, uint64_t *first,
+				 uint64_t *last, uint64_t *total);
+
 /* The target of the rel="next" link of a Link header value (RFC 8288:
  * '<URL>; rel="next"', links separated by commas, the relation quoted or
  * not). out gets "" when there is none, when it holds a blank, a control

@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/json_file.h"
@@ -636,6 +638,18 @@ budget_left(const struct qa_remote *r)
 
 /* Fetches [off, off+len) of f (or the whole file when the server ignores
  * ranges and that is allowed) into a new extent. */
+/* A 206 answer to a range request for [off, off+len) of a file of size
+ * bytes: its Content-Range must be there, parse, and say that range of
+ * that size (RFC 9110 15.3.7: a single-part 206 carries it). */
+static bool
+range_answer_ok(const struct qa_http_resp *resp, uint64_t off, uint64_t len,
+		uint64_t size)
+{
+	return len > 0 && resp->have_range && resp->range_ok &&
+	       resp->range_first == off && resp->range_last == off + len - 1 &&
+	       resp->total == size;
+}
+
 static int
 fetch(struct qa_remote *r, struct rfile *f, uint64_t off, uint64_t len)
 {
@@ -694,11 +708,16 @@ fetch(struct qa_remote *r, struct rfile *f, uint64_t off, uint64_t len)
 		qa_http_resp_free(&resp);
 		fail_status(r, f->url, resp.status);
 		return status_errno(resp.status);
-	} else if (resp.body_len != len ||
-		   (resp.have_total && resp.total != f->size)) {
+	} else if (resp.body_len != len || !range_answer_ok(&resp, off, len,
+							    f->size)) {
 		qa_http_resp_free(&resp);
-		fail(r, f->url, "the server's range answer does not match "
-		     "the range asked for or the file's size");
+		fail(r, f->url, !resp.have_range ?
+		     "the server's range answer has no Content-Range" :
+		     !resp.range_ok ?
+		     "the server's Content-Range cannot be read (a total of "
+		     "'*' or malformed): the file's size cannot be checked" :
+		     "the server's range answer does not match the range "
+		     "asked for or the file's size");
 		return EPROTO;
 	}
 	if (resp.etag[0] && f->etag[0] && strncmp(f->etag, "oid:", 4) != 0 &&
@@ -1210,7 +1229,8 @@ prefetch_files(struct qa_remote *r, struct rfile *const *cand, size_t n)
 		struct rfile *f = files[i];
 		bool ok = !items[i].err && !resp->body_cut &&
 			  resp->body_len == items[i].len &&
-			  (resp->status == 206 ||
+			  ((resp->status == 206 &&
+			    range_answer_ok(resp, 0, items[i].len, f->size)) ||
 			   (resp->status == 200 && resp->body_len == f->size)) &&
 			  !(resp->etag[0] && f->etag[0] &&
 			    strncmp(f->etag, "oid:", 4) != 0 &&
@@ -1543,6 +1563,17 @@ qa_remote_create(const struct qa_remote_options *opt, struct qa_remote **out,
 	lim.timeout_s = r->opt.timeout_s;
 	lim.retries = r->opt.retries;
 	lim.bearer = opt->token;
+	if (!r->opt.deadline_s)
+		r->opt.deadline_s = QA_REMOTE_DEADLINE_DEFAULT;
+	if (r->opt.deadline_s != UINT_MAX) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		lim.deadline_s = r->opt.deadline_s;
+		lim.deadline_ms = (uint64_t)ts.tv_sec * 1000u +
+				  (uint64_t)ts.tv_nsec / 1000000u +
+				  (uint64_t)r->opt.deadline_s * 1000u;
+	}
 	r->http = qa_http_open(&lim, err, errlen);
 	if (!r->http) {
 		free(r->endpoint);
@@ -1681,4 +1712,16 @@ qa_remote_locate(struct qa_remote *r, const char *input, char **path,
 		return QA_E_NOMEM;
 	}
 	return QA_OK;
+}
+
+unsigned
+qa_remote_deadline(const struct qa_remote *r)
+{
+	return r && r->opt.deadline_s != UINT_MAX ? r->opt.deadline_s : 0;
+}
+
+bool
+qa_remote_deadline_passed(const struct qa_remote *r)
+{
+	return r && qa_http_deadline_passed(r->http);
 }

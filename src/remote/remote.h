@@ -38,10 +38,19 @@ struct qa_remote_options {
 	const char *cache_dir;	/* NULL: no disk cache */
 	uint64_t max_fetch;	/* body bytes the run may fetch; 0: 1 GiB */
 	unsigned timeout_s;	/* per request; 0: 60 */
+	/* The whole run, from qa_remote_create: every request, retry and
+	 * wait; 0: QA_REMOTE_DEADLINE_DEFAULT; UINT_MAX: none. */
+	unsigned deadline_s;
 	unsigned retries;	/* after the first attempt */
 	bool full_download;	/* a server without Range support: read the
 				 * whole file (within max_fetch) */
 };
+
+/* Ten minutes: a Hugging Face repository's headers (a 4,096-shard index
+ * included) arrive in seconds to a minute on a working connection; a
+ * server answering each request slowly must not hold a CI job for
+ * hours. */
+#define QA_REMOTE_DEADLINE_DEFAULT 600u
 
 struct qa_remote_stats {
 	uint64_t requests;	/* HTTP requests sent (HEAD included) */
@@ -75,5 +84,11 @@ const char *qa_remote_last_error(const struct qa_remote *r);
 void qa_remote_clear_error(struct qa_remote *r);
 
 void qa_remote_stats(const struct qa_remote *r, struct qa_remote_stats *s);
+
+/* The deadline of the run in seconds (0: none), and whether it passed:
+ * then what was not fetched by then was not read, and the run is a
+ * system error (exit 4), whatever the report says. */
+unsigned qa_remote_deadline(const struct qa_remote *r);
+bool qa_remote_deadline_passed(const struct qa_remote *r);
 
 #endif /* QA_REMOTE_REMOTE_H */

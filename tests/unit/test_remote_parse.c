@@ -93,6 +93,37 @@ test_headers(void)
 	CHECK(!qa_http_parse_u64("-1", 2, &x));
 }
 
+/* Content-Range of a single range (RFC 9110 14.4): every number must
+ * parse and agree, or the size the file is checked against is unknown. */
+static void
+test_content_range(void)
+{
+	uint64_t a = 0, b = 0, t = 0;
+
+	CHECK(qa_http_parse_content_range("bytes 0-99/1000", 15, &a, &b, &t));
+	CHECK_EQ(a, 0);
+	CHECK_EQ(b, 99);
+	CHECK_EQ(t, 1000);
+	CHECK(qa_http_parse_content_range(" bytes 5-5/6\r\n", 14, &a, &b,
+					  &t));
+	CHECK_EQ(a, 5);
+	CHECK_EQ(t, 6);
+	CHECK(!qa_http_parse_content_range("bytes 0-99/*", 12, &a, &b, &t));
+	CHECK(!qa_http_parse_content_range("bytes 0-99/abc", 14, &a, &b, &t));
+	CHECK(!qa_http_parse_content_range("bytes */1000", 12, &a, &b, &t));
+	CHECK(!qa_http_parse_content_range("bytes 0-99/", 11, &a, &b, &t));
+	CHECK(!qa_http_parse_content_range("bytes 0-99/1000x", 16, &a, &b,
+					   &t));
+	CHECK(!qa_http_parse_content_range("items 0-99/1000", 15, &a, &b,
+					   &t));
+	/* last before first, last past the total */
+	CHECK(!qa_http_parse_content_range("bytes 9-1/1000", 14, &a, &b, &t));
+	CHECK(!qa_http_parse_content_range("bytes 0-1000/1000", 17, &a, &b,
+					   &t));
+	CHECK(!qa_http_parse_content_range("bytes 0-1/18446744073709551616",
+					   30, &a, &b, &t));
+}
+
 static void
 test_listing(void)
 {
@@ -259,6 +290,7 @@ main(void)
 {
 	test_link();
 	test_headers();
+	test_content_range();
 	test_listing();
 	test_cache();
 	return th_done("remote_parse");
