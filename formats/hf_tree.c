@@ -409,67 +409,6 @@ dir_of(struct qa_inventory *inv, const char *path)
 				       (int)(slash - path), path) : "";
 }
 
-/* One auto_map record kept in inv->auto_map: cfg, key, value, each
- * NUL-terminated. */
-static int
-keep_ref(struct qa_inventory *inv, const char *cfg, const char *key,
-	 const char *v)
-{
-	size_t a = strlen(cfg) + 1, b = strlen(key) + 1, c = strlen(v) + 1;
-	size_t n = inv->auto_map_len;
-	char *p = qa_arena_grow(&inv->arena, inv->auto_map, n, n + a + b + c,
-				1);
-
-	if (!p) {
-		inv->out_of_memory = true;
-		return QA_E_NOMEM;
-	}
-	memcpy(p + n, cfg, a);
-	memcpy(p + n + a, key, b);
-	memcpy(p + n + a + b, v, c);
-	inv->auto_map = p;
-	inv->auto_map_len = n + a + b + c;
-	return QA_OK;
-}
-
-int
-qa_hf_note_auto_map(struct qa_inventory *inv, const char *cfg,
-		    const cJSON *root)
-{
-	const cJSON *am = qa_json_child(root, "auto_map"), *x, *pipes;
-	int rc = QA_OK;
-
-	if (!cJSON_IsObject(am))
-		am = NULL;
-	cJSON_ArrayForEach(x, am) {
-		const cJSON *y, *list = cJSON_IsArray(x) ? x : NULL;
-
-		if (cJSON_IsString(x) && x->valuestring[0])
-			rc = keep_ref(inv, cfg, x->string, x->valuestring);
-		/* AutoTokenizer: [slow, fast], either null */
-		cJSON_ArrayForEach(y, list)
-			if (rc == QA_OK && cJSON_IsString(y) &&
-			    y->valuestring[0])
-				rc = keep_ref(inv, cfg, x->string,
-					      y->valuestring);
-		if (rc != QA_OK)
-			return rc;
-	}
-	/* custom pipelines: {"task": {"impl": "module.Class"}}
-	 * (transformers pipelines/__init__.py, pipeline()) */
-	pipes = qa_json_child(root, "custom_pipelines");
-	if (!cJSON_IsObject(pipes))
-		pipes = NULL;
-	cJSON_ArrayForEach(x, pipes) {
-		const cJSON *impl = qa_json_child(x, "impl");
-
-		if (rc == QA_OK && cJSON_IsString(impl) && impl->valuestring[0])
-			rc = keep_ref(inv, cfg, "custom_pipelines",
-				      impl->valuestring);
-	}
-	return rc;
-}
-
 /* Whether the side-file loader parsed cfg already (and kept its
  * entries): one of its records names it. */
 static bool

@@ -607,22 +607,8 @@ struct cli {
 static int usage_error(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Every diagnostic of the CLI goes through qa_cli_say (cli.h). */
+/* Every diagnostic of the CLI goes through qa_cli_say (cli_voice.c). */
 #define say qa_cli_say
-
-void
-qa_cli_say(const char *fmt, ...)
-{
-	char buf[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fputs("quantaudit: ", stderr);
-	qa_esc_text(stderr, buf);
-	fputc('\n', stderr);
-}
 
 static int
 usage_error(const struct cli *cli, const char *fmt, ...)
@@ -1485,19 +1471,6 @@ build_masks(struct qa_inventory **invs, size_t n, const char *re_text,
 	return QA_EXIT_PASS;
 }
 
-int
-qa_cli_exit_of(int status)
-{
-	switch (status) {
-	case QA_E_UNRECOGNIZED:
-		return QA_EXIT_UNRECOGNIZED;
-	case QA_E_USAGE:
-		return QA_EXIT_USAGE;
-	default:
-		return QA_EXIT_SYSTEM;
-	}
-}
-
 static int
 calibrate(struct cli *cli, struct qa_inventory *inv, FILE *out)
 {
@@ -2006,12 +1979,6 @@ qa_cli_main(int argc, char **argv)
 		fputs("quantaudit: out of memory\n", stderr);
 		return QA_EXIT_SYSTEM;
 	}
-	/* The hidden generators of the man pages and completions. */
-	if (argc > 1 && (strcmp(argv[1], "--help-man") == 0 ||
-			 strcmp(argv[1], "--completions") == 0)) {
-		free(cli);
-		return qa_cli_docs(argc, argv);
-	}
 	cli->command = CMD_INSPECT;
 	cli->reporter = qa_reporter_find("text");
 	cli->fail_on = QA_SEV_ERROR;
@@ -2036,7 +2003,7 @@ qa_cli_main(int argc, char **argv)
 		if (cli->command == CMD_RULES)
 			rc = run_rules(cli);
 		else if (cli->command == CMD_SERVE)
-			rc = qa_cli_serve();
+			rc = qa_cli_serve(qa_cli_main);
 		else if (cli->command == CMD_SUMMARIZE)
 			rc = qa_cli_summarize(argv + optind, argc - optind,
 					      strcmp(cli->reporter->name,

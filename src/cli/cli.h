@@ -45,13 +45,19 @@ const char *qa_cli_exit_text(void);
  * code; NULL when nothing was written, with *error (malloc'd) saying
  * why. Calls are serialised (getopt's state is global).
  */
-char *qa_cli_report(const char *command, const char *const *paths,
-		    size_t n_paths, const char *const *options,
-		    int *exit_code, char **error);
+/* The entry a capture runs: qa_cli_main, given by the caller (the
+ * library, the MCP server) so that cli_capture.c does not call back into
+ * the dispatcher that reaches it. */
+typedef int (*qa_cli_entry)(int argc, char **argv);
+
+char *qa_cli_report(qa_cli_entry entry, const char *command,
+		    const char *const *paths, size_t n_paths,
+		    const char *const *options, int *exit_code,
+		    char **error);
 
 /* `quantaudit serve --stdio`: a Model Context Protocol server on stdin
  * and stdout (src/cli/cli_serve.c). Returns the exit code. */
-int qa_cli_serve(void);
+int qa_cli_serve(qa_cli_entry entry);
 
 /* `quantaudit --help-man [COMMAND]` (a man page on stdout) and
  * `quantaudit --completions bash|zsh|fish` (src/cli/cli_docs.c). */

@@ -128,7 +128,8 @@ known_command(const char *c)
 }
 
 char *
-qa_cli_report(const char *command, const char *const *paths, size_t n_paths,
+qa_cli_report(qa_cli_entry entry, const char *command,
+	      const char *const *paths, size_t n_paths,
 	      const char *const *options, int *exit_code, char **error)
 {
 	char name[4096], **argv = NULL, *doc = NULL;
@@ -182,7 +183,7 @@ qa_cli_report(const char *command, const char *const *paths, size_t n_paths,
 
 	pthread_mutex_lock(&run_lock);
 	fflush(stdout);
-	rc = qa_cli_main((int)argc, argv);
+	rc = entry((int)argc, argv);
 	pthread_mutex_unlock(&run_lock);
 
 	if (strncmp(name, "/proc/", 6) != 0)

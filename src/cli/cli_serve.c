@@ -305,6 +305,11 @@ tool_result(const cJSON *id, const char *text, const char *report,
 	reply_end();
 }
 
+/* The command line each tool call runs (qa_cli_main, given by the
+ * dispatcher to qa_cli_serve); one server per process, one call at a
+ * time. */
+static qa_cli_entry serve_entry;
+
 static void
 tools_call(const cJSON *id, const cJSON *params)
 {
@@ -340,7 +345,8 @@ tools_call(const cJSON *id, const cJSON *params)
 		tool_result(id, bad, NULL, true);
 		return;
 	}
-	doc = qa_cli_report(t->name, paths.v, paths.n, opts.v, &rc, &err);
+	doc = qa_cli_report(serve_entry, t->name, paths.v, paths.n, opts.v,
+			    &rc, &err);
 	if (!doc) {
 		tool_result(id, err ? err : "no report", NULL, true);
 	} else if (rc >= 2) {
@@ -427,12 +433,13 @@ handle(const char *line, size_t len)
 }
 
 int
-qa_cli_serve(void)
+qa_cli_serve(qa_cli_entry entry)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 
+	serve_entry = entry;
 	while ((n = getline(&line, &cap, stdin)) >= 0) {
 		size_t len = (size_t)n;
 

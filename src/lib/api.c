@@ -64,8 +64,8 @@ quantaudit_report(const char *command, const char *const *paths,
 		  size_t n_paths, const char *const *options, int *exit_code,
 		  char **error)
 {
-	return qa_cli_report(command, paths, n_paths, options, exit_code,
-			     error);
+	return qa_cli_report(qa_cli_main, command, paths, n_paths, options,
+			     exit_code, error);
 }
 
 /* The first "message" of the report's "errors", as written (JSON
