@@ -54,9 +54,9 @@ CASES = {
 
 
 def write_inputs(folder):
-    """The guard's inputs, rewritten when bench/synth.py changes."""
+    """The guard's inputs, rewritten when bench/synth.py or this file changes."""
     stamp = os.path.join(folder, ".synth-mtime")
-    mtime = str(os.path.getmtime(os.path.join(HERE, "synth.py")))
+    mtime = " ".join(str(os.path.getmtime(os.path.join(HERE, f))) for f in ("synth.py", "instr_counts.py"))
     if os.path.exists(stamp) and open(stamp).read() == mtime:
         return
     os.makedirs(folder, exist_ok=True)
