@@ -183,11 +183,34 @@ class Bench:
     def py_st(self, paths):
         return ["python3", os.path.join(HERE, "py_safetensors.py"), *paths]
 
+    def py_safe_open(self, paths):
+        if not has_module("safetensors"):
+            return None
+        return ["python3", os.path.join(HERE, "py_safe_open.py"), *paths]
+
+    def py_gguf(self, paths):
+        if not has_module("gguf"):
+            return None
+        return ["python3", os.path.join(HERE, "py_gguf.py"), *paths]
+
+    def gguf_parser(self, paths):
+        """gguf-parser-go's CLI reads one file per run (and estimates its
+        memory use, as it does by default); over several files, one
+        process per file (bench/peers/each.sh)."""
+        p = os.path.join(self.a.peers, "gguf-parser")
+        if not os.path.exists(p):
+            return None
+        if len(paths) == 1:
+            return [p, "--json", "--path", paths[0]]
+        return ["sh", os.path.join(HERE, "peers", "each.sh"), p, "--json", "--path", "--", *paths]
+
     def gguf_peers(self, paths):
         one = len(paths) == 1
         return [(("gguf-tools show" if one else "gguf-tools (loop driver)"), self.gguf_tools(paths)),
                 ("llama.cpp gguf.cpp (ggml)", self.ggml(paths)),
-                ("@huggingface/gguf", self.node_gguf(paths))]
+                ("@huggingface/gguf", self.node_gguf(paths)),
+                (("gguf-parser (Go)" if one else "gguf-parser (Go, one process per file)"), self.gguf_parser(paths)),
+                ("gguf-py GGUFReader", self.py_gguf(paths))]
 
     # --- tables ---------------------------------------------------------
     def table(self, title, rows, files_of, note="", per=None, ref="quantaudit --format json",
@@ -198,8 +221,8 @@ class Bench:
         # The native commands take a few ms: interleaved, 200 rounds, as
         # this shared machine's drift needs; node and Python (100 ms or
         # more each) by hyperfine with few runs.
-        slow = [(l, c) for l, c in rows if c[0] in ("node", "python3")]
-        fast = [(l, c) for l, c in rows if c[0] not in ("node", "python3")]
+        slow = [(l, c) for l, c in rows if c[0] in SLOW_STARTS]
+        fast = [(l, c) for l, c in rows if c[0] not in SLOW_STARTS]
         res = (self.interleaved(fast) if ms else self.hyperfine(fast, slow=True)) if fast else {}
         if slow:
             res.update(self.hyperfine(slow, slow=True))
@@ -295,43 +318,52 @@ class Bench:
         self.emit("\n### Sharded safetensors folders\n")
         self.emit("Folders written by bench/synth.py with each model's published tensor names, "
                   "shapes, dtypes and shard count; headers only, data as holes. One folder per process; "
-                  "the peer is bench/py_safetensors.py (struct + json, every shard's header), and "
+                  "the peers are bench/py_safetensors.py (struct + json, every shard's header), "
+                  "bench/py_safe_open.py (the safetensors package's safe_open and get_slice, every shard), and "
                   "@huggingface/hub's parseSafetensorsMetadata through a local fetch shim.")
         folders = [(n, inp["hf/" + n]) for n, _, _ in synth.HF_FOLDERS]
         self.emit("\n| folder | shards | tensors | quantaudit json CPU ms | --summary CPU ms | "
-                  "py_safetensors CPU ms | py ÷ quantaudit json | µs per tensor (quantaudit json) | peak RSS quantaudit |")
-        self.emit("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+                  "py_safetensors CPU ms | py ÷ quantaudit json | safe_open CPU ms | safe_open ÷ quantaudit json | "
+                  "µs per tensor (quantaudit json) | peak RSS quantaudit |")
+        self.emit("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, d in folders:
             with open(os.path.join(d, "model.safetensors.index.json")) as f:
                 wm = json.load(f)["weight_map"]
             rows = [("quantaudit --format json", self.qa([d], "--format", "json")),
                     ("quantaudit --format json --summary", self.qa([d], "--format", "json", "--summary")),
                     ("py_safetensors.py", self.py_st([d]))]
+            if self.py_safe_open([d]):
+                rows.append(("safe_open", self.py_safe_open([d])))
             res = self.hyperfine(rows[:2])		# quantaudit: 10-60 runs
             res.update(self.hyperfine(rows[2:], slow=True))
             cpu = {k: v["user"] + v["system"] for k, v in res.items()}
             q = cpu["quantaudit --format json"]
             self.emit(f"| {name} | {len(set(wm.values()))} | {len(wm):,} | {q * 1e3:.1f} | "
                       f"{cpu['quantaudit --format json --summary'] * 1e3:.1f} | {cpu['py_safetensors.py'] * 1e3:.1f} | "
-                      f"{cpu['py_safetensors.py'] / q:.2f}× | {q * 1e6 / len(wm):.2f} | "
+                      f"{cpu['py_safetensors.py'] / q:.2f}× | "
+                      + (f"{cpu['safe_open'] * 1e3:.1f} | {cpu['safe_open'] / q:.2f}× | " if "safe_open" in cpu else "- | - | ")
+                      + f"{q * 1e6 / len(wm):.2f} | "
                       f"{self.rss_kib(rows[0][1]) / 1024:.1f} MiB |")
         paths = [d for _, d in folders]
         shards = [f for d in paths for f in glob.glob(os.path.join(d, "*"))]
         self.table("all nine folders in one process", [
             ("quantaudit --format json", self.qa(paths, "--format", "json")),
             ("quantaudit --format json --summary", self.qa(paths, "--format", "json", "--summary")),
-            ("py_safetensors.py", self.py_st(paths))], shards, ms=False)
+            ("py_safetensors.py", self.py_st(paths)),
+            ("safetensors safe_open", self.py_safe_open(paths))], shards, ms=False)
         small = inp["hf/llama-3.1-8b"]
         self.table("llama-3.1-8b with @huggingface/hub too (one folder per process)", [
             ("quantaudit --format json", self.qa([small], "--format", "json")),
             ("py_safetensors.py", self.py_st([small])),
+            ("safetensors safe_open", self.py_safe_open([small])),
             ("@huggingface/hub", self.node_st(small))], glob.glob(os.path.join(small, "*")))
         c = self.a.corpus
         if c and os.path.isdir(os.path.join(c, "hf")):
             cf = sorted(glob.glob(os.path.join(c, "hf", "*")))
             self.table(f"corpus hf/ folders ({len(cf)}) in one process", [
                 ("quantaudit --format json", self.qa(cf, "--format", "json")),
-                ("py_safetensors.py", self.py_st(cf))], [f for d in cf for f in glob.glob(os.path.join(d, "*"))])
+                ("py_safetensors.py", self.py_st(cf)),
+                ("safetensors safe_open", self.py_safe_open(cf))], [f for d in cf for f in glob.glob(os.path.join(d, "*"))])
 
     def scale(self, inp):
         self.emit("\n### Cost per tensor\n")
@@ -343,9 +375,12 @@ class Bench:
                      ("quantaudit --format json --summary", lambda p: self.qa([p], "--format", "json", "--summary"))]
             if kind == "gguf":
                 tools += [("gguf-tools show", lambda p: self.gguf_tools([p])), ("llama.cpp gguf.cpp", lambda p: self.ggml([p])),
-                          ("@huggingface/gguf", lambda p: self.node_gguf([p]))]
+                          ("@huggingface/gguf", lambda p: self.node_gguf([p])),
+                          ("gguf-parser (Go)", lambda p: self.gguf_parser([p])),
+                          ("gguf-py GGUFReader", lambda p: self.py_gguf([p]))]
             else:
-                tools += [("py_safetensors.py", lambda p: self.py_st([p]))]
+                tools += [("py_safetensors.py", lambda p: self.py_st([p])),
+                          ("safetensors safe_open", lambda p: self.py_safe_open([p]))]
             cpu = {}
             for n in (1000, 10000, 100000):
                 p = inp[f"n{n}.{kind}"]
@@ -367,6 +402,32 @@ class Bench:
             for l in labels:
                 a, b, c = (cpu[(l, n)] for n in (1000, 10000, 100000))
                 self.emit(f"| {l} | {a * 1e3:.1f} | {b * 1e3:.1f} | {c * 1e3:.1f} | {(c - a) * 1e6 / 99000:.2f} | {c / q:.2f}× |")
+
+
+# Commands of 100 ms or more (interpreter start-up, one process per file):
+# hyperfine with few runs rather than 200 interleaved rounds.
+SLOW_STARTS = ("node", "python3", "sh")
+
+
+def has_module(name):
+    import importlib.util
+    return importlib.util.find_spec(name) is not None
+
+
+def absent_peers(a):
+    """One line per peer this machine lacks (its rows are left out)."""
+    p = a.peers
+    out = []
+    for f, what in (("gguf-tools", "gguf-tools (GGUF_TOOLS_SRC)"), ("ggml_gguf_many", "llama.cpp's gguf reader (LLAMA_CPP_SRC)"),
+                    ("gguf-parser", "gguf-parser-go (GGUF_PARSER or GGUF_PARSER_SRC)")):
+        if not os.path.exists(os.path.join(p, f)):
+            out.append(f"- skipped: {what} is not built on this machine")
+    if not os.path.isdir(os.path.join(HERE, "node_modules", "@huggingface", "gguf")):
+        out.append("- skipped: @huggingface/gguf and @huggingface/hub (node/npm or `npm ci` in bench/ missing)")
+    for m, what in (("gguf", "gguf-py GGUFReader"), ("safetensors", "safetensors safe_open")):
+        if not has_module(m):
+            out.append(f"- skipped: {what} (python3 has no `{m}` package)")
+    return out
 
 
 def human(n):
@@ -402,7 +463,15 @@ def machine(a):
                + dirty.splitlines()[-1] if dirty else " (clean)")
             + f"; binary built {datetime.datetime.utcfromtimestamp(os.path.getmtime(a.qa)):%Y-%m-%d %H:%M} UTC",
             f"- hyperfine {run('hyperfine', '--version').split()[-1]}; node {run('node', '--version')}; "
-            f"python {sys.version.split()[0]}; peers from {a.peers}"]
+            f"python {sys.version.split()[0]}; peers from {a.peers}"] + peer_versions(a) + absent_peers(a)
+
+
+def peer_versions(a):
+    try:
+        with open(os.path.join(a.peers, "versions.txt")) as f:
+            return [f"- peer {l.strip()}" for l in f if l.strip()]
+    except OSError:
+        return []
 
 
 def main():

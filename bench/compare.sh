@@ -21,6 +21,9 @@
 #   LLAMA_CPP_SRC=DIR  ggml-org/llama.cpp sources (default ../llama.cpp; its
 #                      build/bin/libggml-base.so is used, or the ggml-base target
 #                      is built into OUT/llama.cpp-build with cmake; skipped if absent)
+#   GGUF_PARSER=BIN    a built gguf-parser-go CLI (gguf-parser); else it is built
+#                      with Go from GGUF_PARSER_SRC (default ../gguf-parser-go,
+#                      bench/peers/gguf-parser.sh); skipped if neither
 #   QUICK=1            3 runs per command, 20 interleaved rounds (a smoke test)
 #   ONLY=one,many,st,scale   a subset of the workloads
 #
@@ -38,6 +41,7 @@ GGUF_TOOLS_SRC=${GGUF_TOOLS_SRC:-$repo/../gguf-tools}
 LLAMA_CPP_SRC=${LLAMA_CPP_SRC:-$repo/../llama.cpp}
 mkdir -p "$OUT/peers"
 peers=$OUT/peers
+: >"$peers/versions.txt"
 log=$OUT/build.log
 : >"$log"
 
@@ -83,7 +87,7 @@ if [ -f "$GGUF_TOOLS_SRC/gguflib.c" ]; then
 		cc "${flags[@]}" -o "$peers/gguf_tools_many" "$here/peers/gguf_tools_many.c" "${src[@]}" -lm >>"$log" 2>&1 ||
 		echo "compare.sh: gguf-tools did not build (see $log): skipped" >&2
 	echo "gguf-tools: $(git -C "$GGUF_TOOLS_SRC" rev-parse --short HEAD 2>/dev/null ||
-		echo "sources with gguflib.c sha256 $(sha256sum "$GGUF_TOOLS_SRC/gguflib.c" | cut -c1-12)")" >"$peers/versions.txt"
+		echo "sources with gguflib.c sha256 $(sha256sum "$GGUF_TOOLS_SRC/gguflib.c" | cut -c1-12)")" >>"$peers/versions.txt"
 else
 	rm -f "$peers/gguf-tools" "$peers/gguf_tools_many"
 	echo "compare.sh: no gguf-tools sources at $GGUF_TOOLS_SRC: skipped" >&2
@@ -110,6 +114,29 @@ else
 	rm -f "$peers/ggml_gguf_many"
 	echo "compare.sh: no llama.cpp sources at $LLAMA_CPP_SRC: skipped" >&2
 fi
+
+# gguf-parser-go's CLI (one file per process; bench/peers/each.sh loops it)
+GGUF_PARSER_SRC=${GGUF_PARSER_SRC:-$repo/../gguf-parser-go}
+if [ -n "${GGUF_PARSER:-}" ] && [ -x "$GGUF_PARSER" ]; then
+	ln -sf "$(cd "$(dirname "$GGUF_PARSER")" && pwd)/$(basename "$GGUF_PARSER")" "$peers/gguf-parser"
+	echo "gguf-parser: $GGUF_PARSER ($("$GGUF_PARSER" --version 2>/dev/null | tail -1))" >>"$peers/versions.txt"
+elif [ -d "$GGUF_PARSER_SRC/cmd/gguf-parser" ]; then
+	[ -x "$peers/gguf-parser" ] || sh "$here/peers/gguf-parser.sh" "$GGUF_PARSER_SRC" "$peers/gguf-parser" >>"$log" 2>&1 ||
+		echo "compare.sh: gguf-parser did not build (see $log): skipped" >&2
+	echo "gguf-parser: $(git -C "$GGUF_PARSER_SRC" describe --tags 2>/dev/null || echo '?') ($GGUF_PARSER_SRC)" >>"$peers/versions.txt"
+else
+	rm -f "$peers/gguf-parser"
+	echo "compare.sh: no GGUF_PARSER binary and no gguf-parser-go sources at $GGUF_PARSER_SRC: skipped" >&2
+fi
+
+# the Python peers: gguf-py (PyPI gguf) and safetensors (safe_open)
+for mod in gguf safetensors; do
+	if v=$(python3 -c "import importlib.metadata as m; print(m.version('$mod'))" 2>/dev/null); then
+		echo "python $mod: $v" >>"$peers/versions.txt"
+	else
+		echo "compare.sh: python3 has no $mod package: its peer is skipped" >&2
+	fi
+done
 
 exec python3 "$here/compare.py" --qa "$QA" --out "$OUT" --corpus "$CORPUS" --peers "$peers" \
 	${QUICK:+--quick} ${ONLY:+--only "$ONLY"}

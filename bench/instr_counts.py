@@ -46,13 +46,17 @@ CASES = {
     "sharded-st": ("sharded safetensors folder (Qwen3-30B-A3B layout: 16 shards, 18,867 tensors), JSON",
                    ["inspect", "--format", "json", "qwen3-30b-a3b"]),
     "many-small": ("100 small GGUFs in one process, JSON", ["inspect", "--format", "json", *MANY]),
+    "gguf-100k": ("GGUF of 100,000 tensors (256x64 Q8_0, llama.cpp block names), JSON (every tensor written)",
+                  ["inspect", "--format", "json", "t100000.gguf"]),
+    "sharded-st-100k": ("sharded safetensors folder of 100,000 tensors (BF16 64x64, Llama layer names, 8 shards), "
+                        "JSON --summary", ["inspect", "--format", "json", "--summary", "st-100k"]),
 }
 
 
 def write_inputs(folder):
-    """The guard's inputs, rewritten when bench/synth.py changes."""
+    """The guard's inputs, rewritten when bench/synth.py or this file changes."""
     stamp = os.path.join(folder, ".synth-mtime")
-    mtime = str(os.path.getmtime(os.path.join(HERE, "synth.py")))
+    mtime = " ".join(str(os.path.getmtime(os.path.join(HERE, f))) for f in ("synth.py", "instr_counts.py"))
     if os.path.exists(stamp) and open(stamp).read() == mtime:
         return
     os.makedirs(folder, exist_ok=True)
@@ -64,6 +68,10 @@ def write_inputs(folder):
                                        n_merges=280147, wtype="Q4_K", name="Llama 3.2 1B shaped"))
     synth.write_gguf(os.path.join(folder, "qwen3next.gguf"), *synth.gguf_qwen3next())
     synth.write_st_folder(os.path.join(folder, "qwen3-30b-a3b"), *synth.hf_qwen3_moe(), 16)
+    # the scale of MoE and GPTQ/AWQ checkpoints (issue 31): headers only, data as holes
+    synth.write_gguf(os.path.join(folder, "t100000.gguf"), *synth.gguf_n_tensors(100000))
+    synth.write_st_folder(os.path.join(folder, "st-100k"), synth.hf_n_tensors_config(100000),
+                          synth.hf_n_tensors(100000), 8)
     with open(stamp, "w") as f:
         f.write(mtime)
 

@@ -505,6 +505,12 @@ def hf_n_tensors(n):
     return [(f"model.layers.{i // 9}.{names[i % 9]}.weight", "BF16", [64, 64]) for i in range(n)]
 
 
+def hf_n_tensors_config(n):
+    """config.json for hf_n_tensors(n) written as a sharded folder."""
+    return _cfg("llama", "LlamaForCausalLM", hidden_size=64, intermediate_size=64, num_hidden_layers=-(-n // 9),
+                num_attention_heads=1, num_key_value_heads=1, vocab_size=64)
+
+
 # The nine real-scale sharded folders: (name, layout, shard count as published)
 HF_FOLDERS = [
     ("llama-3.1-8b", lambda: hf_dense("llama", "LlamaForCausalLM", 32, 4096, 14336, 32, 8, 128256), 4),

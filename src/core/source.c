@@ -7,6 +7,7 @@
  * fuzzers), and the buffered bounded reader.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE	/* readdir's d_type (DT_LNK) where the libc has it */
 #include "core/source.h"
 
 #include <dirent.h>
@@ -438,6 +439,10 @@ posix_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
 				    QA_NODE_OTHER;
 		v[n].size = v[n].kind == QA_NODE_FILE ?
 			    (uint64_t)st.st_size : 0;
+#ifdef DT_LNK
+		v[n].not_link = de->d_type != DT_LNK &&
+				de->d_type != DT_UNKNOWN;
+#endif
 		n++;
 	}
 	closedir(d);

@@ -175,6 +175,9 @@ struct qa_dirent {
 	char *name;
 	enum qa_node_kind kind;
 	uint64_t size;		/* files */
+	bool not_link;		/* known to be no symbolic link (readdir's
+				 * d_type), so a confined listing need not
+				 * lstat it; false when unknown */
 };
 
 struct qa_fs {
