@@ -644,7 +644,7 @@ bool
 qa_diff_differs(const struct qa_diff *d)
 {
 	return d->n_tensors > 0 || d->n_hparams > 0 || d->n_metadata > 0 ||
-	       d->n_config > 0;
+	       d->n_config > 0 || d->prompt.n_findings > 0;
 }
 
 /* ---- config.json -------------------------------------------------------- */

@@ -110,7 +110,7 @@ int qa_diff_config(struct qa_diff *d, const struct cJSON *a,
 		   const struct cJSON *b);
 
 /* Whether anything differs (tensors, hyperparameters, metadata,
- * config keys). */
+ * config keys, a prompt finding). */
 bool qa_diff_differs(const struct qa_diff *d);
 
 const char *qa_diff_kind_name(enum qa_diff_kind k);

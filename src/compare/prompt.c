@@ -451,13 +451,13 @@ diff_lines(struct ctx *c, const struct lines *a, const struct lines *b)
 		if (i < n && j < m && line_eq(a, i, b, j)) {
 			op[k] = ' ', txt[k] = a->p[i], len[k++] = a->n[i];
 			i++, j++;
-		} else if (j < m && (i == n ||
-				     t[i * w + j + 1] >= t[(i + 1) * w + j])) {
-			op[k] = '+', txt[k] = b->p[j], len[k++] = b->n[j];
-			j++;
-		} else {
+		} else if (i < n && (j == m ||
+				     t[(i + 1) * w + j] >= t[i * w + j + 1])) {
 			op[k] = '-', txt[k] = a->p[i], len[k++] = a->n[i];
 			i++;
+		} else {
+			op[k] = '+', txt[k] = b->p[j], len[k++] = b->n[j];
+			j++;
 		}
 	}
 	for (i = 0; i < k; i++) {
