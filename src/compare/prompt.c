@@ -30,6 +30,11 @@ struct ctx {
 	size_t cap_items, cap_findings, cap_lines;
 	bool nomem;
 	cJSON *tokcfg, *tokjson, *gencfg, *config;
+	/* vocabulary entries read from the file for a vocabulary longer
+	 * than the loader keeps: ids ascending, their strings */
+	int64_t *want;
+	const char **want_str;
+	size_t n_want;
 };
 
 static void finding(struct ctx *c, unsigned code, const char *fmt, ...)
@@ -179,17 +184,200 @@ id_text(const cJSON *v, char *buf, size_t n)
 	return buf;
 }
 
-/* The GGUF vocabulary entry at id, or NULL when not kept. */
+/* The GGUF vocabulary entry at id: kept by the loader, else read from
+ * the file for the ids asked for (read_vocab); NULL when neither. */
 static const char *
-vocab_at(const struct qa_inventory *q, int64_t id)
+vocab_lookup(const struct ctx *c, int64_t id)
 {
-	const struct qa_kv *kv = qa_inv_kv(q, "tokenizer.ggml.tokens");
+	const struct qa_kv *kv = qa_inv_kv(c->q, "tokenizer.ggml.tokens");
 	struct qa_value v;
+	size_t lo = 0, hi = c->n_want;
 
-	if (!kv || id < 0 || !qa_value_item(&kv->value, (uint64_t)id, &v) ||
-	    v.type != QA_V_STRING)
+	if (!kv || id < 0)
 		return NULL;
-	return v.v.str.s;
+	if (qa_value_item(&kv->value, (uint64_t)id, &v))
+		return v.type == QA_V_STRING ? v.v.str.s : NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->want[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n_want && c->want[lo] == id ? c->want_str[lo] : NULL;
+}
+
+static int
+cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Buffered little-endian reads of the GGUF file. */
+struct rd {
+	struct qa_source src;
+	uint64_t off;
+	unsigned char buf[65536];
+	uint64_t buf_off;
+	size_t buf_n;
+};
+
+static bool
+rd_get(struct rd *r, void *out, size_t n)
+{
+	unsigned char *o = out;
+
+	while (n) {
+		size_t take;
+
+		if (r->off < r->buf_off || r->off >= r->buf_off + r->buf_n) {
+			uint64_t left = r->src.size > r->off ?
+					r->src.size - r->off : 0;
+
+			r->buf_n = left < sizeof(r->buf) ? (size_t)left :
+				   sizeof(r->buf);
+			r->buf_off = r->off;
+			if (!r->buf_n || qa_source_read(&r->src, r->off, r->buf,
+							r->buf_n) != QA_OK)
+				return false;
+		}
+		take = (size_t)(r->buf_off + r->buf_n - r->off);
+		if (take > n)
+			take = n;
+		memcpy(o, r->buf + (r->off - r->buf_off), take);
+		o += take, n -= take, r->off += take;
+	}
+	return true;
+}
+
+static bool
+rd_u64(struct rd *r, uint64_t *v)
+{
+	unsigned char b[8];
+	int i;
+
+	if (!rd_get(r, b, 8))
+		return false;
+	for (*v = 0, i = 7; i >= 0; i--)
+		*v = *v << 8 | b[i];
+	return true;
+}
+
+static void
+want_id(struct ctx *c, size_t *cap, int64_t id)
+{
+	if (id < 0 || c->n_want >= 4096 || c->nomem)
+		return;
+	if (c->n_want == *cap) {
+		size_t n = *cap ? *cap * 2 : 16;
+		int64_t *w = qa_arena_grow(c->ar, c->want, *cap, n,
+					   sizeof(*w));
+
+		if (!w) {
+			c->nomem = true;
+			return;
+		}
+		c->want = w;
+		*cap = n;
+	}
+	c->want[c->n_want++] = id;
+}
+
+/*
+ * A real vocabulary (150k tokens) is longer than the loader keeps
+ * (QA_KV_KEEP_ELEMENTS): the entries at the ids compared (the GGUF's
+ * BOS/EOS/PAD ids, the source's special and added tokens) are read from
+ * tokenizer.ggml.tokens in the file, one pass, stopping at the largest.
+ * Layout (gguf.h, GGUF v2+): the key as u64 length and bytes, the u32
+ * type ARRAY, the u32 element type STRING, the u64 count, then each
+ * string as u64 length and bytes. A file that does not read so leaves
+ * the entries unknown (counted as unchecked).
+ */
+static void
+read_vocab(struct ctx *c)
+{
+	static const char *const ids[] = { "tokenizer.ggml.bos_token_id",
+		"tokenizer.ggml.eos_token_id", "tokenizer.ggml.padding_token_id" };
+	const struct qa_kv *kv = qa_inv_kv(c->q, "tokenizer.ggml.tokens");
+	const cJSON *arr = qa_json_child(c->tokjson, "added_tokens"), *e;
+	struct rd *r;
+	uint64_t klen, count, i, len;
+	unsigned char tb[8];
+	size_t cap = 0, k, w = 0, j;
+	int64_t v;
+
+	if (!kv || kv->value.type != QA_V_ARRAY ||
+	    kv->value.v.arr.elem != QA_V_STRING ||
+	    kv->value.v.arr.kept >= kv->value.v.arr.count ||
+	    kv->file >= c->q->n_files)
+		return;
+	for (k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+		const struct qa_kv *x = qa_inv_kv(c->q, ids[k]);
+
+		if (x && qa_value_as_int(&x->value, &v))
+			want_id(c, &cap, v);
+	}
+	cJSON_ArrayForEach(e, arr) {
+		const cJSON *id = qa_json_child(e, "id");
+
+		if (cJSON_IsNumber(id) && id->valuedouble >= 0 &&
+		    id->valuedouble < 9007199254740992.0)
+			want_id(c, &cap, (int64_t)id->valuedouble);
+	}
+	for (k = 0; k < c->s->n_added_tokens; k++)
+		want_id(c, &cap, c->s->added_tokens[k].id);
+	if (!c->n_want)
+		return;
+	qsort(c->want, c->n_want, sizeof(*c->want), cmp_i64);
+	for (k = 1, j = 1; k < c->n_want; k++)
+		if (c->want[k] != c->want[j - 1])
+			c->want[j++] = c->want[k];
+	c->n_want = j;
+	c->want_str = qa_arena_array(c->ar, c->n_want, sizeof(*c->want_str));
+	r = malloc(sizeof(*r));
+	if (!c->want_str || !r) {
+		free(r);
+		c->n_want = 0;
+		c->nomem = true;
+		return;
+	}
+	memset(r, 0, sizeof(*r));
+	if (qa_inv_open(c->q, c->q->files[kv->file].path, &r->src) != QA_OK) {
+		free(r);
+		c->n_want = 0;
+		return;
+	}
+	r->off = kv->offset;
+	if (!rd_u64(r, &klen) || klen != strlen(kv->key) ||
+	    (r->off += klen, !rd_get(r, tb, 8)) || tb[0] != QA_V_ARRAY ||
+	    tb[1] | tb[2] | tb[3] || tb[4] != QA_V_STRING ||
+	    tb[5] | tb[6] | tb[7] || !rd_u64(r, &count) ||
+	    count != kv->value.v.arr.count)
+		goto out;
+	for (i = 0; i < count && w < c->n_want; i++) {
+		if (!rd_u64(r, &len) || len > r->src.size)
+			break;
+		if ((int64_t)i == c->want[w]) {
+			char *s = len < 4096 ? qa_arena_alloc(c->ar,
+							       (size_t)len + 1) :
+				  NULL;
+
+			if (!s || !rd_get(r, s, (size_t)len))
+				break;
+			s[len] = '\0';
+			c->want_str[w++] = s;
+		} else {
+			r->off += len;
+		}
+	}
+out:
+	for (k = w; k < c->n_want; k++)
+		c->want_str[k] = NULL;
+	qa_source_close(&r->src);
+	free(r);
 }
 
 /*
@@ -262,7 +450,7 @@ compare_id(struct ctx *c, const char *what, const char *gguf_key,
 	{
 		char *m = qa_arena_printf(c->ar, "%s %s, the source's %s is %s",
 					  gguf_key, qt, where, st);
-		const char *qv = vocab_at(c->q, qid);
+		const char *qv = vocab_lookup(c, qid);
 
 		if (!m) {
 			c->nomem = true;
@@ -300,7 +488,7 @@ compare_specials(struct ctx *c)
 			if (c->out->specials_checked +
 			    c->out->specials_unchecked >= MAX_SPECIALS)
 				break;
-			qv = vocab_at(c->q, (int64_t)id->valuedouble);
+			qv = vocab_lookup(c, (int64_t)id->valuedouble);
 			if (!qv) {
 				c->out->specials_unchecked++;
 				continue;
@@ -321,7 +509,7 @@ compare_specials(struct ctx *c)
 		for (i = 0; i < c->s->n_added_tokens &&
 		     i < MAX_SPECIALS; i++) {
 			const struct qa_added_token *t = &c->s->added_tokens[i];
-			const char *qv = vocab_at(c->q, t->id);
+			const char *qv = vocab_lookup(c, t->id);
 
 			if (!t->content)
 				continue;
@@ -626,6 +814,7 @@ qa_prompt_compare(struct qa_arena *ar, const struct qa_inventory *a,
 	c.tokjson = side_json(&c, "tokenizer.json");
 	c.gencfg = side_json(&c, "generation_config.json");
 	c.config = side_json(&c, "config.json");
+	read_vocab(&c);
 	compare_templates(&c);
 	compare_id(&c, "bos", "tokenizer.ggml.bos_token_id", "bos_token",
 		   "bos_token_id", QA6321);

@@ -113,12 +113,14 @@ def source_folder(path, family, gen_eos=None):
     return tok, vocab
 
 
-def quant(path, vocab, template, ids, base_model=None, rename=None):
+def quant(path, vocab, template, ids, base_model=None, rename=None,
+          pad_to=0):
     """A GGUF the way convert_hf_to_gguf.py stores the tokenizer fields
     (gguf-py's GGUFWriter)."""
     w = gguf.GGUFWriter(path, "llama")
     w.add_block_count(1)
     tokens = sorted(vocab, key=vocab.get)
+    tokens += [f"[filler{i}]" for i in range(len(tokens), pad_to)]
     if rename:
         tokens[rename[0]] = rename[1]
     w.add_tokenizer_model("gpt2")
@@ -249,6 +251,28 @@ def family_cases(c, tmp, schema):
                 f"{fam}: special token renamed: {p and p['findings']}")
 
 
+def long_vocab(c, tmp):
+    """A vocabulary longer than the loader keeps (4096 entries): the
+    entries compared are read from the file."""
+    src = os.path.join(tmp, "longvocab")
+    _, vocab = source_folder(src, "chatml")
+    ids = {"eos": vocab["<|im_end|>"], "pad": vocab["<|endoftext|>"]}
+    g = os.path.join(tmp, "long-same.gguf")
+    quant(g, vocab, CHATML, ids, pad_to=5000)
+    p, _ = prompt_of(g, src)
+    c.check(p and codes(p) == [] and p["special_tokens"] ==
+            {"compared": 3, "unchecked": 0},
+            f"5000-token vocabulary, faithful: {p and p['special_tokens']}")
+    g = os.path.join(tmp, "long-bad.gguf")
+    quant(g, vocab, CHATML, dict(ids, eos=4999), pad_to=5000,
+          rename=(vocab["<|im_start|>"], "<|im_begin|>"))
+    p, _ = prompt_of(g, src)
+    msgs = " ".join(f["message"] for f in p["findings"]) if p else ""
+    c.check(p and codes(p) == ["QA6322", "QA6324"] and
+            "'[filler4999]'" in msgs and "'<|im_begin|>'" in msgs,
+            f"5000-token vocabulary, eos 4999 and a renamed special: {msgs}")
+
+
 def generation_list(c, tmp):
     """Llama 3 Instruct: generation_config.json lists several EOS ids;
     a GGUF EOS among them agrees, one outside does not."""
@@ -348,6 +372,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         family_cases(c, tmp, schema)
         generation_list(c, tmp)
+        long_vocab(c, tmp)
         base_model(c, tmp)
     root = os.environ.get("QA_CORPUS", "")
     if os.path.isdir(os.path.join(root, "gguf")):
