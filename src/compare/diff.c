@@ -643,7 +643,8 @@ qa_diff_run(const struct qa_inventory *a, const struct qa_inventory *b,
 	if (compare_tensors(out, ca, cb) != QA_OK ||
 	    compare_components(out) != QA_OK ||
 	    compare_hparams(out) != QA_OK ||
-	    compare_metadata(out) != QA_OK)
+	    compare_metadata(out) != QA_OK ||
+	    qa_prompt_compare(&out->arena, a, b, &out->prompt) != QA_OK)
 		return QA_E_NOMEM;
 	return QA_OK;
 }
@@ -652,7 +653,7 @@ bool
 qa_diff_differs(const struct qa_diff *d)
 {
 	return d->n_tensors > 0 || d->n_hparams > 0 || d->n_metadata > 0 ||
-	       d->n_config > 0;
+	       d->n_config > 0 || d->prompt.n_findings > 0;
 }
 
 /* ---- config.json -------------------------------------------------------- */

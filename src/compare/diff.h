@@ -17,7 +17,8 @@
  * Components (per role: tensors, parameters, bytes, bits per weight and
  * the types holding them, most bytes first), normalized hyperparameters, GGUF
  * metadata keys, MTP status and the fit (when asked) are compared side
- * by side.
+ * by side; a GGUF against a folder also compares how each prompts the
+ * model (compare/prompt.h).
  */
 #ifndef QA_COMPARE_DIFF_H
 #define QA_COMPARE_DIFF_H
@@ -28,6 +29,7 @@
 
 #include "core/arena.h"
 #include "core/inventory.h"
+#include "compare/prompt.h"
 #include "integrity/content.h"
 
 enum qa_diff_kind {
@@ -83,6 +85,9 @@ struct qa_diff {
 					 * values as compact JSON */
 	size_t n_config;
 	bool config_compared;
+	/* a GGUF against a folder: templates, special token ids,
+	 * base_model (compare/prompt.h) */
+	struct qa_prompt_diff prompt;
 };
 
 /*
@@ -105,7 +110,7 @@ int qa_diff_config(struct qa_diff *d, const struct cJSON *a,
 		   const struct cJSON *b);
 
 /* Whether anything differs (tensors, hyperparameters, metadata,
- * config keys). */
+ * config keys, a prompt finding). */
 bool qa_diff_differs(const struct qa_diff *d);
 
 const char *qa_diff_kind_name(enum qa_diff_kind k);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "core/diag.h"
 #include "core/escape.h"
 #include "core/jsonw.h"
 #include "core/units.h"
@@ -98,6 +99,78 @@ precision_changes(const struct qa_diff *d)
 			n++;
 	}
 	return n;
+}
+
+/* The prompt section (compare/prompt.h): a GGUF against its folder. */
+static void
+prompt_text(FILE *f, const struct qa_diff *d)
+{
+	const struct qa_prompt_diff *p = &d->prompt;
+	const char *q = p->quant_is_a ? "A" : "B", *s = p->quant_is_a ? "B" :
+			"A";
+	size_t i;
+
+	if (!p->compared)
+		return;
+	fprintf(f, "\nprompt (quant %s against source %s; templates compared "
+		"as text, not rendered):\n", q, s);
+	fputs("  template  ", f);
+	if (!p->quant_template && !p->source_template)
+		fputs("none on either side\n", f);
+	else if (p->template_same)
+		fprintf(f, "same (%" PRIu64 " bytes)\n", p->quant_template_len);
+	else {
+		fputs(p->quant_template ? "" : "quant: none, ", f);
+		if (p->quant_template) {
+			qa_esc_text(f, p->quant_template);
+			fprintf(f, " (%" PRIu64 " bytes)", p->quant_template_len);
+		}
+		fputs(" vs ", f);
+		if (p->source_template) {
+			qa_esc_text(f, p->source_template);
+			fprintf(f, " (%" PRIu64 " bytes)\n",
+				p->source_template_len);
+		} else {
+			fputs("source: none\n", f);
+		}
+	}
+	if (p->n_lines) {
+		fprintf(f, "    --- quant %s\n    +++ source %s\n", q, s);
+		for (i = 0; i < p->n_lines && i < LIST_MAX; i++) {
+			if (p->lines[i].op == '~') {
+				fputs("    ...\n", f);
+				continue;
+			}
+			fprintf(f, "    %c", p->lines[i].op);
+			qa_esc_text(f, p->lines[i].text);
+			fputc('\n', f);
+		}
+		if (p->n_lines + p->lines_dropped > LIST_MAX)
+			fprintf(f, "    ... %zu more lines (--format json lists "
+				"%d)\n", p->n_lines + p->lines_dropped -
+				LIST_MAX, QA_PROMPT_MAX_LINES);
+	}
+	for (i = 0; i < p->n_items; i++) {
+		fprintf(f, "  %-22s %s: %s, source: %s%s\n", p->items[i].name,
+			"quant", p->items[i].quant ? p->items[i].quant :
+			"(none)", p->items[i].source ? p->items[i].source :
+			"(none)", p->items[i].same ? "" :
+			p->items[i].quant && p->items[i].source ? "  DIFFERS" :
+			"");
+	}
+	if (p->specials_checked || p->specials_unchecked)
+		fprintf(f, "  special tokens: %" PRIu32 " compared with the "
+			"GGUF vocabulary, %" PRIu32 " past what was kept\n",
+			p->specials_checked, p->specials_unchecked);
+	for (i = 0; i < p->n_findings; i++) {
+		const struct qa_rule *r = qa_rule_find(p->findings[i].code);
+
+		fprintf(f, "  %s QA%u %s: ", r ?
+			qa_severity_name(r->severity) : "warning",
+			p->findings[i].code, r ? r->id : "");
+		qa_esc_text(f, p->findings[i].message);
+		fputc('\n', f);
+	}
 }
 
 int
@@ -224,6 +297,7 @@ qa_report_diff_text(FILE *f, const struct qa_diff *d)
 	if (d->n_tensors > LIST_MAX)
 		fprintf(f, "  ... %zu more (--format json lists all)\n",
 			d->n_tensors - LIST_MAX);
+	prompt_text(f, d);
 	if (d->a->fit || d->b->fit || d->a->fit_error || d->b->fit_error) {
 		fputs("\nfit:\n", f);
 		fit_line(f, "A", d->a);
@@ -408,6 +482,72 @@ json_fields(struct qa_jw *w, const char *key, const struct qa_diff_field *v,
 	qa_jw_close(w, ']');
 }
 
+/* "prompt": null unless a GGUF is compared with a folder. */
+static void
+json_prompt(struct qa_jw *w, const struct qa_diff *d)
+{
+	const struct qa_prompt_diff *p = &d->prompt;
+	size_t i;
+	char code[16], op[2] = { 0, 0 };
+
+	if (!p->compared) {
+		qa_jw_null(w, "prompt");
+		return;
+	}
+	qa_jw_obj(w, "prompt");
+	qa_jw_str(w, "quant", p->quant_is_a ? "a" : "b");
+	qa_jw_bool(w, "rendered", p->rendered);
+	qa_jw_obj(w, "template");
+	qa_jw_str(w, "quant", p->quant_template);
+	qa_jw_str(w, "source", p->source_template);
+	qa_jw_u64(w, "quant_bytes", p->quant_template_len);
+	qa_jw_u64(w, "source_bytes", p->source_template_len);
+	qa_jw_bool(w, "same", p->template_same);
+	qa_jw_bool(w, "diff_too_long", p->diff_too_long);
+	qa_jw_u64(w, "diff_lines_dropped", p->lines_dropped);
+	qa_jw_arr(w, "diff", false);
+	for (i = 0; i < p->n_lines; i++) {
+		op[0] = p->lines[i].op;
+		qa_jw_obj_line(w, NULL);
+		qa_jw_str(w, "op", op);
+		qa_jw_str(w, "text", p->lines[i].text);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_jw_close(w, '}');
+	qa_jw_arr(w, "tokens", false);
+	for (i = 0; i < p->n_items; i++) {
+		qa_jw_obj_line(w, NULL);
+		qa_jw_str(w, "name", p->items[i].name);
+		qa_jw_str(w, "quant", p->items[i].quant);
+		qa_jw_str(w, "source", p->items[i].source);
+		qa_jw_bool(w, "same", p->items[i].same);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_jw_obj(w, "special_tokens");
+	qa_jw_u64(w, "compared", p->specials_checked);
+	qa_jw_u64(w, "unchecked", p->specials_unchecked);
+	qa_jw_close(w, '}');
+	qa_jw_arr(w, "findings", false);
+	for (i = 0; i < p->n_findings; i++) {
+		const struct qa_rule *r = qa_rule_find(p->findings[i].code);
+
+		snprintf(code, sizeof(code), "QA%04u", p->findings[i].code);
+		qa_jw_obj_line(w, NULL);
+		qa_jw_str(w, "code", code);
+		qa_jw_str(w, "id", r ? r->id : "unknown");
+		qa_jw_str(w, "category", r ? qa_category_name(r->category) :
+			  "compatibility");
+		qa_jw_str(w, "severity", r ? qa_severity_name(r->severity) :
+			  "warning");
+		qa_jw_str(w, "message", p->findings[i].message);
+		qa_jw_close(w, '}');
+	}
+	qa_jw_close(w, ']');
+	qa_jw_close(w, '}');
+}
+
 int
 qa_report_diff_json(FILE *f, const struct qa_diff *d)
 {
@@ -464,6 +604,7 @@ qa_report_diff_json(FILE *f, const struct qa_diff *d)
 		qa_jw_close(&w, '}');
 	}
 	qa_jw_close(&w, ']');
+	json_prompt(&w, d);
 	qa_jw_bool(&w, "differ", qa_diff_differs(d));
 	qa_jw_close(&w, '}');
 	qa_jw_raw(&w, "\n", 1);
