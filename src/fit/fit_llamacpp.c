@@ -170,6 +170,8 @@ struct lc_model {
 	uint64_t *unit_w_file, *unit_exp_file;	/* the same as stored, for
 						 * what stays in host RAM */
 	uint64_t host_w;		/* token_embd + position embeddings */
+	uint64_t tied_read;		/* the tied head read per token where
+					 * it is token_embd itself (CPU) */
 	uint64_t usable[QA_GPU_MAX];
 	uint32_t bw[QA_GPU_MAX];
 };
@@ -425,7 +427,8 @@ tensor_dev_bytes(bool *ovf, const struct qa_tensor *t, bool cpu)
  * usable memory. Block bytes are the inventory's tensors of that layer;
  * token_embd and position embeddings stay on the host; every other
  * non-block tensor belongs to the output unit, and a tied embedding is
- * duplicated there (TENSOR_DUPLICATED).
+ * duplicated there (TENSOR_DUPLICATED) unless the output unit is in the
+ * same (CPU) buffer type as token_embd.
  */
 static int
 place_weights(struct lc_model *m, const struct qa_fit_options *opt,
@@ -502,9 +505,22 @@ place_weights(struct lc_model *m, const struct qa_fit_options *opt,
 						   t->bytes);
 		}
 	}
-	if (!have_head && (m->hp->tie_embeddings || inv->n_tensors > 0))
-		m->unit_w[n_units - 1] = cadd(&ovf, m->unit_w[n_units - 1],
-					      embd_dev);
+	/* The copy is made only where the output's buffer type differs from
+	 * token_embd's: create_tensor returns the tensor already in that
+	 * buffer type's context (llama-model-loader.cpp l.1300-1306 at
+	 * d32676d7). token_embd is always in the CPU buffer
+	 * (llama-model.cpp l.1334), so on the CPU backend the tie is one
+	 * tensor (llama.cpp's breakdown counts it once). With CPU_REPACK
+	 * on (no -nr), a repackable type could still take a CPU_REPACK
+	 * copy; the fit models the plain CPU buffer. */
+	if (!have_head && (m->hp->tie_embeddings || inv->n_tensors > 0)) {
+		if (m->cpu)
+			m->tied_read = embd_dev;
+		else
+			m->unit_w[n_units - 1] = cadd(&ovf,
+						      m->unit_w[n_units - 1],
+						      embd_dev);
+	}
 	return ovf ? -1 : 0;
 }
 
@@ -1131,7 +1147,7 @@ lc_devices(struct lc_step *p)
 			}
 			if (u == (size_t)m->n_placed) {
 				d->has_output = true;
-				head_w = m->unit_w[u];
+				head_w = cadd(ovf, m->unit_w[u], m->tied_read);
 				continue;
 			}
 			if (d->first_layer < 0)
@@ -1190,6 +1206,8 @@ lc_devices(struct lc_step *p)
 		 * nextn block, the head and the draft's cells. */
 		nonexp = d->weights_bytes - exp;
 		nonexp = nonexp > skip_w ? nonexp - skip_w : 0;
+		if (d->has_output)
+			nonexp = cadd(ovf, nonexp, m->tied_read);
 		e->read_bytes[j] = cadd(ovf, nonexp,
 					cadd(ovf, d->kv_bytes -
 					     (e->mtp_kv[j] < d->kv_bytes ?

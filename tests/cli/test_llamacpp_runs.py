@@ -16,7 +16,12 @@ estimate and engine:
   exact, |estimate - engine| < 0.01 MiB (both are printed to 2 decimals);
 - recurrent state: exact the same way (0 when the engine has none);
 - compute buffer: relative error (estimate - engine) / engine;
-- a configuration llama.cpp refused must be a predicted refusal.
+- a configuration llama.cpp refused must be a predicted refusal;
+- weights: where the log prints its memory breakdown, the estimate's
+  `weights CPU` row must be the breakdown's Host `model` figure, which
+  common/fit.cpp prints as bytes / MiB truncated: model <= estimate <
+  model + 1 (a tied embedding is one tensor on the CPU backend,
+  llama-model-loader.cpp create_tensor with TENSOR_DUPLICATED).
 
 PASS only when KV and recurrent state are exact everywhere, the compute
 buffer is within -5 % .. +10 % on at least 95 % of the configurations that
@@ -32,6 +37,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 from qa_common import SKIP, env_path, run  # noqa: E402
 
 EXACT = 0.01            # MiB: the logs print 2 decimals
+BREAKDOWN = re.compile(r"^log breakdown Host: model (?P<model>\d+\.\d+),",
+                       re.M)
 LOW, HIGH = -5.0, 10.0  # compute band, percent
 SHARE = 0.95            # of the configurations that ran
 
@@ -162,6 +169,13 @@ def main():
         for what, est, eng in kv_rows:
             if eng is None or abs(est - eng) >= EXACT:
                 r["fail"].append(what)
+        bd = BREAKDOWN.search(out)
+        wt = rows.get("weights CPU")
+        r["weights"] = (wt[0] if wt else None,
+                        float(bd.group("model")) if bd else None)
+        if bd and (wt is None or not
+                   (r["weights"][1] <= wt[0] < r["weights"][1] + 1)):
+            r["fail"].append("weights")
         rs = rows.get("recurrent state")
         r["rs"] = rs
         if rs is None:
@@ -236,11 +250,14 @@ def main():
                                     for f in r["fail"])]
     rs_bad = [r for r in ran if any(f in ("recurrent", "no recurrent row")
                                     for f in r["fail"])]
+    wt_bad = [r for r in ran if "weights" in r["fail"]]
+    wt_checked = [r for r in ran if r["weights"][1] is not None]
     pcts = [r["pct"] for r in ran if r.get("pct") is not None]
     in_band = [p for p in pcts if LOW <= p <= HIGH]
     below = [p for p in pcts if p < LOW]
     other = [r for r in results if r["fail"] and r not in kv_bad and
-             r not in rs_bad and r["fail"] != ["compute"]]
+             r not in rs_bad and r not in wt_bad and
+             r["fail"] != ["compute"]]
     failing = [r for r in results if r["fail"]]
 
     print()
@@ -257,6 +274,8 @@ def main():
           "llama.cpp")
     print(f"KV exact: {len(ran) - len(kv_bad)}/{len(ran)}")
     print(f"recurrent state exact: {len(ran) - len(rs_bad)}/{len(ran)}")
+    print(f"weights = breakdown model: {len(wt_checked) - len(wt_bad)}/"
+          f"{len(wt_checked)}")
     print(f"compute within {LOW:+.0f} %/{HIGH:+.0f} %: {len(in_band)}/"
           f"{len(pcts)} ({share * 100:.1f} %, need {SHARE * 100:.0f} %); "
           f"below {LOW:+.0f} %: {len(below)}"
@@ -268,7 +287,8 @@ def main():
         print(f"other failures: {len(other)} (refusals or unreadable "
               "output, listed above)")
 
-    ok = (not kv_bad and not rs_bad and not below and share >= SHARE and
+    ok = (not kv_bad and not rs_bad and not wt_bad and bool(wt_checked) and
+          not below and share >= SHARE and
           not other and bool(pcts))
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
