@@ -474,10 +474,9 @@ print_overview(FILE *out)
 	fputs(paths_text, out);
 	putc('\n', out);
 	fputs(examples_text, out);
-	fputs("\n'quantaudit COMMAND --help' lists a command's options; "
-	      "'quantaudit rules'\nlists the checks. More: README.md and "
-	      "docs/ (docs/ci.md for CI gates,\ndocs/fit.md for memory). "
-	      "Exit: 0 pass, 1 fail, 2 usage, 3 not a model\nor not "
+	fputs("\n'quantaudit COMMAND --help': its options; 'quantaudit "
+	      "rules': the checks;\nREADME.md and docs/ (ci.md, fit.md). "
+	      "Exit: 0 pass, 1 fail, 2 usage, 3 not a\nmodel or not "
 	      "sizeable, 4 I/O error.\n", out);
 }
 
