@@ -34,11 +34,18 @@ def help_commands(binary):
 
 def help_options(binary, cmd):
     """{name: (short or None, arg or None, help text joined)} of the
-    Options: block of `quantaudit CMD --help`."""
+    option groups of `quantaudit CMD --help`: each block that a heading
+    line ("Output:", "Verdict and policy:", ...) opens, up to the blank
+    line that ends it; "Exit status:" and what follows are not options."""
     _, out, _ = sh([binary, cmd, "--help"])
-    block = out.split("Options:\n", 1)[1].split("\n\n", 1)[0]
+    out = out.split("\nExit status:", 1)[0]
+    lines = []
+    for block in re.findall(r"^[A-Z][^\n]*:\n((?:  [^\n]*\n?)+)", out, re.M):
+        lines += block.splitlines()
+    if not lines:
+        raise SystemExit(f"FAIL {cmd} --help has no option group")
     opts, cur = {}, None
-    for line in block.splitlines():
+    for line in lines:
         m = re.match(r"^  (?:-(\w), )?\s*--([\w-]+)(?: (\S+))?\s*(.*)$", line)
         if m and not line.startswith(" " * 27):
             cur = m.group(2)
