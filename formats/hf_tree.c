@@ -414,7 +414,8 @@ dir_of(struct qa_inventory *inv, const char *path)
 static bool
 noted(const struct qa_inventory *inv, const char *cfg)
 {
-	const char *p = inv->auto_map, *end = p + inv->auto_map_len;
+	const char *p = inv->auto_map;
+	const char *end = p ? p + inv->auto_map_len : NULL;
 
 	while (p && p < end) {
 		if (strcmp(p, cfg) == 0)
@@ -453,7 +454,8 @@ read_auto_map(struct walk *w, const char *cfg)
 static int
 collect_refs(struct walk *w)
 {
-	const char *p = w->inv->auto_map, *end = p + w->inv->auto_map_len;
+	const char *p = w->inv->auto_map;
+	const char *end = p ? p + w->inv->auto_map_len : NULL;
 
 	while (p && p < end) {
 		const char *cfg = p, *key, *v;
