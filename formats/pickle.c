@@ -9,17 +9,13 @@
  * flagged (FRAME boundaries, QA1606).
  *
  * Nothing is imported or called: a global is a (module, name) pair
- * judged against the tables below, a call is a node holding its callable
- * and arguments. The judgement is an allowlist first: PyTorch's
- * weights_only unpickler (pytorch/pytorch torch/_weights_only_unpickler.py
- * @ 00f730b6, _get_allowed_globals() and _tensor_rebuild_functions()).
- * A denylist (the union of picklescan 1.0.5 scanner.py, modelscan
- * settings.py and fickling analysis.py UnsafeImports, and the scanner
- * advisories listed in docs/security.md) only decides whether a
- * global outside the allowlist is named "dangerous" (QA1601) or
- * "outside the allowlist" (QA1602): both are errors.
+ * judged by formats/pickle_policy.c (torch's weights_only allowlist, a
+ * denylist for the names known to run code), a call is a node holding
+ * its callable and arguments. The opcode table (protocols, names, the
+ * weights_only set, the probe) is formats/pickle_ops.c.
  */
-#include "formats/pickle.h"
+#define QA_PICKLE_INTERNAL
+#include "formats/pickle_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,709 +26,6 @@
 #include "core/hash.h"
 #include "core/units.h"
 #include "core/escape.h"
-
-/* ---- the tables ------------------------------------------------------------- */
-
-/*
- * What torch.load(weights_only=True) accepts by default, as "module.name"
- * (torch/_weights_only_unpickler.py @ 00f730b6): collections.OrderedDict
- * and Counter, torch.nn.parameter.Parameter, torch.serialization.
- * _get_layout, torch.Size, torch.Tensor, torch.device, _codecs.encode,
- * builtins bytearray/set/complex; every dtype of
- * torch.storage._dtype_to_storage_type_map() and _new_dtypes() and
- * torch.uint1-7/int1-7 (str(dtype) spells them "torch.float32"); the
- * legacy tensor classes of torch._tensor_classes; the storage classes of
- * torch._storage_classes; the quantization schemes; the
- * torch._utils._rebuild_* functions; torch._tensor._rebuild_from_type_v2.
- * Sorted by strcmp (bsearch; tests/unit/test_pickle.c checks the order).
- */
-static const char *const allow_names[] = {
-	"_codecs.encode", "builtins.bytearray", "builtins.complex",
-	"builtins.set", "collections.Counter", "collections.OrderedDict",
-	"torch.BFloat16Storage", "torch.BFloat16Tensor", "torch.BoolStorage",
-	"torch.BoolTensor", "torch.ByteStorage", "torch.ByteTensor",
-	"torch.CharStorage", "torch.CharTensor",
-	"torch.ComplexDoubleStorage", "torch.ComplexFloatStorage",
-	"torch.DoubleStorage", "torch.DoubleTensor", "torch.FloatStorage",
-	"torch.FloatTensor", "torch.HalfStorage", "torch.HalfTensor",
-	"torch.IntStorage", "torch.IntTensor", "torch.LongStorage",
-	"torch.LongTensor", "torch.QInt32Storage", "torch.QInt8Storage",
-	"torch.QUInt2x4Storage", "torch.QUInt4x2Storage",
-	"torch.QUInt8Storage", "torch.ShortStorage", "torch.ShortTensor",
-	"torch.Size", "torch.Tensor", "torch.TypedStorage",
-	"torch.UntypedStorage", "torch._tensor._rebuild_from_type_v2",
-	"torch._utils._rebuild_device_tensor_from_cpu_tensor",
-	"torch._utils._rebuild_device_tensor_from_numpy",
-	"torch._utils._rebuild_meta_tensor_no_storage",
-	"torch._utils._rebuild_nested_tensor",
-	"torch._utils._rebuild_parameter",
-	"torch._utils._rebuild_parameter_with_state",
-	"torch._utils._rebuild_qtensor",
-	"torch._utils._rebuild_sparse_tensor",
-	"torch._utils._rebuild_tensor", "torch._utils._rebuild_tensor_v2",
-	"torch._utils._rebuild_tensor_v3",
-	"torch._utils._rebuild_wrapper_subclass", "torch.bfloat16",
-	"torch.bits16", "torch.bits1x8", "torch.bits2x4", "torch.bits4x2",
-	"torch.bits8", "torch.bool", "torch.complex128", "torch.complex32",
-	"torch.complex64", "torch.cuda.BFloat16Storage",
-	"torch.cuda.BFloat16Tensor", "torch.cuda.BoolStorage",
-	"torch.cuda.BoolTensor", "torch.cuda.ByteStorage",
-	"torch.cuda.ByteTensor", "torch.cuda.CharStorage",
-	"torch.cuda.CharTensor", "torch.cuda.ComplexDoubleStorage",
-	"torch.cuda.ComplexFloatStorage", "torch.cuda.DoubleStorage",
-	"torch.cuda.DoubleTensor", "torch.cuda.FloatStorage",
-	"torch.cuda.FloatTensor", "torch.cuda.HalfStorage",
-	"torch.cuda.HalfTensor", "torch.cuda.IntStorage",
-	"torch.cuda.IntTensor", "torch.cuda.LongStorage",
-	"torch.cuda.LongTensor", "torch.cuda.ShortStorage",
-	"torch.cuda.ShortTensor", "torch.cuda.sparse.BFloat16Tensor",
-	"torch.cuda.sparse.BoolTensor", "torch.cuda.sparse.ByteTensor",
-	"torch.cuda.sparse.CharTensor", "torch.cuda.sparse.DoubleTensor",
-	"torch.cuda.sparse.FloatTensor", "torch.cuda.sparse.HalfTensor",
-	"torch.cuda.sparse.IntTensor", "torch.cuda.sparse.LongTensor",
-	"torch.cuda.sparse.ShortTensor", "torch.device", "torch.float16",
-	"torch.float32", "torch.float4_e2m1fn_x2", "torch.float64",
-	"torch.float8_e4m3fn", "torch.float8_e4m3fnuz", "torch.float8_e5m2",
-	"torch.float8_e5m2fnuz", "torch.float8_e8m0fnu", "torch.int1",
-	"torch.int16", "torch.int2", "torch.int3", "torch.int32",
-	"torch.int4", "torch.int5", "torch.int6", "torch.int64",
-	"torch.int7", "torch.int8", "torch.nn.parameter.Parameter",
-	"torch.per_channel_affine", "torch.per_channel_affine_float_qparams",
-	"torch.per_channel_symmetric", "torch.per_tensor_affine",
-	"torch.per_tensor_symmetric", "torch.qint32", "torch.qint8",
-	"torch.quint2x4", "torch.quint4x2", "torch.quint8",
-	"torch.serialization._get_layout", "torch.sparse.BFloat16Tensor",
-	"torch.sparse.BoolTensor", "torch.sparse.ByteTensor",
-	"torch.sparse.CharTensor", "torch.sparse.DoubleTensor",
-	"torch.sparse.FloatTensor", "torch.sparse.HalfTensor",
-	"torch.sparse.IntTensor", "torch.sparse.LongTensor",
-	"torch.sparse.ShortTensor", "torch.storage.TypedStorage",
-	"torch.storage.UntypedStorage", "torch.uint1", "torch.uint16",
-	"torch.uint2", "torch.uint3", "torch.uint32", "torch.uint4",
-	"torch.uint5", "torch.uint6", "torch.uint64", "torch.uint7",
-	"torch.uint8",
-};
-
-/*
- * Safe globals torch's weights_only loader still refuses: numpy's array
- * and scalar reconstructors (picklescan's safe_globals; they rebuild
- * arrays from bytes and already-unpickled objects) and its random
- * generator constructors, which look bit generators up by name in a
- * fixed table. Sorted.
- */
-static const char *const safe_names[] = {
-	"numpy._core.multiarray._reconstruct",
-	"numpy._core.multiarray.scalar",
-	"numpy._core.numeric._frombuffer",
-	"numpy.core.multiarray._reconstruct",
-	"numpy.core.multiarray.scalar",
-	"numpy.core.numeric._frombuffer",
-	"numpy.dtype",
-	"numpy.ndarray",
-	"numpy.random._pickle.__bit_generator_ctor",
-	"numpy.random._pickle.__generator_ctor",
-	"numpy.random._pickle.__randomstate_ctor",
-};
-
-enum deny_reason {
-	R_EXEC, R_FILE, R_NET, R_IMP, R_PKL, R_ATTR, R_SYS, R_SCAN, R_TORCH,
-};
-
-static const char *const reason_text[] = {
-	[R_EXEC] = "runs commands or code",
-	[R_FILE] = "reads or writes files",
-	[R_NET] = "opens network connections",
-	[R_IMP] = "imports modules or loads code",
-	[R_PKL] = "loads further pickles",
-	[R_ATTR] = "reaches attributes by name (a getattr gadget)",
-	[R_SYS] = "changes the interpreter or process",
-	[R_SCAN] = "imports a pickle scanner (to tamper with it)",
-	[R_TORCH] = "a torch loader or compiler path that runs code",
-};
-
-struct deny {
-	const char *name;
-	uint8_t reason;	/* enum deny_reason */
-};
-
-/*
- * Module trees denied whole (the module and its submodules): picklescan
- * 1.0.5 _unsafe_globals "*" entries, modelscan's CRITICAL/HIGH modules,
- * fickling's UnsafeImports, and the scanner advisories (pip, cProfile,
- * uuid, pkgutil, _osx_support, _aix_support, _pyrepl, torch._dynamo,
- * torch._inductor...). Sorted.
- */
-static const struct deny deny_modules[] = {
-	{ "_aix_support", R_EXEC },
-	{ "_ctypes", R_EXEC },
-	{ "_operator", R_ATTR },
-	{ "_osx_support", R_EXEC },
-	{ "_pickle", R_PKL },
-	{ "_posixsubprocess", R_EXEC },
-	{ "_pyrepl", R_EXEC },
-	{ "_thread", R_EXEC },
-	{ "aiohttp", R_NET },
-	{ "asyncio", R_EXEC },
-	{ "bdb", R_EXEC },
-	{ "cPickle", R_PKL },
-	{ "cProfile", R_EXEC },
-	{ "cloudpickle", R_PKL },
-	{ "code", R_EXEC },
-	{ "codeop", R_EXEC },
-	{ "commands", R_EXEC },
-	{ "compileall", R_EXEC },
-	{ "ctypes", R_EXEC },
-	{ "dill", R_PKL },
-	{ "distutils", R_EXEC },
-	{ "doctest", R_EXEC },
-	{ "ensurepip", R_EXEC },
-	{ "fcntl", R_FILE },
-	{ "fickling", R_SCAN },
-	{ "ftplib", R_NET },
-	{ "functools", R_ATTR },
-	{ "gc", R_SYS },
-	{ "http", R_NET },
-	{ "httplib", R_NET },
-	{ "httpx", R_NET },
-	{ "idlelib", R_EXEC },
-	{ "imaplib", R_NET },
-	{ "imp", R_IMP },
-	{ "importlib", R_IMP },
-	{ "inspect", R_ATTR },
-	{ "joblib", R_PKL },
-	{ "lib2to3", R_EXEC },
-	{ "logging.config", R_EXEC },
-	{ "marshal", R_IMP },
-	{ "mmap", R_FILE },
-	{ "modelaudit", R_SCAN },
-	{ "modelscan", R_SCAN },
-	{ "multiprocessing", R_EXEC },
-	{ "nntplib", R_NET },
-	{ "nt", R_EXEC },
-	{ "numpy.ctypeslib", R_EXEC },
-	{ "numpy.distutils", R_EXEC },
-	{ "numpy.f2py", R_EXEC },
-	{ "numpy.testing", R_EXEC },
-	{ "operator", R_ATTR },
-	{ "os", R_EXEC },
-	{ "paramiko", R_NET },
-	{ "pdb", R_EXEC },
-	{ "pexpect", R_EXEC },
-	{ "pickle", R_PKL },
-	{ "picklescan", R_SCAN },
-	{ "pip", R_EXEC },
-	{ "pkgutil", R_IMP },
-	{ "platform", R_EXEC },
-	{ "poplib", R_NET },
-	{ "posix", R_EXEC },
-	{ "profile", R_EXEC },
-	{ "pty", R_EXEC },
-	{ "py_compile", R_EXEC },
-	{ "pydoc", R_EXEC },
-	{ "requests", R_NET },
-	{ "resource", R_SYS },
-	{ "runpy", R_EXEC },
-	{ "select", R_NET },
-	{ "setuptools", R_EXEC },
-	{ "shelve", R_PKL },
-	{ "shutil", R_FILE },
-	{ "signal", R_SYS },
-	{ "site", R_IMP },
-	{ "smtpd", R_NET },
-	{ "smtplib", R_NET },
-	{ "socket", R_NET },
-	{ "socketserver", R_NET },
-	{ "sqlite3", R_FILE },
-	{ "ssl", R_NET },
-	{ "subprocess", R_EXEC },
-	{ "sys", R_SYS },
-	{ "tarfile", R_FILE },
-	{ "telnetlib", R_NET },
-	{ "tempfile", R_FILE },
-	{ "test", R_EXEC },
-	{ "threading", R_EXEC },
-	{ "timeit", R_EXEC },
-	{ "torch._dynamo", R_TORCH },
-	{ "torch._inductor", R_TORCH },
-	{ "torch.fx.experimental.symbolic_shapes", R_TORCH },
-	{ "torch.hub", R_TORCH },
-	{ "torch.jit", R_TORCH },
-	{ "torch.package", R_TORCH },
-	{ "torch.utils._config_module", R_TORCH },
-	{ "torch.utils.cpp_extension", R_TORCH },
-	{ "trace", R_EXEC },
-	{ "types", R_EXEC },
-	{ "urllib", R_NET },
-	{ "urllib2", R_NET },
-	{ "urllib3", R_NET },
-	{ "uuid", R_EXEC },
-	{ "venv", R_EXEC },
-	{ "webbrowser", R_EXEC },
-	{ "xmlrpc", R_NET },
-	{ "xmlrpclib", R_NET },
-	{ "zipfile", R_FILE },
-	{ "zipimport", R_IMP },
-};
-
-/* Single callables denied by full name (builtins and __builtin__ eval,
- * exec, compile, open, getattr..., torch.load and its internals, numpy
- * loaders, file handlers). Sorted. */
-static const struct deny deny_names[] = {
-	{ "__builtin__.__import__", R_IMP },
-	{ "__builtin__.apply", R_EXEC },
-	{ "__builtin__.compile", R_EXEC },
-	{ "__builtin__.eval", R_EXEC },
-	{ "__builtin__.exec", R_EXEC },
-	{ "__builtin__.execfile", R_EXEC },
-	{ "__builtin__.file", R_FILE },
-	{ "__builtin__.getattr", R_ATTR },
-	{ "__builtin__.input", R_EXEC },
-	{ "__builtin__.open", R_FILE },
-	{ "__builtin__.reload", R_IMP },
-	{ "__builtin__.setattr", R_ATTR },
-	{ "_io.FileIO", R_FILE },
-	{ "_io.open", R_FILE },
-	{ "_io.open_code", R_FILE },
-	{ "builtins.__import__", R_IMP },
-	{ "builtins.apply", R_EXEC },
-	{ "builtins.breakpoint", R_EXEC },
-	{ "builtins.compile", R_EXEC },
-	{ "builtins.delattr", R_ATTR },
-	{ "builtins.eval", R_EXEC },
-	{ "builtins.exec", R_EXEC },
-	{ "builtins.execfile", R_EXEC },
-	{ "builtins.exit", R_SYS },
-	{ "builtins.file", R_FILE },
-	{ "builtins.getattr", R_ATTR },
-	{ "builtins.globals", R_ATTR },
-	{ "builtins.help", R_EXEC },
-	{ "builtins.input", R_EXEC },
-	{ "builtins.locals", R_ATTR },
-	{ "builtins.open", R_FILE },
-	{ "builtins.quit", R_SYS },
-	{ "builtins.raw_input", R_EXEC },
-	{ "builtins.reload", R_IMP },
-	{ "builtins.setattr", R_ATTR },
-	{ "builtins.vars", R_ATTR },
-	{ "bz2.open", R_FILE },
-	{ "codecs.open", R_FILE },
-	{ "collections.namedtuple", R_EXEC },
-	{ "fileinput.input", R_FILE },
-	{ "gzip.open", R_FILE },
-	{ "io.FileIO", R_FILE },
-	{ "io.open", R_FILE },
-	{ "io.open_code", R_FILE },
-	{ "logging.FileHandler", R_FILE },
-	{ "logging.handlers.RotatingFileHandler", R_FILE },
-	{ "logging.handlers.SocketHandler", R_NET },
-	{ "lzma.open", R_FILE },
-	{ "numpy.fromfile", R_FILE },
-	{ "numpy.lib.npyio.load", R_PKL },
-	{ "numpy.load", R_PKL },
-	{ "numpy.loadtxt", R_FILE },
-	{ "numpy.memmap", R_FILE },
-	{ "numpy.save", R_FILE },
-	{ "numpy.savetxt", R_FILE },
-	{ "numpy.tofile", R_FILE },
-	{ "pathlib.Path.write_text", R_FILE },
-	{ "torch._C._jit_compile", R_TORCH },
-	{ "torch.jit.unsupported_tensor_ops.execWrapper", R_TORCH },
-	{ "torch.load", R_TORCH },
-	{ "torch.serialization._legacy_load", R_TORCH },
-	{ "torch.serialization._load", R_TORCH },
-	{ "torch.serialization.load", R_TORCH },
-	{ "torch.storage._load_from_bytes", R_TORCH },
-};
-
-/* Python 2 module names pickle maps for protocols below 3 and torch's
- * weights_only loader always maps (CPython Lib/_compat_pickle.py
- * IMPORT_MAPPING, the entries that matter here). */
-static const char *const py2_modules[][2] = {
-	{ "__builtin__", "builtins" },
-	{ "cPickle", "pickle" },
-	{ "commands", "subprocess" },
-	{ "copy_reg", "copyreg" },
-	{ "exceptions", "builtins" },
-	{ "httplib", "http.client" },
-	{ "urllib2", "urllib.request" },
-	{ "xmlrpclib", "xmlrpc.client" },
-	{ "SocketServer", "socketserver" },
-	{ "cStringIO", "io" },
-	{ "StringIO", "io" },
-	{ "UserDict", "collections" },
-};
-
-static int
-cmp_str_key(const void *key, const void *elem)
-{
-	return strcmp((const char *)key, *(const char *const *)elem);
-}
-
-static int
-cmp_deny_key(const void *key, const void *elem)
-{
-	return strcmp((const char *)key, ((const struct deny *)elem)->name);
-}
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool
-in_list(const char *const *list, size_t n, const char *full)
-{
-	return bsearch(full, list, n, sizeof(*list), cmp_str_key) != NULL;
-}
-
-/* The denylist entry for module (or one of its parent packages), or
- * for module.name; NULL when none. */
-static const struct deny *
-denied(const char *module, const char *full)
-{
-	const struct deny *d;
-	char buf[512];
-	size_t n = strlen(module);
-
-	d = bsearch(full, deny_names, N_ELEMS(deny_names), sizeof(*d),
-		    cmp_deny_key);
-	if (d)
-		return d;
-	if (n >= sizeof(buf))
-		return NULL;
-	memcpy(buf, module, n + 1);
-	for (;;) {
-		char *dot;
-
-		d = bsearch(buf, deny_modules, N_ELEMS(deny_modules),
-			    sizeof(*d), cmp_deny_key);
-		if (d)
-			return d;
-		dot = strrchr(buf, '.');
-		if (!dot)
-			return NULL;
-		*dot = '\0';
-	}
-}
-
-static const char *
-py2_map(const char *module)
-{
-	size_t i;
-
-	for (i = 0; i < N_ELEMS(py2_modules); i++)
-		if (strcmp(module, py2_modules[i][0]) == 0)
-			return py2_modules[i][1];
-	return module;
-}
-
-static bool
-is_dunder(const char *s, size_t n)
-{
-	return n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' &&
-	       s[n - 2] == '_';
-}
-
-/* A dunder component in a dotted name ("a.__globals__.b"). */
-static bool
-has_dunder_part(const char *s)
-{
-	while (*s) {
-		const char *dot = strchr(s, '.');
-		size_t n = dot ? (size_t)(dot - s) : strlen(s);
-
-		if (is_dunder(s, n))
-			return true;
-		if (!dot)
-			break;
-		s = dot + 1;
-	}
-	return false;
-}
-
-static bool
-has_non_ascii(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s >= 0x80)
-			return true;
-	return false;
-}
-
-static bool
-has_unprintable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x21 || *s == 0x7f)
-			return true;
-	return false;
-}
-
-static void
-ascii_lower(char *dst, const char *src, size_t cap)
-{
-	size_t i;
-
-	for (i = 0; src[i] && i + 1 < cap; i++)
-		dst[i] = (src[i] >= 'A' && src[i] <= 'Z') ?
-			 (char)(src[i] - 'A' + 'a') : src[i];
-	dst[i] = '\0';
-}
-
-enum qa_pkl_class
-qa_pickle_classify(const char *module, const char *name, int proto,
-		   const char **why)
-{
-	char full[1024], lmod[512], lfull[1024];
-	const char *m2 = py2_map(module);
-	const struct deny *d;
-
-	(void)proto;	/* mapped names are judged whatever the protocol:
-			 * torch's loader maps them always */
-	*why = NULL;
-	if (strlen(module) + strlen(name) + 2 > sizeof(lmod)) {
-		*why = "an overlong name";
-		return QA_PKL_UNLISTED;
-	}
-	snprintf(full, sizeof(full), "%s.%s", module, name);
-	if (in_list(allow_names, N_ELEMS(allow_names), full))
-		return QA_PKL_ALLOWED;
-	snprintf(full, sizeof(full), "%s.%s", m2, name);
-	if (in_list(allow_names, N_ELEMS(allow_names), full))
-		return QA_PKL_ALLOWED;
-	if (in_list(safe_names, N_ELEMS(safe_names), full))
-		return QA_PKL_SAFE;
-	d = denied(module, full);
-	if (!d && m2 != module) {
-		snprintf(full, sizeof(full), "%s.%s", module, name);
-		d = denied(m2, full);
-	}
-	if (d) {
-		*why = reason_text[d->reason];
-		return QA_PKL_DANGEROUS;
-	}
-	if (strchr(name, '.')) {
-		*why = "a dotted name pickle resolves as an attribute chain";
-		return QA_PKL_DANGEROUS;
-	}
-	if (has_dunder_part(name) || has_dunder_part(module)) {
-		if (strcmp(module, "__main__") != 0 || has_dunder_part(name)) {
-			*why = "a dunder attribute";
-			return QA_PKL_DANGEROUS;
-		}
-	}
-	ascii_lower(lmod, module, sizeof(lmod));
-	snprintf(full, sizeof(full), "%s.%s", module, name);
-	ascii_lower(lfull, full, sizeof(lfull));
-	if (strcmp(lfull, full) != 0 && denied(lmod, lfull)) {
-		*why = "differs from a denylisted name only by case";
-		return QA_PKL_DANGEROUS;
-	}
-	if (has_non_ascii(module) || has_non_ascii(name)) {
-		*why = "non-ASCII characters in the name (a look-alike spelling?)";
-		return QA_PKL_DANGEROUS;
-	}
-	if (has_unprintable(module) || has_unprintable(name) || !*module ||
-	    !*name) {
-		*why = "an empty name or control characters in it";
-		return QA_PKL_DANGEROUS;
-	}
-	if (strcmp(module, "__main__") == 0)
-		*why = "a class of the script that saved the file (__main__)";
-	else if (strncmp(module, "torch", 5) == 0 &&
-		 (module[5] == '\0' || module[5] == '.'))
-		*why = "a torch class or function weights_only does not allow "
-		       "(a pickled module or optimizer object?)";
-	else
-		*why = "outside the weights_only allowlist";
-	return QA_PKL_UNLISTED;
-}
-
-const char *const *
-qa_pickle_allowlist(size_t *n)
-{
-	*n = N_ELEMS(allow_names);
-	return allow_names;
-}
-
-bool
-qa_pickle_tables_sorted(void)
-{
-	size_t i;
-
-	for (i = 1; i < N_ELEMS(allow_names); i++)
-		if (strcmp(allow_names[i - 1], allow_names[i]) >= 0)
-			return false;
-	for (i = 1; i < N_ELEMS(safe_names); i++)
-		if (strcmp(safe_names[i - 1], safe_names[i]) >= 0)
-			return false;
-	for (i = 1; i < N_ELEMS(deny_modules); i++)
-		if (strcmp(deny_modules[i - 1].name, deny_modules[i].name) >= 0)
-			return false;
-	for (i = 1; i < N_ELEMS(deny_names); i++)
-		if (strcmp(deny_names[i - 1].name, deny_names[i].name) >= 0)
-			return false;
-	return true;
-}
-
-/* ---- opcodes --------------------------------------------------------------- */
-
-enum {
-	OP_MARK = '(', OP_STOP = '.', OP_POP = '0', OP_POP_MARK = '1',
-	OP_DUP = '2', OP_FLOAT = 'F', OP_INT = 'I', OP_BININT = 'J',
-	OP_BININT1 = 'K', OP_LONG = 'L', OP_BININT2 = 'M', OP_NONE = 'N',
-	OP_PERSID = 'P', OP_BINPERSID = 'Q', OP_REDUCE = 'R',
-	OP_STRING = 'S', OP_BINSTRING = 'T', OP_SHORT_BINSTRING = 'U',
-	OP_UNICODE = 'V', OP_BINUNICODE = 'X', OP_APPEND = 'a',
-	OP_BUILD = 'b', OP_GLOBAL = 'c', OP_DICT = 'd', OP_EMPTY_DICT = '}',
-	OP_APPENDS = 'e', OP_GET = 'g', OP_BINGET = 'h', OP_INST = 'i',
-	OP_LONG_BINGET = 'j', OP_LIST = 'l', OP_EMPTY_LIST = ']',
-	OP_OBJ = 'o', OP_PUT = 'p', OP_BINPUT = 'q', OP_LONG_BINPUT = 'r',
-	OP_SETITEM = 's', OP_TUPLE = 't', OP_EMPTY_TUPLE = ')',
-	OP_SETITEMS = 'u', OP_BINFLOAT = 'G',
-	/* protocol 2 */
-	OP_PROTO = 0x80, OP_NEWOBJ = 0x81, OP_EXT1 = 0x82, OP_EXT2 = 0x83,
-	OP_EXT4 = 0x84, OP_TUPLE1 = 0x85, OP_TUPLE2 = 0x86, OP_TUPLE3 = 0x87,
-	OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_LONG1 = 0x8a,
-	OP_LONG4 = 0x8b,
-	/* protocol 3 */
-	OP_BINBYTES = 'B', OP_SHORT_BINBYTES = 'C',
-	/* protocol 4 */
-	OP_SHORT_BINUNICODE = 0x8c, OP_BINUNICODE8 = 0x8d,
-	OP_BINBYTES8 = 0x8e, OP_EMPTY_SET = 0x8f, OP_ADDITEMS = 0x90,
-	OP_FROZENSET = 0x91, OP_NEWOBJ_EX = 0x92, OP_STACK_GLOBAL = 0x93,
-	OP_MEMOIZE = 0x94, OP_FRAME = 0x95,
-	/* protocol 5 */
-	OP_BYTEARRAY8 = 0x96, OP_NEXT_BUFFER = 0x97, OP_READONLY_BUFFER = 0x98,
-};
-
-/* The protocol that introduced an opcode (pickletools.opcodes), -1 for a
- * byte that is no opcode. */
-static int
-op_proto(uint8_t op)
-{
-	if (op >= 0x80 && op <= 0x8b)
-		return 2;
-	if (op >= 0x8c && op <= 0x95)
-		return 4;
-	if (op >= 0x96 && op <= 0x98)
-		return 5;
-	switch (op) {
-	case OP_BINBYTES: case OP_SHORT_BINBYTES:
-		return 3;
-	case OP_MARK: case OP_STOP: case OP_POP: case OP_DUP: case OP_FLOAT:
-	case OP_INT: case OP_LONG: case OP_NONE: case OP_PERSID:
-	case OP_REDUCE: case OP_STRING: case OP_UNICODE: case OP_APPEND:
-	case OP_BUILD: case OP_GLOBAL: case OP_DICT: case OP_GET:
-	case OP_INST: case OP_LIST: case OP_PUT: case OP_SETITEM:
-	case OP_TUPLE:
-		return 0;
-	case OP_POP_MARK: case OP_BININT: case OP_BININT1: case OP_BININT2:
-	case OP_BINPERSID: case OP_BINSTRING: case OP_SHORT_BINSTRING:
-	case OP_BINUNICODE: case OP_EMPTY_DICT: case OP_APPENDS:
-	case OP_BINGET: case OP_LONG_BINGET: case OP_EMPTY_LIST: case OP_OBJ:
-	case OP_BINPUT: case OP_LONG_BINPUT: case OP_EMPTY_TUPLE:
-	case OP_SETITEMS: case OP_BINFLOAT:
-		return 1;
-	default:
-		return -1;
-	}
-}
-
-static const char *
-op_name(uint8_t op)
-{
-	switch (op) {
-	case OP_MARK: return "MARK";
-	case OP_STOP: return "STOP";
-	case OP_POP: return "POP";
-	case OP_POP_MARK: return "POP_MARK";
-	case OP_DUP: return "DUP";
-	case OP_FLOAT: return "FLOAT";
-	case OP_INT: return "INT";
-	case OP_BININT: return "BININT";
-	case OP_BININT1: return "BININT1";
-	case OP_LONG: return "LONG";
-	case OP_BININT2: return "BININT2";
-	case OP_NONE: return "NONE";
-	case OP_PERSID: return "PERSID";
-	case OP_BINPERSID: return "BINPERSID";
-	case OP_REDUCE: return "REDUCE";
-	case OP_STRING: return "STRING";
-	case OP_BINSTRING: return "BINSTRING";
-	case OP_SHORT_BINSTRING: return "SHORT_BINSTRING";
-	case OP_UNICODE: return "UNICODE";
-	case OP_BINUNICODE: return "BINUNICODE";
-	case OP_APPEND: return "APPEND";
-	case OP_BUILD: return "BUILD";
-	case OP_GLOBAL: return "GLOBAL";
-	case OP_DICT: return "DICT";
-	case OP_EMPTY_DICT: return "EMPTY_DICT";
-	case OP_APPENDS: return "APPENDS";
-	case OP_GET: return "GET";
-	case OP_BINGET: return "BINGET";
-	case OP_INST: return "INST";
-	case OP_LONG_BINGET: return "LONG_BINGET";
-	case OP_LIST: return "LIST";
-	case OP_EMPTY_LIST: return "EMPTY_LIST";
-	case OP_OBJ: return "OBJ";
-	case OP_PUT: return "PUT";
-	case OP_BINPUT: return "BINPUT";
-	case OP_LONG_BINPUT: return "LONG_BINPUT";
-	case OP_SETITEM: return "SETITEM";
-	case OP_TUPLE: return "TUPLE";
-	case OP_EMPTY_TUPLE: return "EMPTY_TUPLE";
-	case OP_SETITEMS: return "SETITEMS";
-	case OP_BINFLOAT: return "BINFLOAT";
-	case OP_PROTO: return "PROTO";
-	case OP_NEWOBJ: return "NEWOBJ";
-	case OP_EXT1: return "EXT1";
-	case OP_EXT2: return "EXT2";
-	case OP_EXT4: return "EXT4";
-	case OP_TUPLE1: return "TUPLE1";
-	case OP_TUPLE2: return "TUPLE2";
-	case OP_TUPLE3: return "TUPLE3";
-	case OP_NEWTRUE: return "NEWTRUE";
-	case OP_NEWFALSE: return "NEWFALSE";
-	case OP_LONG1: return "LONG1";
-	case OP_LONG4: return "LONG4";
-	case OP_BINBYTES: return "BINBYTES";
-	case OP_SHORT_BINBYTES: return "SHORT_BINBYTES";
-	case OP_SHORT_BINUNICODE: return "SHORT_BINUNICODE";
-	case OP_BINUNICODE8: return "BINUNICODE8";
-	case OP_BINBYTES8: return "BINBYTES8";
-	case OP_EMPTY_SET: return "EMPTY_SET";
-	case OP_ADDITEMS: return "ADDITEMS";
-	case OP_FROZENSET: return "FROZENSET";
-	case OP_NEWOBJ_EX: return "NEWOBJ_EX";
-	case OP_STACK_GLOBAL: return "STACK_GLOBAL";
-	case OP_MEMOIZE: return "MEMOIZE";
-	case OP_FRAME: return "FRAME";
-	case OP_BYTEARRAY8: return "BYTEARRAY8";
-	case OP_NEXT_BUFFER: return "NEXT_BUFFER";
-	case OP_READONLY_BUFFER: return "READONLY_BUFFER";
-	default: return "?";
-	}
-}
-
-/* The opcodes torch's weights_only unpickler accepts (its Unpickler.load
- * @ 00f730b6). */
-static bool
-weights_only_op(uint8_t op)
-{
-	switch (op) {
-	case OP_PROTO: case OP_STOP: case OP_MARK: case OP_GLOBAL:
-	case OP_NEWOBJ: case OP_REDUCE: case OP_BUILD: case OP_APPEND:
-	case OP_APPENDS: case OP_SETITEM: case OP_SETITEMS: case OP_TUPLE:
-	case OP_TUPLE1: case OP_TUPLE2: case OP_TUPLE3: case OP_NONE:
-	case OP_NEWTRUE: case OP_NEWFALSE: case OP_EMPTY_TUPLE:
-	case OP_EMPTY_LIST: case OP_EMPTY_DICT: case OP_EMPTY_SET:
-	case OP_BININT: case OP_BININT1: case OP_BININT2: case OP_BINFLOAT:
-	case OP_BINUNICODE: case OP_SHORT_BINSTRING: case OP_LONG1:
-	case OP_BINPERSID: case OP_BINGET: case OP_LONG_BINGET:
-	case OP_BINPUT: case OP_LONG_BINPUT:
-		return true;
-	default:
-		return false;
-	}
-}
 
 /* ---- the bounded reader ----------------------------------------------------- */
 
@@ -987,17 +280,15 @@ flush_notes(struct vm *m)
 			       w->what ? w->what : "the pickle", NOTE_MAX);
 }
 
-/* Printable, bounded copy of a name from the file: bytes outside
- * printable ASCII become \xNN, and the result is cut at 96 bytes. */
-static const char *
-esc(char *dst, size_t cap, const char *s)
+const char *
+qa_pickle_esc(char *dst, size_t cap, const char *s, size_t keep)
 {
 	size_t o = 0;
 
 	for (; *s && o + 8 < cap; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (o >= 96) {
+		if (o >= keep) {
 			memcpy(dst + o, "...", 3);
 			o += 3;
 			break;
@@ -1011,6 +302,13 @@ esc(char *dst, size_t cap, const char *s)
 	}
 	dst[o] = '\0';
 	return dst;
+}
+
+/* A name in this walker's messages: cut at 96 bytes. */
+static const char *
+esc(char *dst, size_t cap, const char *s)
+{
+	return qa_pickle_esc(dst, cap, s, 96);
 }
 
 static void
@@ -1178,7 +476,7 @@ pop(struct vm *m, uint8_t op, uint64_t off)
 	if (m->sp > base(m))
 		return m->stk[--m->sp];
 	malformed(m, off, "%s at offset %llu pops from an empty stack",
-		  op_name(op), (unsigned long long)off);
+		  qa_pkl_op_name(op), (unsigned long long)off);
 	return unknown(m, op, off);
 }
 
@@ -1190,7 +488,7 @@ top(struct vm *m, uint8_t op, uint64_t off)
 	if (m->sp > base(m))
 		return m->stk[m->sp - 1];
 	malformed(m, off, "%s at offset %llu needs a value on an empty stack",
-		  op_name(op), (unsigned long long)off);
+		  qa_pkl_op_name(op), (unsigned long long)off);
 	u = unknown(m, op, off);
 	return push(m, u) ? u : NULL;
 }
@@ -1210,7 +508,7 @@ pop_mark(struct vm *m, uint8_t op, uint64_t off, size_t *first)
 {
 	if (m->nm == 0) {
 		malformed(m, off, "%s at offset %llu without a MARK",
-			  op_name(op), (unsigned long long)off);
+			  qa_pkl_op_name(op), (unsigned long long)off);
 		*first = 0;
 		return;
 	}
@@ -1387,7 +685,7 @@ judge_global(struct vm *m, struct qa_pv *g, uint8_t op)
 	switch (cls) {
 	case QA_PKL_ALLOWED:
 		if (op != OP_GLOBAL) {
-			snprintf(t, sizeof(t), "%s", op_name(op));
+			snprintf(t, sizeof(t), "%s", qa_pkl_op_name(op));
 			wo_refuses(m, g->off, t);
 		}
 		break;
@@ -1397,12 +695,12 @@ judge_global(struct vm *m, struct qa_pv *g, uint8_t op)
 		wo_refuses(m, g->off, t);
 		break;
 	case QA_PKL_DANGEROUS:
-		note(m, QA1601, g->off, "%s '%s.%s': %s", op_name(op), a, b,
-		     why);
+		note(m, QA1601, g->off, "%s '%s.%s': %s", qa_pkl_op_name(op),
+		     a, b, why);
 		break;
 	default:
-		note(m, QA1602, g->off, "%s '%s.%s': %s", op_name(op), a, b,
-		     why);
+		note(m, QA1602, g->off, "%s '%s.%s': %s", qa_pkl_op_name(op),
+		     a, b, why);
 		break;
 	}
 }
@@ -1422,15 +720,15 @@ judge_call(struct vm *m, uint8_t op, const struct qa_pv *fn, uint64_t off)
 
 	if (global_ok(fn)) {
 		if (op != OP_REDUCE && op != OP_NEWOBJ)
-			wo_refuses(m, off, op_name(op));
+			wo_refuses(m, off, qa_pkl_op_name(op));
 		return;
 	}
 	qa_pickle_describe(fn, d, sizeof(d));
 	if (fn && fn->kind == QA_PV_GLOBAL)
-		note(m, QA1603, off, "%s calls %s", op_name(op), d);
+		note(m, QA1603, off, "%s calls %s", qa_pkl_op_name(op), d);
 	else
 		note(m, QA1603, off, "%s calls %s, which is not an allowlisted "
-		     "global", op_name(op), d);
+		     "global", qa_pkl_op_name(op), d);
 }
 
 /* A str key that names a dunder attribute. */
@@ -1522,7 +820,8 @@ item_target(struct vm *m, uint8_t op, struct qa_pv *t, uint64_t off)
 		if (!global_ok(t->u.call.fn)) {
 			qa_pickle_describe(t->u.call.fn, d, sizeof(d));
 			note(m, QA1603, off, "%s calls the %s method of an "
-			     "object made by %s", op_name(op), method, d);
+			     "object made by %s", qa_pkl_op_name(op), method,
+			     d);
 		}
 		if (!t->u.call.items) {
 			t->u.call.items = pv_new(m, want, op, off);
@@ -1534,18 +833,18 @@ item_target(struct vm *m, uint8_t op, struct qa_pv *t, uint64_t off)
 	if (t->kind == QA_PV_GLOBAL) {
 		qa_pickle_describe(t, d, sizeof(d));
 		note(m, QA1603, off, "%s calls %s of %s itself (changes a "
-		     "module or class)", op_name(op), method, d);
+		     "module or class)", qa_pkl_op_name(op), method, d);
 		return NULL;
 	}
 	if (t->kind == QA_PV_UNKNOWN || t->kind == QA_PV_PERSID) {
-		note(m, QA1603, off, "%s calls %s on %s", op_name(op), method,
-		     kind_word(t->kind));
+		note(m, QA1603, off, "%s calls %s on %s", qa_pkl_op_name(op),
+		     method, kind_word(t->kind));
 		return NULL;
 	}
 	if (t->kind == QA_PV_LIST && want == QA_PV_DICT)
 		wo_refuses(m, off, "SETITEM on a list");
 	else
-		malformed(m, off, "%s at offset %llu on %s", op_name(op),
+		malformed(m, off, "%s at offset %llu on %s", qa_pkl_op_name(op),
 			  (unsigned long long)off, kind_word(t->kind));
 	return NULL;
 }
@@ -1569,7 +868,7 @@ read_str(struct vm *m, uint8_t kind, uint8_t op, uint64_t off, uint64_t len)
 
 	if (len > m->r->end - m->r->pos) {
 		malformed(m, off, "%s at offset %llu is %llu bytes long, more "
-			  "than the %llu left", op_name(op),
+			  "than the %llu left", qa_pkl_op_name(op),
 			  (unsigned long long)off, (unsigned long long)len,
 			  (unsigned long long)(m->r->end - m->r->pos));
 		m->stop = true;
@@ -1600,7 +899,7 @@ read_str(struct vm *m, uint8_t kind, uint8_t op, uint64_t off, uint64_t len)
 	if (kind == QA_PV_STR && op != OP_SHORT_BINSTRING &&
 	    op != OP_BINSTRING && !valid_utf8((const uint8_t *)s, keep))
 		malformed(m, off, "%s at offset %llu is not valid UTF-8",
-			  op_name(op), (unsigned long long)off);
+			  qa_pkl_op_name(op), (unsigned long long)off);
 	if (op == OP_SHORT_BINSTRING || op == OP_BINSTRING)
 		v->flags |= QA_PVF_PY2STR;
 	scan_nested(m, v);
@@ -1900,14 +1199,14 @@ read_global(struct vm *m, uint8_t op, uint64_t off)
 			limit(m, off, "a text line longer than 64 KiB");
 		else
 			malformed(m, off, "%s at offset %llu is cut short",
-				  op_name(op), (unsigned long long)off);
+				  qa_pkl_op_name(op), (unsigned long long)off);
 		m->stop = true;
 		return NULL;
 	}
 	if (!valid_utf8((const uint8_t *)m->line, ml) ||
 	    !valid_utf8((const uint8_t *)m->line2, nl))
 		malformed(m, off, "%s at offset %llu names a module or "
-			  "attribute that is not UTF-8", op_name(op),
+			  "attribute that is not UTF-8", qa_pkl_op_name(op),
 			  (unsigned long long)off);
 	return make_global(m, op, off, m->line, ml, m->line2, nl);
 }
@@ -1923,7 +1222,7 @@ text_line(struct vm *m, uint8_t op, uint64_t off, size_t *n)
 		limit(m, off, "a text line longer than 64 KiB");
 	else
 		malformed(m, off, "%s at offset %llu is cut short",
-			  op_name(op), (unsigned long long)off);
+			  qa_pkl_op_name(op), (unsigned long long)off);
 	m->stop = true;
 	return false;
 }
@@ -2021,7 +1320,7 @@ step(struct vm *m, uint8_t op, uint64_t off)
 		}
 		if (!parse_dec(m->line, n, &neg, &u, &big)) {
 			malformed(m, off, "%s at offset %llu is not a number",
-				  op_name(op), (unsigned long long)off);
+				  qa_pkl_op_name(op), (unsigned long long)off);
 			push(m, unknown(m, op, off));
 			return;
 		}
@@ -2233,7 +1532,7 @@ step(struct vm *m, uint8_t op, uint64_t off)
 		    NULL;
 		if (!b) {
 			malformed(m, off, "%s at offset %llu has no container "
-				  "below its MARK", op_name(op),
+				  "below its MARK", qa_pkl_op_name(op),
 				  (unsigned long long)off);
 			m->sp = first;
 			return;
@@ -2388,8 +1687,8 @@ step(struct vm *m, uint8_t op, uint64_t off)
 		v = memo_get(m, u);
 		if (!v) {
 			malformed(m, off, "%s at offset %llu reads memo entry "
-				  "%llu, which was never stored", op_name(op),
-				  (unsigned long long)off,
+				  "%llu, which was never stored",
+				  qa_pkl_op_name(op), (unsigned long long)off,
 				  (unsigned long long)u);
 			v = unknown(m, op, off);
 		}
@@ -2438,7 +1737,7 @@ step(struct vm *m, uint8_t op, uint64_t off)
 		if (!rd_le(r, op == OP_EXT1 ? 1 : op == OP_EXT2 ? 2 : 4, &u))
 			break;
 		note(m, QA1605, off, "%s %llu at offset %llu imports the global "
-		     "registered under that code", op_name(op),
+		     "registered under that code", qa_pkl_op_name(op),
 		     (unsigned long long)u, (unsigned long long)off);
 		v = make_global(m, op, off, "?", 1, "?", 1);
 		if (v) {
@@ -2483,8 +1782,8 @@ step(struct vm *m, uint8_t op, uint64_t off)
 	if (r->err)
 		m->stop = true;
 	else {
-		malformed(m, off, "%s at offset %llu is cut short", op_name(op),
-			  (unsigned long long)off);
+		malformed(m, off, "%s at offset %llu is cut short",
+			  qa_pkl_op_name(op), (unsigned long long)off);
 		m->stop = true;
 	}
 }
@@ -2552,27 +1851,27 @@ qa_pickle_walk(struct qa_pkl_walk *w, struct qa_source *src, uint64_t off,
 				  "a STOP", (unsigned long long)at);
 			break;
 		}
-		p = op_proto((uint8_t)op);
+		p = qa_pkl_op_proto((uint8_t)op);
 		if (p > 1 && w->proto < p && !m->proto_noted &&
 		    op != OP_PROTO) {
 			m->proto_noted = true;
 			if (w->proto < 0)
 				note(m, QA1607, at, "%s at offset %llu is a "
 				     "protocol %d opcode in a pickle without "
-				     "PROTO", op_name((uint8_t)op),
+				     "PROTO", qa_pkl_op_name((uint8_t)op),
 				     (unsigned long long)at, p);
 			else
 				note(m, QA1607, at, "%s at offset %llu is a "
 				     "protocol %d opcode in a protocol %d "
-				     "pickle", op_name((uint8_t)op),
+				     "pickle", qa_pkl_op_name((uint8_t)op),
 				     (unsigned long long)at, p, w->proto);
 		}
-		if (!weights_only_op((uint8_t)op) && p >= 0)
-			wo_refuses(m, at, op_name((uint8_t)op));
+		if (!qa_pkl_weights_only_op((uint8_t)op) && p >= 0)
+			wo_refuses(m, at, qa_pkl_op_name((uint8_t)op));
 		step(m, (uint8_t)op, at);
 		if (m->frame_end && r->pos > m->frame_end) {
 			note(m, QA1606, at, "%s at offset %llu runs past the end "
-			     "of its frame (%llu)", op_name((uint8_t)op),
+			     "of its frame (%llu)", qa_pkl_op_name((uint8_t)op),
 			     (unsigned long long)at,
 			     (unsigned long long)m->frame_end);
 			m->frame_end = 0;
@@ -2593,72 +1892,3 @@ qa_pickle_walk(struct qa_pkl_walk *w, struct qa_source *src, uint64_t off,
 	return rc;
 }
 
-/* ---- probing ---------------------------------------------------------------- */
-
-bool
-qa_pickle_probe(const uint8_t *buf, size_t len)
-{
-	size_t i = 0, ops = 0;
-
-	if (len >= 2 && buf[0] == OP_PROTO && buf[1] <= 5)
-		return true;
-	/* protocol 0/1: step over opcodes without semantics */
-	while (i < len) {
-		uint8_t op = buf[i++];
-		int p = op_proto(op);
-
-		if (p < 0 || p > 1)
-			return false;
-		ops++;
-		switch (op) {
-		case OP_STOP:
-			return ops >= 2;
-		case OP_GLOBAL: case OP_INST: {
-			/* any bytes up to two newlines: a name with a CR,
-			 * tab or non-ASCII byte is still a pickle to probe
-			 * (and a finding to the walker); only overlong
-			 * lines say "not a pickle" */
-			int lines = 0;
-			size_t line_len = 0;
-
-			while (i < len && lines < 2) {
-				if (buf[i] == '\n') {
-					lines++;
-					line_len = 0;
-				} else if (++line_len > 256) {
-					return false;
-				}
-				i++;
-			}
-			break;
-		}
-		case OP_FLOAT: case OP_INT: case OP_LONG: case OP_STRING:
-		case OP_UNICODE: case OP_GET: case OP_PUT: case OP_PERSID:
-			while (i < len && buf[i] != '\n')
-				i++;
-			i++;
-			break;
-		case OP_BININT: i += 4; break;
-		case OP_BININT1: case OP_BINGET: case OP_BINPUT: i += 1; break;
-		case OP_BININT2: i += 2; break;
-		case OP_LONG_BINGET: case OP_LONG_BINPUT: i += 4; break;
-		case OP_BINFLOAT: i += 8; break;
-		case OP_SHORT_BINSTRING:
-			if (i < len)
-				i += 1 + (size_t)buf[i];
-			break;
-		case OP_BINSTRING: case OP_BINUNICODE:
-			if (i + 4 <= len)
-				i += 4 + ((size_t)buf[i] | (size_t)buf[i + 1] << 8 |
-					  (size_t)buf[i + 2] << 16 |
-					  (size_t)buf[i + 3] << 24);
-			else
-				i = len;
-			break;
-		default:
-			break;
-		}
-	}
-	/* decoded to the end of the head: a pickle longer than the head */
-	return ops >= 4;
-}

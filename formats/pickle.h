@@ -12,7 +12,7 @@
  *
  * While it walks it judges every global and every call against the
  * allowlist of PyTorch's weights_only unpickler (torch/_weights_only_
- * unpickler.py, listed with its source in formats/pickle.c) and records
+ * unpickler.py, listed with its source in formats/pickle_policy.c) and records
  * security findings (QA15xx, rules/registry_pytorch.def) with the file
  * offset of the opcode. What it builds is the object graph the PyTorch
  * loader reads tensors from (formats/pytorch.c).
@@ -86,7 +86,7 @@ enum qa_pv_kind {
 				 * extension code, a stack underflow */
 };
 
-/* How a global stands against the allowlist (formats/pickle.c). */
+/* How a global stands against the allowlist (formats/pickle_policy.c). */
 enum qa_pkl_class {
 	QA_PKL_ALLOWED,		/* in torch's weights_only allowlist */
 	QA_PKL_SAFE,		/* known not to run code, but weights_only
@@ -202,6 +202,14 @@ bool qa_pickle_probe(const uint8_t *buf, size_t len);
 /* A value as a short printable description for messages ("'os.system'",
  * "a str", "the result of a call at offset 0x1f") into buf. */
 const char *qa_pickle_describe(const struct qa_pv *v, char *buf, size_t n);
+
+/*
+ * A printable, bounded copy of a name from a file, for messages: bytes
+ * outside printable ASCII, the backslash and the quote become \xNN; the
+ * copy is cut with "..." once keep bytes are written. dst holds cap
+ * bytes (cap >= 9); returns dst.
+ */
+const char *qa_pickle_esc(char *dst, size_t cap, const char *s, size_t keep);
 
 /* The allowlist ("module.name" strings, sorted), for tests and docs. */
 const char *const *qa_pickle_allowlist(size_t *n);
