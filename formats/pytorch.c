@@ -161,30 +161,10 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	if (rc != QA_OK)
 		return rc;
 	if (index_name) {
-		struct qa_source src;
-		struct qa_file *f;
-		char *path = qa_inv_join(inv, dir, index_name);
+		const char *path, *special;
 
-		if (!path) {
-			rc = QA_E_NOMEM;
-			goto out;
-		}
-		if (qa_inv_open(inv, path, &src) != QA_OK) {
-			rc = QA_E_IO;
-			goto out;
-		}
-		f = qa_inv_add_file(inv, path);
-		if (!f) {
-			qa_source_close(&src);
-			rc = QA_E_NOMEM;
-			goto out;
-		}
-		f->role = QA_FILE_INDEX;
-		f->format = "json";
-		f->bytes = src.size;
-		ix.path = f->path;
-		rc = qa_weight_index_read(inv, &src, &ix);
-		qa_source_close(&src);
+		rc = qa_weight_index_load(inv, dir, index_name, &ix, &path,
+					  &special);
 		if (rc != QA_OK)
 			goto out;
 		if (found)

@@ -621,41 +621,19 @@ load_set(struct qa_inventory *inv, const char *dir, const char *index_name,
 	if (rc != QA_OK)
 		return rc;
 	if (index_name) {
-		struct qa_source src;
-		struct qa_file *f;
-		char *path = qa_inv_join(inv, dir, index_name);
+		const char *path, *special;
 
-		if (!path) {
-			rc = QA_E_NOMEM;
-			goto out;
-		}
-		if (qa_inv_open(inv, path, &src) != QA_OK) {
-			if (!src.not_regular) {
-				rc = QA_E_IO;
-				goto out;
-			}
+		rc = qa_weight_index_load(inv, dir, index_name, &ix, &path,
+					  &special);
+		if (rc == QA_E_IO && special) {
 			/* Listed as a file, something else when opened:
 			 * the set is read without its index. */
-			special_finding(inv, path, index_name,
-					src.not_regular, false);
-			goto shards;
-		}
-		f = qa_inv_add_file(inv, path);
-		if (!f) {
-			qa_source_close(&src);
-			rc = QA_E_NOMEM;
+			special_finding(inv, path, index_name, special, false);
+			rc = QA_OK;
+		} else if (rc != QA_OK) {
 			goto out;
 		}
-		f->role = QA_FILE_INDEX;
-		f->format = "json";
-		f->bytes = src.size;
-		ix.path = f->path;
-		rc = qa_weight_index_read(inv, &src, &ix);
-		qa_source_close(&src);
-		if (rc != QA_OK)
-			goto out;
 	}
-shards:
 	take = calloc(l.n ? l.n : 1, sizeof(*take));
 	if (!take) {
 		rc = QA_E_NOMEM;

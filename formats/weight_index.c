@@ -690,3 +690,36 @@ qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 	}
 	return QA_OK;
 }
+
+int
+qa_weight_index_load(struct qa_inventory *inv, const char *dir,
+		     const char *name, struct qa_weight_index *ix,
+		     const char **path, const char **not_regular)
+{
+	struct qa_source src;
+	struct qa_file *f;
+	char *p = qa_inv_join(inv, dir, name);
+	int rc;
+
+	*path = p;
+	*not_regular = NULL;
+	if (!p)
+		return QA_E_NOMEM;
+	memset(&src, 0, sizeof(src));
+	if (qa_inv_open(inv, p, &src) != QA_OK) {
+		*not_regular = src.not_regular;
+		return QA_E_IO;
+	}
+	f = qa_inv_add_file(inv, p);
+	if (!f) {
+		qa_source_close(&src);
+		return QA_E_NOMEM;
+	}
+	f->role = QA_FILE_INDEX;
+	f->format = "json";
+	f->bytes = src.size;
+	ix->path = f->path;
+	rc = qa_weight_index_read(inv, &src, ix);
+	qa_source_close(&src);
+	return rc;
+}

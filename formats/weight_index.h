@@ -3,7 +3,8 @@
  * The index of a sharded checkpoint: model.safetensors.index.json and
  * pytorch_model.bin.index.json, which transformers writes alike
  * ({"metadata": {"total_size": N}, "weight_map": {tensor: shard}}), read
- * once for formats/st_set.c and formats/pytorch.c.
+ * once for formats/st_set.c and formats/pytorch.c, which both add it to
+ * the inventory through qa_weight_index_load.
  *
  * The file is read as Python's json.load reads it (core/json_file.h:
  * NaN and Infinity allowed; an escaped NUL is a finding, QA1306, because
@@ -49,6 +50,20 @@ struct qa_weight_index {
  */
 int qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 			 struct qa_weight_index *ix);
+
+/*
+ * The index step of a sharded set (formats/st_set.c, formats/pytorch.c):
+ * opens dir/name, adds it to inv as a QA_FILE_INDEX "json" file and reads
+ * it into ix (zeroed by the caller; ix->path is set here). *path gets the
+ * joined path (arena) once it is made. QA_OK (an unreadable index is
+ * findings and ix->valid false), QA_E_NOMEM, or QA_E_IO: a read error,
+ * or the index could not be opened, and then *not_regular says what the
+ * path is when it is not a regular file (NULL otherwise; the caller
+ * decides whether the set is read without it).
+ */
+int qa_weight_index_load(struct qa_inventory *inv, const char *dir,
+			 const char *name, struct qa_weight_index *ix,
+			 const char **path, const char **not_regular);
 
 /* Whether the index lists name as a shard. */
 bool qa_weight_index_names_shard(const struct qa_weight_index *ix,

@@ -15,7 +15,9 @@
  *             bytes, duplicate keys, non-string values;
  *   mutants   60,000 random edits (bytes that matter to JSON put in,
  *             taken out, changed) of three valid indexes, from a fixed
- *             seed.
+ *             seed;
+ *   the step  qa_weight_index_load, the open-add-read step of both sets,
+ *             on an in-memory folder.
  */
 #include "harness.h"
 
@@ -364,6 +366,64 @@ mutants(const char *base, int count)
 	free(buf);
 }
 
+/*
+ * The index step both sets share (qa_weight_index_load): the index is
+ * added once as a QA_FILE_INDEX "json" file of its size, and read; a
+ * FIFO in its place is QA_E_IO with what it is, a missing one QA_E_IO
+ * with nothing, and neither is added to the inventory.
+ */
+static void
+index_load(void)
+{
+	static const char idx[] =
+		"{\"metadata\": {\"total_size\": 8}, \"weight_map\": {"
+		"\"a\": \"m-00001-of-00002.safetensors\", "
+		"\"b\": \"m-00002-of-00002.safetensors\"}}";
+	struct qa_memfs m;
+	struct qa_inventory *inv;
+	struct qa_weight_index ix;
+	const char *path, *special;
+
+	qa_memfs_init(&m);
+	CHECK(qa_memfs_add(&m, "ck/m.safetensors.index.json", idx,
+			   sizeof(idx) - 1));
+	CHECK(qa_memfs_add_special(&m, "ck/fifo.index.json", "a FIFO", false));
+	inv = qa_inventory_create("ck");
+	CHECK(inv != NULL);
+	if (!inv)
+		return;
+	inv->fs = qa_memfs_fs(&m);
+
+	memset(&ix, 0, sizeof(ix));
+	CHECK_EQ(qa_weight_index_load(inv, "ck", "m.safetensors.index.json",
+				      &ix, &path, &special), QA_OK);
+	CHECK(special == NULL);
+	CHECK_STR(path, "ck/m.safetensors.index.json");
+	CHECK_EQ(inv->n_files, 1);
+	CHECK_STR(inv->files[0].path, "ck/m.safetensors.index.json");
+	CHECK_EQ(inv->files[0].role, QA_FILE_INDEX);
+	CHECK_STR(inv->files[0].format, "json");
+	CHECK_EQ(inv->files[0].bytes, sizeof(idx) - 1);
+	CHECK(ix.path == inv->files[0].path);
+	CHECK(ix.valid);
+	CHECK_EQ(ix.n, 2);
+	CHECK_EQ(ix.n_shards, 2);
+	CHECK(ix.have_total && ix.total == 8);
+
+	memset(&ix, 0, sizeof(ix));
+	CHECK_EQ(qa_weight_index_load(inv, "ck", "fifo.index.json", &ix, &path,
+				      &special), QA_E_IO);
+	CHECK(special != NULL && strcmp(special, "a FIFO") == 0);
+	CHECK_STR(path, "ck/fifo.index.json");
+	memset(&ix, 0, sizeof(ix));
+	CHECK_EQ(qa_weight_index_load(inv, "ck", "none.index.json", &ix, &path,
+				      &special), QA_E_IO);
+	CHECK(special == NULL);
+	CHECK_EQ(inv->n_files, 1);
+	CHECK(!ix.valid);
+	qa_inventory_destroy(inv);
+}
+
 int
 main(void)
 {
@@ -374,6 +434,8 @@ main(void)
 		compare_str(corners[i]);
 	th_case = "nesting";
 	nesting();
+	th_case = "index-load";
+	index_load();
 	th_case = "mutants";
 	mutants("{\n  \"metadata\": {\n    \"total_size\": 4096\n  },\n"
 		"  \"weight_map\": {\n"
