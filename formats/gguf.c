@@ -30,6 +30,7 @@
 #include "core/ckd.h"
 #include "core/hash.h"
 #include "core/dtypes.h"
+#include "core/gguf_keys.h"
 
 #define GGUF_DEFAULT_ALIGNMENT 32
 /* llama.cpp GGUF_MAX_STRING_LENGTH / GGUF_MAX_ARRAY_ELEMENTS (228be52c). */
@@ -806,7 +807,8 @@ read_kvs(struct gg *g, uint64_t n_kv)
 			qa_inv_drop_last_kv(g->inv);
 			return false;
 		}
-		if (!g->align_seen && strcmp(key, "general.alignment") == 0) {
+		if (!g->align_seen &&
+		    strcmp(key, QA_GGUF_GENERAL_ALIGNMENT) == 0) {
 			g->align_seen = true;
 			check_alignment(g, kv);
 		}
@@ -832,8 +834,9 @@ fork_once(struct gg *g, uint32_t type)
 static const char *
 bitnet_evidence(struct gg *g)
 {
-	const struct qa_kv *kv = qa_inv_kv(g->inv, "general.file_type");
-	const struct qa_kv *arch = qa_inv_kv(g->inv, "general.architecture");
+	const struct qa_kv *kv = qa_inv_kv(g->inv, QA_GGUF_GENERAL_FILE_TYPE);
+	const struct qa_kv *arch = qa_inv_kv(g->inv,
+					     QA_GGUF_GENERAL_ARCHITECTURE);
 	int64_t ft;
 
 	if (kv && qa_value_as_int(&kv->value, &ft) && ft == 40)
@@ -907,7 +910,7 @@ fork_tensor(struct gg *g, struct qa_tensor *t, const char *name,
 	if (strcmp(fk->fork, "bitnet.cpp") == 0) {
 		g->inv->ggml_fork.bitnet = fk->fork;
 		g->inv->ggml_fork.bitnet_ftype =
-			strncmp(why, "general.file_type", 17) == 0;
+			strncmp(why, QA_GGUF_GENERAL_FILE_TYPE, 17) == 0;
 	} else {
 		g->inv->ggml_fork.ik = fk->fork;
 	}
@@ -1281,10 +1284,10 @@ check_key_types(struct gg *g, uint32_t first_kv)
 		const char *key;
 		enum qa_value_type type;
 	} known[] = {
-		{ "split.no", QA_V_U16 },
-		{ "split.count", QA_V_U16 },
-		{ "split.tensors.count", QA_V_I32 },
-		{ "general.file_type", QA_V_U32 },
+		{ QA_GGUF_SPLIT_NO, QA_V_U16 },
+		{ QA_GGUF_SPLIT_COUNT, QA_V_U16 },
+		{ QA_GGUF_SPLIT_TENSORS_COUNT, QA_V_I32 },
+		{ QA_GGUF_GENERAL_FILE_TYPE, QA_V_U32 },
 	};
 	struct qa_inventory *inv = g->inv;
 	const char *arch = NULL;
@@ -1292,7 +1295,8 @@ check_key_types(struct gg *g, uint32_t first_kv)
 	uint32_t i;
 
 	for (i = first_kv; i < inv->n_kvs; i++)
-		if (strcmp(inv->kvs[i].key, "general.architecture") == 0 &&
+		if (strcmp(inv->kvs[i].key,
+			   QA_GGUF_GENERAL_ARCHITECTURE) == 0 &&
 		    inv->kvs[i].value.type == QA_V_STRING) {
 			arch = inv->kvs[i].value.v.str.s;
 			arch_len = strlen(arch);
@@ -1306,7 +1310,8 @@ check_key_types(struct gg *g, uint32_t first_kv)
 			if (strcmp(kv->key, known[k].key) == 0)
 				want = known[k].type;
 		if (arch && strncmp(kv->key, arch, arch_len) == 0 &&
-		    strcmp(kv->key + arch_len, ".block_count") == 0)
+		    strcmp(kv->key + arch_len,
+			   "." QA_GGUF_LLM_BLOCK_COUNT) == 0)
 			want = QA_V_U32;
 		if (want != QA_V_COUNT && kv->value.type != want)
 			qa_inv_finding(inv, QA1012, g->path,

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "core/gguf_keys.h"
 
 /* A block count beyond this is not a real model; the per-layer tables
  * are not built for it (the value itself is still reported). */
@@ -133,7 +134,8 @@ mark_swa(struct hp_ctx *c, uint8_t *kind, int64_t n)
 	static const char *const period6[] = { "gemma3", NULL };
 	static const char *const period5[] = { "gemma3n", NULL };
 	struct qa_hparams *hp = &c->inv->hp;
-	const struct qa_value *pat = arch_val(c, "attention.sliding_window_pattern");
+	const struct qa_value *pat =
+		arch_val(c, QA_GGUF_ATTN_SLIDING_WINDOW_PATTERN);
 	int64_t period = -1, i, x;
 
 	if (pat && pat->type == QA_V_ARRAY) {
@@ -195,7 +197,7 @@ fill_layer_kinds(struct hp_ctx *c)
 		int64_t fai = hp->full_attention_interval > 0 ?
 			      hp->full_attention_interval : 4;
 
-		rec = arch_val(c, "attention.recurrent_layers");
+		rec = arch_val(c, QA_GGUF_ATTN_RECURRENT_LAYERS);
 		for (i = 0; i < n; i++) {
 			bool linear = (i + 1) % fai != 0;
 
@@ -208,8 +210,8 @@ fill_layer_kinds(struct hp_ctx *c)
 		/* llama-model.cpp LLM_ARCH_NEMOTRON_H: recurrent iff
 		 * n_head_kv(i) == 0 && n_ff(i) == 0; '-'/'E' blocks have no
 		 * attention but an FFN. */
-		kv_v = arch_val(c, "attention.head_count_kv");
-		ff_v = arch_val(c, "feed_forward_length");
+		kv_v = arch_val(c, QA_GGUF_ATTN_HEAD_COUNT_KV);
+		ff_v = arch_val(c, QA_GGUF_LLM_FEED_FORWARD_LENGTH);
 		for (i = 0; i < n; i++) {
 			int64_t kvh = layer_int(kv_v, i);
 			int64_t ff = layer_int(ff_v, i);
@@ -226,7 +228,7 @@ fill_layer_kinds(struct hp_ctx *c)
 		 * plamo2.cpp: a layer is recurrent iff n_head_kv(i) == 0
 		 * (their Mamba blocks carry an FFN too, so n_ff is not
 		 * consulted). */
-		kv_v = arch_val(c, "attention.head_count_kv");
+		kv_v = arch_val(c, QA_GGUF_ATTN_HEAD_COUNT_KV);
 		for (i = 0; i < n; i++)
 			if (layer_int(kv_v, i) == 0)
 				kind[i] = QA_LAYER_MAMBA;
@@ -235,7 +237,7 @@ fill_layer_kinds(struct hp_ctx *c)
 		 * convolution, shortconv.*) iff n_head_kv(i) == 0; the
 		 * converter writes 0 for every "conv" layer
 		 * (conversion/lfm2.py). */
-		kv_v = arch_val(c, "attention.head_count_kv");
+		kv_v = arch_val(c, QA_GGUF_ATTN_HEAD_COUNT_KV);
 		for (i = 0; i < n; i++)
 			if (layer_int(kv_v, i) == 0)
 				kind[i] = QA_LAYER_SHORT_CONV;
@@ -260,7 +262,7 @@ static void
 fill_head_kv(struct hp_ctx *c)
 {
 	struct qa_hparams *hp = &c->inv->hp;
-	const struct qa_value *v = arch_val(c, "attention.head_count_kv");
+	const struct qa_value *v = arch_val(c, QA_GGUF_ATTN_HEAD_COUNT_KV);
 	int32_t *arr;
 	int64_t i, x, n = hp->n_layer_all;
 
@@ -359,12 +361,15 @@ gguf_templates(struct qa_inventory *inv)
 		const struct qa_kv *kv = &inv->kvs[i];
 		const struct qa_value *v = &kv->value;
 		struct qa_template *t;
-		bool primary = strcmp(kv->key, "tokenizer.chat_template") == 0;
+		bool primary =
+			strcmp(kv->key, QA_GGUF_TOKENIZER_CHAT_TEMPLATE) == 0;
 		const char *text;
 		uint64_t kept;
 
 		if (!primary &&
-		    strncmp(kv->key, "tokenizer.chat_template.", 24) != 0)
+		    strncmp(kv->key, QA_GGUF_TOKENIZER_CHAT_TEMPLATE_PREFIX,
+			    sizeof(QA_GGUF_TOKENIZER_CHAT_TEMPLATE_PREFIX) -
+			    1) != 0)
 			continue;
 		if (v->type != QA_V_STRING || !v->v.str.s)
 			continue;
@@ -405,7 +410,7 @@ qa_gguf_fill_hparams(struct qa_inventory *inv)
 	int64_t rope;
 
 	gguf_templates(inv);
-	kv = qa_inv_kv(inv, "general.architecture");
+	kv = qa_inv_kv(inv, QA_GGUF_GENERAL_ARCHITECTURE);
 	if (kv && kv->value.type == QA_V_STRING) {
 		c.arch = kv->value.v.str.s;
 		hp->arch_raw = c.arch;
@@ -413,13 +418,13 @@ qa_gguf_fill_hparams(struct qa_inventory *inv)
 		 * names; they are the normalized vocabulary. */
 		hp->arch = c.arch;
 	}
-	kv = qa_inv_kv(inv, "general.name");
+	kv = qa_inv_kv(inv, QA_GGUF_GENERAL_NAME);
 	if (kv && kv->value.type == QA_V_STRING)
 		hp->name = kv->value.v.str.s;
-	hp->file_type = key_int(inv, "general.file_type");
+	hp->file_type = key_int(inv, QA_GGUF_GENERAL_FILE_TYPE);
 
-	hp->n_layer_all = arch_int(&c, "block_count");
-	hp->n_mtp = arch_int(&c, "nextn_predict_layers");
+	hp->n_layer_all = arch_int(&c, QA_GGUF_LLM_BLOCK_COUNT);
+	hp->n_mtp = arch_int(&c, QA_GGUF_LLM_NEXTN_PREDICT_LAYERS);
 	/* llama.cpp reads the key as optional, 0 when absent
 	 * (src/llama-model.cpp LLM_KV_NEXTN_PREDICT_LAYERS); a file that
 	 * writes it, even as 0, says how many MTP layers it has. */
@@ -429,11 +434,11 @@ qa_gguf_fill_hparams(struct qa_inventory *inv)
 	if (hp->n_layer_all >= 0)
 		hp->n_layer = hp->n_mtp <= hp->n_layer_all ?
 			      hp->n_layer_all - hp->n_mtp : hp->n_layer_all;
-	hp->n_embd = arch_int(&c, "embedding_length");
-	hp->n_head = arch_int(&c, "attention.head_count");
+	hp->n_embd = arch_int(&c, QA_GGUF_LLM_EMBEDDING_LENGTH);
+	hp->n_head = arch_int(&c, QA_GGUF_ATTN_HEAD_COUNT);
 	fill_head_kv(&c);
-	hp->head_dim_k = arch_int(&c, "attention.key_length");
-	hp->head_dim_v = arch_int(&c, "attention.value_length");
+	hp->head_dim_k = arch_int(&c, QA_GGUF_ATTN_KEY_LENGTH);
+	hp->head_dim_v = arch_int(&c, QA_GGUF_ATTN_VALUE_LENGTH);
 	/* llama.cpp default: n_embd_head_k = n_embd / n_head. */
 	if (hp->n_embd > 0 && hp->n_head > 0) {
 		if (hp->head_dim_k < 0)
@@ -441,48 +446,50 @@ qa_gguf_fill_hparams(struct qa_inventory *inv)
 		if (hp->head_dim_v < 0)
 			hp->head_dim_v = hp->n_embd / hp->n_head;
 	}
-	hp->n_ff = arch_int(&c, "feed_forward_length");
-	hp->n_vocab = arch_int(&c, "vocab_size");
+	hp->n_ff = arch_int(&c, QA_GGUF_LLM_FEED_FORWARD_LENGTH);
+	hp->n_vocab = arch_int(&c, QA_GGUF_LLM_VOCAB_SIZE);
 	if (hp->n_vocab < 0) {
-		kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+		kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
 		if (kv && kv->value.type == QA_V_ARRAY &&
 		    kv->value.v.arr.count <= INT64_MAX)
 			hp->n_vocab = (int64_t)kv->value.v.arr.count;
 	}
-	hp->n_ctx_train = arch_int(&c, "context_length");
-	hp->n_expert = arch_int(&c, "expert_count");
-	hp->n_expert_used = arch_int(&c, "expert_used_count");
-	hp->n_expert_shared = arch_int(&c, "expert_shared_count");
-	hp->n_ff_expert = arch_int(&c, "expert_feed_forward_length");
-	hp->n_leading_dense = arch_int(&c, "leading_dense_block_count");
-	hp->sliding_window = arch_int(&c, "attention.sliding_window");
-	hp->full_attention_interval = arch_int(&c, "full_attention_interval");
+	hp->n_ctx_train = arch_int(&c, QA_GGUF_LLM_CONTEXT_LENGTH);
+	hp->n_expert = arch_int(&c, QA_GGUF_LLM_EXPERT_COUNT);
+	hp->n_expert_used = arch_int(&c, QA_GGUF_LLM_EXPERT_USED_COUNT);
+	hp->n_expert_shared = arch_int(&c, QA_GGUF_LLM_EXPERT_SHARED_COUNT);
+	hp->n_ff_expert = arch_int(&c, QA_GGUF_LLM_EXPERT_FEED_FORWARD_LENGTH);
+	hp->n_leading_dense =
+		arch_int(&c, QA_GGUF_LLM_LEADING_DENSE_BLOCK_COUNT);
+	hp->sliding_window = arch_int(&c, QA_GGUF_ATTN_SLIDING_WINDOW);
+	hp->full_attention_interval =
+		arch_int(&c, QA_GGUF_LLM_FULL_ATTENTION_INTERVAL);
 
 	/* MLA (conversion/deepseek.py): key_length_mla = nope + rope,
 	 * value_length_mla = v_head_dim; older files put those in
 	 * key_length / value_length. */
-	hp->q_lora_rank = arch_int(&c, "attention.q_lora_rank");
-	hp->kv_lora_rank = arch_int(&c, "attention.kv_lora_rank");
+	hp->q_lora_rank = arch_int(&c, QA_GGUF_ATTN_Q_LORA_RANK);
+	hp->kv_lora_rank = arch_int(&c, QA_GGUF_ATTN_KV_LORA_RANK);
 	if (hp->kv_lora_rank > 0) {
-		int64_t klm = arch_int(&c, "attention.key_length_mla");
-		int64_t vlm = arch_int(&c, "attention.value_length_mla");
+		int64_t klm = arch_int(&c, QA_GGUF_ATTN_KEY_LENGTH_MLA);
+		int64_t vlm = arch_int(&c, QA_GGUF_ATTN_VALUE_LENGTH_MLA);
 
-		rope = arch_int(&c, "rope.dimension_count");
+		rope = arch_int(&c, QA_GGUF_ROPE_DIMENSION_COUNT);
 		hp->qk_rope_dim = rope;
 		if (klm < 0)
-			klm = arch_int(&c, "attention.key_length");
+			klm = arch_int(&c, QA_GGUF_ATTN_KEY_LENGTH);
 		if (vlm < 0)
-			vlm = arch_int(&c, "attention.value_length");
+			vlm = arch_int(&c, QA_GGUF_ATTN_VALUE_LENGTH);
 		if (klm >= 0 && rope >= 0 && klm >= rope)
 			hp->qk_nope_dim = klm - rope;
 		hp->v_head_dim_mla = vlm;
 	}
 
-	hp->ssm_d_conv = arch_int(&c, "ssm.conv_kernel");
-	hp->ssm_d_inner = arch_int(&c, "ssm.inner_size");
-	hp->ssm_d_state = arch_int(&c, "ssm.state_size");
-	hp->ssm_dt_rank = arch_int(&c, "ssm.time_step_rank");
-	hp->ssm_n_group = arch_int(&c, "ssm.group_count");
+	hp->ssm_d_conv = arch_int(&c, QA_GGUF_SSM_CONV_KERNEL);
+	hp->ssm_d_inner = arch_int(&c, QA_GGUF_SSM_INNER_SIZE);
+	hp->ssm_d_state = arch_int(&c, QA_GGUF_SSM_STATE_SIZE);
+	hp->ssm_dt_rank = arch_int(&c, QA_GGUF_SSM_TIME_STEP_RANK);
+	hp->ssm_n_group = arch_int(&c, QA_GGUF_SSM_GROUP_COUNT);
 
 	/* No output.weight: llama.cpp falls back to token_embd (tied). */
 	if (inv->n_tensors > 0)

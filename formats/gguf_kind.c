@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/ckd.h"
+#include "core/gguf_keys.h"
 
 #define MAX_FACTS 16
 /* Distinct target modules named in a finding and kept as a fact. */
@@ -274,9 +275,10 @@ sorted_tensors(const struct qa_inventory *inv)
 static void
 lora(struct qa_inventory *inv, const char *path)
 {
-	const char *arch = kv_str(inv, "general.architecture");
-	const char *type = kv_str(inv, "adapter.type");
-	const struct qa_kv *alpha_kv = qa_inv_kv(inv, "adapter.lora.alpha");
+	const char *arch = kv_str(inv, QA_GGUF_GENERAL_ARCHITECTURE);
+	const char *type = kv_str(inv, QA_GGUF_ADAPTER_TYPE);
+	const struct qa_kv *alpha_kv =
+		qa_inv_kv(inv, QA_GGUF_ADAPTER_LORA_ALPHA);
 	const struct qa_tensor **v = sorted_tensors(inv);
 	struct name_set targets;
 	struct blocks blocks;
@@ -399,11 +401,11 @@ lora(struct qa_inventory *inv, const char *path)
 static void
 projector(struct qa_inventory *inv, const char *path)
 {
-	bool vision = kv_true(inv, "clip.has_vision_encoder");
-	bool audio = kv_true(inv, "clip.has_audio_encoder");
-	const char *ptype = kv_str(inv, "clip.projector_type");
-	const char *vtype = kv_str(inv, "clip.vision.projector_type");
-	const char *atype = kv_str(inv, "clip.audio.projector_type");
+	bool vision = kv_true(inv, QA_GGUF_CLIP_HAS_VISION_ENCODER);
+	bool audio = kv_true(inv, QA_GGUF_CLIP_HAS_AUDIO_ENCODER);
+	const char *ptype = kv_str(inv, QA_GGUF_CLIP_PROJECTOR_TYPE);
+	const char *vtype = kv_str(inv, QA_GGUF_CLIP_VISION_PROJECTOR_TYPE);
+	const char *atype = kv_str(inv, QA_GGUF_CLIP_AUDIO_PROJECTOR_TYPE);
 	uint64_t v_params = 0, a_params = 0, mm_params = 0, all = 0;
 	uint32_t i;
 	char enc[256];
@@ -430,37 +432,38 @@ projector(struct qa_inventory *inv, const char *path)
 	fact_int(inv, "has_audio_encoder", audio);
 	if (vision) {
 		fact_int(inv, "vision_block_count",
-			 kv_int(inv, "clip.vision.block_count"));
+			 kv_int(inv, QA_GGUF_CLIP_VISION_BLOCK_COUNT));
 		fact_int(inv, "vision_embedding_length",
-			 kv_int(inv, "clip.vision.embedding_length"));
+			 kv_int(inv, QA_GGUF_CLIP_VISION_EMBEDDING_LENGTH));
 		fact_int(inv, "vision_image_size",
-			 kv_int(inv, "clip.vision.image_size"));
+			 kv_int(inv, QA_GGUF_CLIP_VISION_IMAGE_SIZE));
 		fact_int(inv, "vision_patch_size",
-			 kv_int(inv, "clip.vision.patch_size"));
+			 kv_int(inv, QA_GGUF_CLIP_VISION_PATCH_SIZE));
 		fact_int(inv, "vision_params", (int64_t)v_params);
 	}
 	if (audio) {
 		fact_int(inv, "audio_block_count",
-			 kv_int(inv, "clip.audio.block_count"));
+			 kv_int(inv, QA_GGUF_CLIP_AUDIO_BLOCK_COUNT));
 		fact_int(inv, "audio_embedding_length",
-			 kv_int(inv, "clip.audio.embedding_length"));
+			 kv_int(inv, QA_GGUF_CLIP_AUDIO_EMBEDDING_LENGTH));
 		fact_int(inv, "audio_params", (int64_t)a_params);
 	}
 	fact_int(inv, "projection_dim", kv_int(inv, vision ?
-		 "clip.vision.projection_dim" : "clip.audio.projection_dim"));
+		 QA_GGUF_CLIP_VISION_PROJECTION_DIM :
+		 QA_GGUF_CLIP_AUDIO_PROJECTION_DIM));
 	fact_int(inv, "params", (int64_t)all);
 	enc[0] = '\0';
 	if (vision)
 		len += (size_t)snprintf(enc + len, sizeof(enc) - len,
 			"vision encoder of %" PRId64 " blocks, width %" PRId64,
-			kv_int(inv, "clip.vision.block_count"),
-			kv_int(inv, "clip.vision.embedding_length"));
+			kv_int(inv, QA_GGUF_CLIP_VISION_BLOCK_COUNT),
+			kv_int(inv, QA_GGUF_CLIP_VISION_EMBEDDING_LENGTH));
 	if (audio && len < sizeof(enc))
 		len += (size_t)snprintf(enc + len, sizeof(enc) - len,
 			"%saudio encoder of %" PRId64 " blocks, width %" PRId64,
 			vision ? " and " : "",
-			kv_int(inv, "clip.audio.block_count"),
-			kv_int(inv, "clip.audio.embedding_length"));
+			kv_int(inv, QA_GGUF_CLIP_AUDIO_BLOCK_COUNT),
+			kv_int(inv, QA_GGUF_CLIP_AUDIO_EMBEDDING_LENGTH));
 	if (!vision && !audio)
 		snprintf(enc, sizeof(enc), "no encoder declared");
 	inv->kind_info.summary = qa_arena_printf(&inv->arena,
@@ -481,9 +484,9 @@ projector(struct qa_inventory *inv, const char *path)
 static void
 imatrix(struct qa_inventory *inv, const char *path)
 {
-	const struct qa_kv *ds = qa_inv_kv(inv, "imatrix.datasets");
-	int64_t chunks = kv_int(inv, "imatrix.chunk_count");
-	int64_t chunk_size = kv_int(inv, "imatrix.chunk_size");
+	const struct qa_kv *ds = qa_inv_kv(inv, QA_GGUF_IMATRIX_DATASETS);
+	int64_t chunks = kv_int(inv, QA_GGUF_IMATRIX_CHUNK_COUNT);
+	int64_t chunk_size = kv_int(inv, QA_GGUF_IMATRIX_CHUNK_SIZE);
 	const struct qa_tensor **v = sorted_tensors(inv);
 	const char *names[8];
 	uint32_t i, n_ds = 0, entries = 0, bad = 0;
@@ -610,24 +613,24 @@ control_vector(struct qa_inventory *inv, const char *path)
 void
 qa_gguf_file_kind(struct qa_inventory *inv)
 {
-	const char *type = kv_str(inv, "general.type");
-	const char *arch = kv_str(inv, "general.architecture");
+	const char *type = kv_str(inv, QA_GGUF_GENERAL_TYPE);
+	const char *arch = kv_str(inv, QA_GGUF_GENERAL_ARCHITECTURE);
 	const char *path = inv->n_files ? inv->files[0].path : inv->path;
 
-	if (type && strcmp(type, "adapter") == 0) {
+	if (type && strcmp(type, QA_GGUF_TYPE_ADAPTER) == 0) {
 		inv->model_kind = QA_MKIND_ADAPTER;
 		lora(inv, path);
-	} else if ((type && strcmp(type, "mmproj") == 0) ||
-		   (arch && strcmp(arch, "clip") == 0)) {
+	} else if ((type && strcmp(type, QA_GGUF_TYPE_MMPROJ) == 0) ||
+		   (arch && strcmp(arch, QA_GGUF_ARCH_CLIP) == 0)) {
 		inv->model_kind = QA_MKIND_PROJECTOR;
 		projector(inv, path);
-	} else if (type && strcmp(type, "imatrix") == 0) {
+	} else if (type && strcmp(type, QA_GGUF_TYPE_IMATRIX) == 0) {
 		inv->model_kind = QA_MKIND_IMATRIX;
 		imatrix(inv, path);
-	} else if (arch && strcmp(arch, "controlvector") == 0) {
+	} else if (arch && strcmp(arch, QA_GGUF_ARCH_CONTROLVECTOR) == 0) {
 		inv->model_kind = QA_MKIND_CONTROL_VECTOR;
 		control_vector(inv, path);
-	} else if (type && strcmp(type, "model") != 0) {
+	} else if (type && strcmp(type, QA_GGUF_TYPE_MODEL) != 0) {
 		inv->model_kind = QA_MKIND_UNKNOWN;
 		inv->kind_info.summary = qa_arena_printf(&inv->arena,
 			"a GGUF of general.type '%s'", type);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/confine.h"
+#include "core/gguf_keys.h"
 
 #define SPLIT_DIGITS 5
 /* "-" 5 digits "-of-" 5 digits ".gguf" */
@@ -330,7 +331,7 @@ load_single(struct qa_inventory *inv, const char *path)
 	rc = load_one(inv, inv->n_files - 1, &special);
 	if (rc != QA_OK)
 		return rc;
-	kv = file_kv(inv, kv_first, inv->n_kvs, "split.count");
+	kv = file_kv(inv, kv_first, inv->n_kvs, QA_GGUF_SPLIT_COUNT);
 	if (kv_int(kv, &count) && count > 1)
 		qa_inv_finding(inv, QA1101, inv->files[inv->n_files - 1].path,
 			       (int64_t)kv->offset, NULL,
@@ -485,8 +486,9 @@ check_cross_part_duplicates(struct qa_inventory *inv)
 static bool
 is_part_key(const char *key)
 {
-	return strncmp(key, "split.", 6) == 0 ||
-	       strcmp(key, "general.alignment") == 0;
+	return strncmp(key, QA_GGUF_SPLIT_PREFIX,
+		       sizeof(QA_GGUF_SPLIT_PREFIX) - 1) == 0 ||
+	       strcmp(key, QA_GGUF_GENERAL_ALIGNMENT) == 0;
 }
 
 /* split.no / split.count / model keys of part number `part` (1-based). */
@@ -498,7 +500,7 @@ check_part(struct qa_inventory *inv, const struct part *pt, uint32_t count)
 	uint32_t i, n_model = 0, part = pt->part;
 	int64_t v;
 
-	kv = file_kv(inv, pt->kv_first, pt->kv_end, "split.no");
+	kv = file_kv(inv, pt->kv_first, pt->kv_end, QA_GGUF_SPLIT_NO);
 	if (!kv)
 		qa_inv_finding(inv, QA1103, f->path, -1, NULL,
 			       "part %" PRIu32 " of %" PRIu32 " has no split.no "
@@ -510,7 +512,7 @@ check_part(struct qa_inventory *inv, const struct part *pt, uint32_t count)
 			       kv_int(kv, &v) ? qa_arena_printf(&inv->arena,
 					"%" PRId64, v) : "not an integer",
 			       part, part - 1);
-	kv = file_kv(inv, pt->kv_first, pt->kv_end, "split.count");
+	kv = file_kv(inv, pt->kv_first, pt->kv_end, QA_GGUF_SPLIT_COUNT);
 	if (!kv)
 		qa_inv_finding(inv, QA1103, f->path, -1, NULL,
 			       "part %" PRIu32 " of %" PRIu32 " has no "
@@ -715,7 +717,7 @@ load_set(struct qa_inventory *inv, const char *path,
 			continue;
 		if (!kv)
 			kv = file_kv(inv, parts[i].kv_first, parts[i].kv_end,
-				     "split.tensors.count");
+				     QA_GGUF_SPLIT_TENSORS_COUNT);
 		total += inv->files[parts[i].fi].tensor_count;
 	}
 	if (s.n_missing == 0 && kv && kv_int(kv, &want) &&

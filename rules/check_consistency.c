@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/dtypes.h"
+#include "core/gguf_keys.h"
 #include "rules/check.h"
 
 /* Block indices past this are not a model (llama.cpp: 512 layers). */
@@ -67,7 +68,7 @@ check_file_type(struct qa_inventory *inv)
 		return;
 	if (inv->hp.file_type < 0)
 		return;
-	kv = qa_inv_kv(inv, "general.file_type");
+	kv = qa_inv_kv(inv, QA_GGUF_GENERAL_FILE_TYPE);
 	main_type = qa_llama_ftype_main_type(inv->hp.file_type);
 	/* a fork's file type (read with its meaning, QA1038): its weight
 	 * type is a fork type, which the upstream comparison below cannot
@@ -295,7 +296,7 @@ check_matrices(struct ctx *c)
 {
 	struct qa_inventory *inv = c->inv;
 	const struct qa_hparams *hp = &inv->hp;
-	const struct qa_kv *tok = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	const struct qa_kv *tok = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
 	bool gguf = false, seen_embd = false, seen_out = false;
 	int64_t vocab = hp->n_vocab;
 	const char *vocab_what = "vocab_size";
@@ -309,7 +310,7 @@ check_matrices(struct ctx *c)
 	if (gguf && tok && tok->value.type == QA_V_ARRAY &&
 	    tok->value.v.arr.count <= INT64_MAX) {
 		vocab = (int64_t)tok->value.v.arr.count;
-		vocab_what = "tokenizer.ggml.tokens";
+		vocab_what = QA_GGUF_TOKENIZER_LIST;
 	}
 	for (k = 0; k < inv->n_tensors; k++) {
 		const struct qa_tensor *t = &inv->tensors[k];
@@ -694,7 +695,8 @@ check_fused_experts(struct ctx *c)
 	if (n_exp <= 0)
 		return;
 	if (inv->hp.arch_raw) {
-		snprintf(key, sizeof(key), "%s.expert_count", inv->hp.arch_raw);
+		snprintf(key, sizeof(key), "%s." QA_GGUF_LLM_EXPERT_COUNT,
+			 inv->hp.arch_raw);
 		kv = qa_inv_kv(inv, key);
 	}
 	for (k = 0; k < inv->n_tensors; k++) {
@@ -732,8 +734,8 @@ static void
 check_gguf_layout(struct ctx *c)
 {
 	static const char *const arrays[] = {
-		"attention.head_count_kv", "attention.head_count",
-		"feed_forward_length",
+		QA_GGUF_ATTN_HEAD_COUNT_KV, QA_GGUF_ATTN_HEAD_COUNT,
+		QA_GGUF_LLM_FEED_FORWARD_LENGTH,
 	};
 	struct qa_inventory *inv = c->inv;
 	const struct qa_hparams *hp = &inv->hp;
@@ -743,7 +745,8 @@ check_gguf_layout(struct ctx *c)
 
 	if (!hp->arch_raw)
 		return;
-	snprintf(key, sizeof(key), "%s.full_attention_interval", hp->arch_raw);
+	snprintf(key, sizeof(key), "%s." QA_GGUF_LLM_FULL_ATTENTION_INTERVAL,
+		 hp->arch_raw);
 	kv = qa_inv_kv(inv, key);
 	if (kv && hp->full_attention_interval > 0 && hp->n_layer > 0 &&
 	    hp->n_layer % hp->full_attention_interval != 0)
@@ -914,7 +917,8 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	if (inv->n_tensors == 0)
 		return;
 	if (inv->hp.arch_raw) {
-		snprintf(key, sizeof(key), "%s.block_count", inv->hp.arch_raw);
+		snprintf(key, sizeof(key), "%s." QA_GGUF_LLM_BLOCK_COUNT,
+			 inv->hp.arch_raw);
 		c.block_kv = qa_inv_kv(inv, key);
 	}
 	check_blocks(&c);

@@ -32,6 +32,7 @@
 
 #include "rules/check.h"
 #include "core/ckd.h"
+#include "core/gguf_keys.h"
 
 /* Distinct lines per rule before the rest is summarised. */
 #define MAX_REPORTS 16
@@ -1517,10 +1518,10 @@ check_imatrix(struct ctx *c)
 	if (inv->kind != QA_KIND_GGUF)
 		return;
 	/* tools/quantize/quantize.cpp LLM_KV_QUANTIZE_IMATRIX_* */
-	file = qa_inv_kv(inv, "quantize.imatrix.file");
-	ds = qa_inv_kv(inv, "quantize.imatrix.dataset");
-	ent = qa_inv_kv(inv, "quantize.imatrix.entries_count");
-	chk = qa_inv_kv(inv, "quantize.imatrix.chunks_count");
+	file = qa_inv_kv(inv, QA_GGUF_QUANTIZE_IMATRIX_FILE);
+	ds = qa_inv_kv(inv, QA_GGUF_QUANTIZE_IMATRIX_DATASET);
+	ent = qa_inv_kv(inv, QA_GGUF_QUANTIZE_IMATRIX_ENTRIES_COUNT);
+	chk = qa_inv_kv(inv, QA_GGUF_QUANTIZE_IMATRIX_CHUNKS_COUNT);
 	any = file ? file : ds ? ds : ent ? ent : chk;
 	if (any) {
 		kv_text(file, f, sizeof(f));

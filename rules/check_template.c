@@ -64,6 +64,7 @@
 #include "rules/check.h"
 #include "analysis/jinja.h"
 #include "core/hash.h"
+#include "core/gguf_keys.h"
 
 /* Templates larger than this are a denial-of-service risk for engines
  * that render the template on every request (the longest real ones are
@@ -541,7 +542,7 @@ on_event(void *ctx, enum qa_jinja_event ev, size_t pos)
 
 /*
  * Scans len bytes of one template and reports QA6001/QA6002/QA6004.
- * what names it in the message ("tokenizer.chat_template"), file/offset
+ * what names it in the message (QA_GGUF_TOKENIZER_CHAT_TEMPLATE), file/offset
  * locate it.
  */
 static void

@@ -23,6 +23,7 @@
 
 
 #include "rules/check.h"
+#include "core/gguf_keys.h"
 
 
 static const char *
@@ -91,12 +92,13 @@ ends_with(const char *s, const char *suffix)
 static void
 check_gguf(struct qa_inventory *inv)
 {
-	const struct qa_kv *model = qa_inv_kv(inv, "tokenizer.ggml.model");
-	const struct qa_kv *tokens = qa_inv_kv(inv, "tokenizer.ggml.tokens");
-	const struct qa_kv *scores = qa_inv_kv(inv, "tokenizer.ggml.scores");
-	const struct qa_kv *ttype = qa_inv_kv(inv, "tokenizer.ggml.token_type");
-	const struct qa_kv *merges = qa_inv_kv(inv, "tokenizer.ggml.merges");
-	const struct qa_kv *pre = qa_inv_kv(inv, "tokenizer.ggml.pre");
+	const struct qa_kv *model = qa_inv_kv(inv, QA_GGUF_TOKENIZER_MODEL);
+	const struct qa_kv *tokens = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
+	const struct qa_kv *scores = qa_inv_kv(inv, QA_GGUF_TOKENIZER_SCORES);
+	const struct qa_kv *ttype =
+		qa_inv_kv(inv, QA_GGUF_TOKENIZER_TOKEN_TYPE);
+	const struct qa_kv *merges = qa_inv_kv(inv, QA_GGUF_TOKENIZER_MERGES);
+	const struct qa_kv *pre = qa_inv_kv(inv, QA_GGUF_TOKENIZER_PRE);
 	const struct qa_kv *vs = NULL;
 	const char *mname = NULL;
 	bool have_count = false;
@@ -152,7 +154,8 @@ check_gguf(struct qa_inventory *inv)
 	if (!have_count)
 		return;
 	if (inv->hp.arch_raw) {
-		snprintf(key, sizeof(key), "%s.vocab_size", inv->hp.arch_raw);
+		snprintf(key, sizeof(key), "%s." QA_GGUF_LLM_VOCAB_SIZE,
+			 inv->hp.arch_raw);
 		vs = qa_inv_kv(inv, key);
 	}
 	if (vs) {
@@ -170,7 +173,8 @@ check_gguf(struct qa_inventory *inv)
 		const struct qa_kv *kv = &inv->kvs[i];
 		int64_t id;
 
-		if (strncmp(kv->key, "tokenizer.ggml.", 15) != 0 ||
+		if (strncmp(kv->key, QA_GGUF_TOKENIZER_GGML_PREFIX,
+			    sizeof(QA_GGUF_TOKENIZER_GGML_PREFIX) - 1) != 0 ||
 		    !ends_with(kv->key, "_token_id"))
 			continue;
 		/* Negative ids mean "none" to some writers; a wrong type is

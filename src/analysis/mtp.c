@@ -36,6 +36,7 @@ static const struct family families[] = {
 #define QA_MTP_FAMILY(n, l, e, sub, note, src, asof) \
 	{ n, l, e, sub, note, src, asof },
 #include "rules/mtp_families.def"
+#include "core/gguf_keys.h"
 #undef QA_MTP_FAMILY
 };
 
@@ -108,9 +109,10 @@ static bool
 named(const struct qa_inventory *inv, const char *needle)
 {
 	static const char *const keys[] = {
-		"general.basename", "general.finetune",
-		"general.base_model.0.name", "general.base_model.0.repo_url",
-		"general.base_model.0.organization",
+		QA_GGUF_GENERAL_BASENAME, QA_GGUF_GENERAL_FINETUNE,
+		QA_GGUF_GENERAL_BASE_MODEL0_NAME,
+		QA_GGUF_GENERAL_BASE_MODEL0_REPO_URL,
+		QA_GGUF_GENERAL_BASE_MODEL0_ORG,
 	};
 	size_t k;
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/dtypes.h"
+#include "core/gguf_keys.h"
 
 static void
 classify_tensors(struct qa_inventory *inv)
@@ -417,13 +418,13 @@ qa_inv_kv_string(const struct qa_inventory *inv, const char *key)
 bool
 qa_imatrix_of(const struct qa_inventory *inv, struct qa_imatrix *out)
 {
-	const struct qa_kv *en = qa_inv_kv(inv,
-					   "quantize.imatrix.entries_count");
-	const struct qa_kv *ch = qa_inv_kv(inv,
-					   "quantize.imatrix.chunks_count");
+	const struct qa_kv *en =
+		qa_inv_kv(inv, QA_GGUF_QUANTIZE_IMATRIX_ENTRIES_COUNT);
+	const struct qa_kv *ch =
+		qa_inv_kv(inv, QA_GGUF_QUANTIZE_IMATRIX_CHUNKS_COUNT);
 
-	out->file = qa_inv_kv_string(inv, "quantize.imatrix.file");
-	out->dataset = qa_inv_kv_string(inv, "quantize.imatrix.dataset");
+	out->file = qa_inv_kv_string(inv, QA_GGUF_QUANTIZE_IMATRIX_FILE);
+	out->dataset = qa_inv_kv_string(inv, QA_GGUF_QUANTIZE_IMATRIX_DATASET);
 	out->entries = -1;
 	out->chunks = -1;
 	if (en && !qa_value_as_int(&en->value, &out->entries))

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/roles.h"
+#include "core/gguf_keys.h"
 
 #include <cjson/cJSON.h>
 
@@ -586,7 +587,8 @@ static bool
 skipped_key(const char *k)
 {
 	/* Where a split set was cut says nothing about the model. */
-	return strncmp(k, "split.", 6) == 0;
+	return strncmp(k, QA_GGUF_SPLIT_PREFIX,
+		       sizeof(QA_GGUF_SPLIT_PREFIX) - 1) == 0;
 }
 
 static int

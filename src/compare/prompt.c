@@ -16,6 +16,7 @@
 #include "core/diag.h"
 #include "core/json_file.h"
 #include "core/source.h"
+#include "core/gguf_keys.h"
 
 #include <cjson/cJSON.h>
 
@@ -189,7 +190,7 @@ id_text(const cJSON *v, char *buf, size_t n)
 static const char *
 vocab_lookup(const struct ctx *c, int64_t id)
 {
-	const struct qa_kv *kv = qa_inv_kv(c->q, "tokenizer.ggml.tokens");
+	const struct qa_kv *kv = qa_inv_kv(c->q, QA_GGUF_TOKENIZER_LIST);
 	struct qa_value v;
 	size_t lo = 0, hi = c->n_want;
 
@@ -299,9 +300,9 @@ want_id(struct ctx *c, size_t *cap, int64_t id)
 static void
 read_vocab(struct ctx *c)
 {
-	static const char *const ids[] = { "tokenizer.ggml.bos_token_id",
-		"tokenizer.ggml.eos_token_id", "tokenizer.ggml.padding_token_id" };
-	const struct qa_kv *kv = qa_inv_kv(c->q, "tokenizer.ggml.tokens");
+	static const char *const ids[] = { QA_GGUF_TOKENIZER_BOS_ID,
+		QA_GGUF_TOKENIZER_EOS_ID, QA_GGUF_TOKENIZER_PAD_ID };
+	const struct qa_kv *kv = qa_inv_kv(c->q, QA_GGUF_TOKENIZER_LIST);
 	const cJSON *arr = qa_json_child(c->tokjson, "added_tokens"), *e;
 	struct rd *r;
 	uint64_t klen, count, i, len;
@@ -768,9 +769,9 @@ names_folder(const char *s, const char *name)
 static void
 compare_base_model(struct ctx *c)
 {
-	const char *name = kv_str(c->q, "general.base_model.0.name");
-	const char *repo = kv_str(c->q, "general.base_model.0.repo_url");
-	const char *org = kv_str(c->q, "general.base_model.0.organization");
+	const char *name = kv_str(c->q, QA_GGUF_GENERAL_BASE_MODEL0_NAME);
+	const char *repo = kv_str(c->q, QA_GGUF_GENERAL_BASE_MODEL0_REPO_URL);
+	const char *org = kv_str(c->q, QA_GGUF_GENERAL_BASE_MODEL0_ORG);
 	const cJSON *np = qa_json_child(c->config, "_name_or_path");
 	char folder[256], *slash;
 	const char *said = repo ? repo : name;
@@ -816,11 +817,11 @@ qa_prompt_compare(struct qa_arena *ar, const struct qa_inventory *a,
 	c.config = side_json(&c, "config.json");
 	read_vocab(&c);
 	compare_templates(&c);
-	compare_id(&c, "bos", "tokenizer.ggml.bos_token_id", "bos_token",
+	compare_id(&c, "bos", QA_GGUF_TOKENIZER_BOS_ID, "bos_token",
 		   "bos_token_id", QA6321);
-	compare_id(&c, "eos", "tokenizer.ggml.eos_token_id", "eos_token",
+	compare_id(&c, "eos", QA_GGUF_TOKENIZER_EOS_ID, "eos_token",
 		   "eos_token_id", QA6322);
-	compare_id(&c, "pad", "tokenizer.ggml.padding_token_id", "pad_token",
+	compare_id(&c, "pad", QA_GGUF_TOKENIZER_PAD_ID, "pad_token",
 		   "pad_token_id", QA6323);
 	compare_specials(&c);
 	compare_base_model(&c);

@@ -36,6 +36,7 @@
 #include "core/ckd.h"
 #include "fit/fit.h"
 #include "core/inventory.h"
+#include "core/gguf_keys.h"
 #include "fit/decode.h"
 #include "fit/fit_cuda.h"
 
@@ -1566,32 +1567,32 @@ describe_model(struct lc_model *m, const struct qa_inventory *inv,
 		     (uint32_t)m->n_draft : 0;
 	m->h2 = arch_in(hp, second_hidden);
 	m->unified = opt->kv_unified;
-	m->n_pos = arch_has(inv, "rope.dimension_sections") ? 4 : 1;
+	m->n_pos = arch_has(inv, QA_GGUF_ROPE_DIMENSION_SECTIONS) ? 4 : 1;
 	m->f16 = qa_ggml_type_by_name("F16");
 	/* Gemma 3n / Gemma 4: layers from n_layer_kv_from_start on reuse
 	 * an earlier cache (attention.shared_kv_layers; gemma3n fixes 20). */
 	m->kv_from_start = m->n_layer;
-	if (arch_int(inv, "attention.shared_kv_layers") > 0 &&
-	    arch_int(inv, "attention.shared_kv_layers") < m->n_layer)
+	if (arch_int(inv, QA_GGUF_ATTN_SHARED_KV_LAYERS) > 0 &&
+	    arch_int(inv, QA_GGUF_ATTN_SHARED_KV_LAYERS) < m->n_layer)
 		m->kv_from_start = m->n_layer -
-				  arch_int(inv, "attention.shared_kv_layers");
+				  arch_int(inv, QA_GGUF_ATTN_SHARED_KV_LAYERS);
 	else if (arch_is(hp, "gemma3n") && m->n_layer > 20)
 		m->kv_from_start = 20;
 	/* MLA iff the GGUF carries key_length_mla (llama-hparams.cpp
 	 * is_mla); an HF config with kv_lora_rank is MLA by definition. */
 	m->mla = hp->kv_lora_rank > 0 &&
-		(arch_has(inv, "attention.key_length_mla") ||
+		(arch_has(inv, QA_GGUF_ATTN_KEY_LENGTH_MLA) ||
 		 inv->kind != QA_KIND_GGUF);
 	m->rwkv = arch_is(hp, "rwkv6") || arch_is(hp, "rwkv7") ||
 		 arch_is(hp, "arwkv7") || arch_is(hp, "rwkv6qwen2");
 	m->lfm2 = (arch_is(hp, "lfm2") || arch_is(hp, "lfm2moe")) &&
 		 hp->head_kv_per_layer;
 	m->falcon_h1 = arch_is(hp, "falcon-h1");
-	m->dk_swa = arch_int(inv, "attention.key_length_swa");
-	m->dv_swa = arch_int(inv, "attention.value_length_swa");
-	m->rwkv_shift = arch_int(inv, "token_shift_count");
-	m->rwkv_head = arch_int(inv, "wkv.head_size");
-	m->lfm2_lcache = arch_int(inv, "shortconv.l_cache");
+	m->dk_swa = arch_int(inv, QA_GGUF_ATTN_KEY_LENGTH_SWA);
+	m->dv_swa = arch_int(inv, QA_GGUF_ATTN_VALUE_LENGTH_SWA);
+	m->rwkv_shift = arch_int(inv, QA_GGUF_LLM_TOKEN_SHIFT_COUNT);
+	m->rwkv_head = arch_int(inv, QA_GGUF_WKV_HEAD_SIZE);
+	m->lfm2_lcache = arch_int(inv, QA_GGUF_SHORTCONV_L_CACHE);
 
 	if (opt->gpus.n == 0) {
 		/* Host only: one CPU device whose memory is not checked. */

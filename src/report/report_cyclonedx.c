@@ -34,6 +34,7 @@
 
 #include "config.h"
 #include "core/jsonw.h"
+#include "core/gguf_keys.h"
 
 #define CDX_SCHEMA_URI "http://cyclonedx.org/schema/bom-1.6.schema.json"
 
@@ -127,7 +128,7 @@ model_component(struct qa_jw *w, const struct qa_inventory *inv, size_t idx,
 		enum qa_severity fail_on)
 {
 	char ref[48], buf[256];
-	const char *license = kv_str(inv, "general.license");
+	const char *license = kv_str(inv, QA_GGUF_GENERAL_LICENSE);
 	const char *name = inv->hp.name && *inv->hp.name ? inv->hp.name :
 		inv->path;
 	uint32_t i;
@@ -138,8 +139,8 @@ model_component(struct qa_jw *w, const struct qa_inventory *inv, size_t idx,
 	qa_jw_str(w, "type", "machine-learning-model");
 	qa_jw_str(w, "bom-ref", ref);
 	qa_jw_str(w, "name", name);
-	if (kv_str(inv, "general.version"))
-		qa_jw_str(w, "version", kv_str(inv, "general.version"));
+	if (kv_str(inv, QA_GGUF_GENERAL_VERSION))
+		qa_jw_str(w, "version", kv_str(inv, QA_GGUF_GENERAL_VERSION));
 	if (license) {
 		qa_jw_arr(w, "licenses", false);
 		qa_jw_obj(w, NULL);
@@ -155,7 +156,8 @@ model_component(struct qa_jw *w, const struct qa_inventory *inv, size_t idx,
 		char key[64];
 		const char *bname, *url;
 
-		snprintf(key, sizeof(key), "general.base_model.%u.name", b);
+		snprintf(key, sizeof(key), QA_GGUF_GENERAL_BASE_MODEL_NAME_FMT,
+			 b);
 		bname = kv_str(inv, key);
 		if (!bname)
 			break;
@@ -167,10 +169,11 @@ model_component(struct qa_jw *w, const struct qa_inventory *inv, size_t idx,
 		qa_jw_str(w, "type", "machine-learning-model");
 		qa_jw_str(w, "name", bname);
 		snprintf(key, sizeof(key),
-			 "general.base_model.%u.organization", b);
+			 QA_GGUF_GENERAL_BASE_MODEL_ORG_FMT, b);
 		if (kv_str(inv, key))
 			qa_jw_str(w, "group", kv_str(inv, key));
-		snprintf(key, sizeof(key), "general.base_model.%u.repo_url", b);
+		snprintf(key, sizeof(key),
+			 QA_GGUF_GENERAL_BASE_MODEL_REPO_URL_FMT, b);
 		url = kv_str(inv, key);
 		if (url) {
 			qa_jw_arr(w, "externalReferences", false);
