@@ -19,6 +19,7 @@
 #include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,48 @@ static const struct command {
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* ---- the parsed command line -------------------------------------------- */
+
+struct cli {
+	enum cmd command;
+	bool command_given;
+	const struct qa_reporter *reporter;
+	const char *output;
+	const char *match;
+	const char *rules_file;
+	const char *explain;
+	const char *calibrate;
+	const char *revision;
+	const char *base;		/* --base MODEL (a PEFT adapter's) */
+	bool follow_symlinks;
+	unsigned jobs;		/* hash, verify: 0 one per CPU */
+	bool sha256;
+	bool content;		/* diff --content */
+	bool stdio;		/* serve --stdio */
+	double max_rel_error;	/* compare --max-rel-error; 0: none */
+	bool list;		/* scan-dir --list */
+	bool from_scan_dir;	/* check runs for scan-dir: a file found
+				 * that is not a model is reported as what
+				 * it is, not refused */
+	struct qa_cli_remote_args remote_args;
+	struct qa_remote *remote;	/* the session when an input is
+					 * remote */
+	enum qa_severity fail_on;
+	bool quiet, verbose, no_color, summary, summary_given, layers;
+	const char *engine;
+	const char *engine_build;
+	const char *gpus;
+	struct qa_fit_options fit;
+	bool fit_asked;		/* a fit option was given */
+	struct qa_policy *policy;
+	struct qa_overrides overrides;
+	/* --severity / --disable as given; resolved once the rule file
+	 * (which may define the named rules) is loaded */
+	const char *override_args[64];
+	bool override_is_disable[64];
+	size_t n_override_args;
+};
+
 enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
@@ -169,6 +212,30 @@ enum opt_id {
 	O_VERSION,
 };
 
+/* How an option's value is read and stored (curl's aliases[] ARG_*):
+ * apply_option does the kinds below from the row alone; K_SPECIAL is its
+ * switch's (values with their own grammar, or more than one field). */
+enum opt_kind {
+	K_SPECIAL,	/* apply_option's switch */
+	K_FLAG,		/* bool at field := true */
+	K_STRING,	/* const char * at field := the argument */
+	K_INT,		/* int at field: a whole number in [lo, hi] */
+	K_UINT,		/* unsigned at field: the same */
+	K_ONOFF,	/* bool at field: "on" or "off" */
+	K_FRACTION,	/* double at field: above 0, at most 1 */
+};
+
+#define FIELD(f) .field = offsetof(struct cli, f)
+#define FLAG(f, g) .kind = K_FLAG, FIELD(f), .given = (g)
+#define STR(f, g) .kind = K_STRING, FIELD(f), .given = (g)
+#define INT(f, l, h, u, g) .kind = K_INT, FIELD(f), .lo = (l), .hi = (h), \
+	.unit = (u), .given = (g)
+#define UINT(f, l, h, u) .kind = K_UINT, FIELD(f), .lo = (l), .hi = (h), \
+	.unit = (u)
+#define ONOFF(f) .kind = K_ONOFF, FIELD(f)
+#define FRACTION(f, g) .kind = K_FRACTION, FIELD(f), .given = (g)
+#define SPECIAL .kind = K_SPECIAL
+
 static const struct option_def {
 	enum opt_id id;
 	const char *name;
@@ -176,6 +243,12 @@ static const struct option_def {
 	const char *arg;	/* NULL: a flag */
 	unsigned commands;
 	const char *help;	/* '\n' starts a continuation line */
+	enum opt_kind kind;
+	size_t field;		/* offsetof(struct cli, ...) */
+	int64_t lo, hi;		/* K_INT, K_UINT: the range */
+	const char *unit;	/* K_INT, K_UINT: what the number is, in the
+				 * usage error ("a number", "seconds,") */
+	unsigned given;		/* QA_FIT_GIVEN_* set when given */
 } options[] = {
 	{ O_FORMAT, "format", 'f', "FMT", C_AUDIT | C(VERIFY) | C(DIFF) |
 	  C(COMPARE) | C(RULES) | C(SUMMARIZE),
@@ -186,80 +259,104 @@ static const struct option_def {
 	  "markdown or html), html (one self-contained page\n"
 	  "with charts; several models are compared),\n"
 	  "codequality (GitLab Code Quality), cyclonedx\n"
-	  "(a CycloneDX 1.6 ML-BOM of the model)" },
+	  "(a CycloneDX 1.6 ML-BOM of the model)",
+	  SPECIAL },
 	{ O_LIST, "list", 0, NULL, C(SCAN_DIR),
 	  "print the paths it would audit, one per line\n"
 	  "(the work list of GNU parallel, a Slurm array,\n"
-	  "a Kubernetes indexed Job), and stop" },
+	  "a Kubernetes indexed Job), and stop",
+	  FLAG(list, 0) },
 	{ O_CONTENT, "content", 0, NULL, C(DIFF),
 	  "also read every byte of both: tensors whose\n"
-	  "bytes changed, and renamed ones" },
+	  "bytes changed, and renamed ones",
+	  FLAG(content, 0) },
 	{ O_MAX_REL_ERROR, "max-rel-error", 0, "X", C(COMPARE),
 	  "fail (exit 1) when a tensor's relative RMS error\n"
-	  "is above X (0.05: 5%)" },
+	  "is above X (0.05: 5%)",
+	  SPECIAL },
 	{ O_OUTPUT, "output", 'o', "FILE", C_READ | C(SUMMARIZE),
 	  "write the report (hash: the manifest) to FILE\n"
-	  "instead of stdout" },
+	  "instead of stdout",
+	  STR(output, 0) },
 	{ O_JOBS, "jobs", 'j', "N", C_DATA | C(SCAN_DIR),
 	  "threads reading and hashing (default: one per\n"
 	  "CPU); scan-dir: models audited at once, in worker\n"
 	  "processes, reports in order (default 1; text or\n"
-	  "jsonl)" },
+	  "jsonl)",
+	  UINT(jobs, 1, 256, "a number") },
 	{ O_SHA256, "sha256", 0, NULL, C(HASH),
 	  "also the SHA-256 of each whole file (what the\n"
-	  "Hugging Face hub lists as an LFS file's oid)" },
+	  "Hugging Face hub lists as an LFS file's oid)",
+	  FLAG(sha256, 0) },
 	{ O_MATCH, "match", 'm', "RE", C(TENSORS),
 	  "list only names matching the POSIX extended\n"
-	  "regular expression RE" },
+	  "regular expression RE",
+	  STR(match, 0) },
 	{ O_FOLLOW_SYMLINKS, "follow-symlinks", 0, NULL, C_READ,
 	  "follow symbolic links out of the model folder\n"
 	  "(by default they are reported, QA1411, and not\n"
-	  "read; only for folders you trust)" },
+	  "read; only for folders you trust)",
+	  FLAG(follow_symlinks, 0) },
 	{ O_CACHE_DIR, "cache-dir", 0, "DIR", C_READ,
 	  "remote inputs: where fetched header bytes are\n"
 	  "kept, by URL and ETag (default\n"
-	  "$XDG_CACHE_HOME/quantaudit/http)" },
+	  "$XDG_CACHE_HOME/quantaudit/http)",
+	  STR(remote_args.cache_dir, 0) },
 	{ O_NO_CACHE, "no-cache", 0, NULL, C_READ,
-	  "remote inputs: keep nothing on disk" },
+	  "remote inputs: keep nothing on disk",
+	  FLAG(remote_args.no_cache, 0) },
 	{ O_TOKEN_FILE, "token-file", 0, "FILE", C_READ,
 	  "remote inputs: the Hugging Face token, on the\n"
 	  "file's first line (default $HF_TOKEN); sent to\n"
-	  "the hub ($HF_ENDPOINT) only, never printed" },
+	  "the hub ($HF_ENDPOINT) only, never printed",
+	  STR(remote_args.token_file, 0) },
 	{ O_TIMEOUT, "timeout", 0, "SECONDS", C_READ,
 	  "remote inputs: bound on each HTTP request\n"
-	  "(default 60; retried twice with backoff)" },
+	  "(default 60; retried twice with backoff)",
+	  UINT(remote_args.timeout_s, 1, 3600, "seconds,") },
 	{ O_DEADLINE, "deadline", 0, "SECONDS", C_READ,
 	  "remote inputs: bound on the whole run, every\n"
 	  "request, retry and wait in it (default 600;\n"
-	  "0: none); past it the run stops with exit 4" },
+	  "0: none); past it the run stops with exit 4",
+	  SPECIAL },
 	{ O_MAX_FETCH, "max-fetch", 0, "BYTES", C_READ,
 	  "remote inputs: bound on the bytes a run fetches\n"
-	  "(default 1G; K, M, G suffixes)" },
+	  "(default 1G; K, M, G suffixes)",
+	  SPECIAL },
 	{ O_FULL_DOWNLOAD, "allow-full-download", 0, NULL, C_READ,
 	  "remote inputs: from a server that ignores Range\n"
 	  "requests, read the whole file (within\n"
-	  "--max-fetch) instead of failing" },
+	  "--max-fetch) instead of failing",
+	  FLAG(remote_args.full_download, 0) },
 	{ O_BASE, "base", 0, "MODEL", C(INSPECT) | C(CHECK),
 	  "a PEFT adapter's base model: its lora_A/lora_B\n"
 	  "shapes are checked against MODEL's modules\n"
-	  "(QA2124, QA2125)" },
+	  "(QA2124, QA2125)",
+	  STR(base, 0) },
 	{ O_REVISION, "revision", 0, "REV", C_READ,
 	  "Hugging Face cache folders (models--org--name):\n"
-	  "the branch, tag or commit to read (default main)" },
+	  "the branch, tag or commit to read (default main)",
+	  STR(revision, 0) },
 	{ O_SUMMARY, "summary", 0, NULL, C_AUDIT,
-	  "json: leave out the tensor and module lists" },
+	  "json: leave out the tensor and module lists",
+	  SPECIAL },
 	{ O_LAYERS, "layers", 0, NULL, C(INSPECT) | C(CHECK),
-	  "text: always print the per-layer precision map" },
+	  "text: always print the per-layer precision map",
+	  FLAG(layers, 0) },
 	{ O_FAIL_ON, "fail-on", 0, "SEV", C_AUDIT,
 	  "error (default), warning, info or never:\n"
-	  "the lowest severity that fails the verdict" },
+	  "the lowest severity that fails the verdict",
+	  SPECIAL },
 	{ O_RULES, "rules", 'r', "FILE", C(CHECK) | C(RULES),
-	  "a JSON policy file (docs/policy.md)" },
+	  "a JSON policy file (docs/policy.md)",
+	  STR(rules_file, 0) },
 	{ O_SEVERITY, "severity", 0, "RULE=SEV", C_AUDIT,
 	  "override a rule's severity (error, warning,\n"
-	  "info, off); RULE is a code or an id" },
+	  "info, off); RULE is a code or an id",
+	  SPECIAL },
 	{ O_DISABLE, "disable", 0, "RULE", C_AUDIT,
-	  "do not report RULE" },
+	  "do not report RULE",
+	  SPECIAL },
 	{ O_ENGINE, "engine", 0, "ENGINE[@BUILD]", C_GPU,
 	  "llama.cpp, vllm, sglang or tensorrt-llm\n"
 	  "(knowledge only): the engine to advise on and to\n"
@@ -267,88 +364,130 @@ static const struct option_def {
 	  "safetensors and model folders); @BUILD\n"
 	  "declares yours (llama.cpp@cuda12.8,\n"
 	  "vllm@0.21.0) so setup advisories that do not\n"
-	  "concern it are left out" },
+	  "concern it are left out",
+	  SPECIAL },
 	{ O_GPUS, "gpus", 0, "SPEC", C_GPU,
 	  "2x16G, 16G,24G, rtx-5060-ti:2,\n"
 	  "rtx-4090+rtx-3090, unified:128G, none (host\n"
 	  "only), auto (this machine's GPUs and their free\n"
 	  "memory: NVML, nvidia-smi or AMD sysfs): GPU\n"
-	  "knowledge and the memory fit" },
+	  "knowledge and the memory fit",
+	  SPECIAL },
 	{ O_CTX, "ctx", 0, "N|max", C_GPU,
 	  "context (256-padded like llama.cpp; 32k =\n"
 	  "32768); fit default: the trained context; check\n"
-	  "default and max: the largest that fits" },
+	  "default and max: the largest that fits",
+	  SPECIAL },
 	{ O_KV, "kv", 0, "TYPE", C_GPU,
 	  "KV-cache type for K and V: f16 (default), q8_0,\n"
 	  "q4_0, bf16, f32, q4_1, q5_0, q5_1, iq4_nl;\n"
 	  "vllm: auto, fp8, fp8_e4m3, fp8_e5m2,\n"
 	  "fp8_per_token_head, int8_per_token_head, nvfp4;\n"
-	  "sglang: auto, fp8_e4m3, fp8_e5m2, mxfp8, fp4_e2m1" },
+	  "sglang: auto, fp8_e4m3, fp8_e5m2, mxfp8, fp4_e2m1",
+	  SPECIAL },
 	{ O_KV_K, "kv-k", 0, "TYPE", C_GPU,
-	  "llama.cpp: the K cache type alone" },
+	  "llama.cpp: the K cache type alone",
+	  STR(fit.kv_k, QA_FIT_GIVEN_KV_K) },
 	{ O_KV_V, "kv-v", 0, "TYPE", C_GPU,
-	  "llama.cpp: the V cache type alone" },
+	  "llama.cpp: the V cache type alone",
+	  STR(fit.kv_v, QA_FIT_GIVEN_KV_V) },
 	{ O_PARALLEL, "parallel", 0, "N", C_GPU,
 	  "sequences (-np; vLLM --max-num-seqs, SGLang\n"
-	  "--max-running-requests)" },
+	  "--max-running-requests)",
+	  INT(fit.parallel, 1, 4096, "a number", 0) },
 	{ O_MAX_NUM_SEQS, "max-num-seqs", 0, "N", C_GPU,
-	  "vllm: the same as --parallel" },
+	  "vllm: the same as --parallel",
+	  INT(fit.parallel, 1, 1 << 20, "a number", 0) },
 	{ O_MAX_RUNNING, "max-running-requests", 0, "N", C_GPU,
-	  "sglang: the same as --parallel" },
+	  "sglang: the same as --parallel",
+	  INT(fit.parallel, 1, 1 << 20, "a number", 0) },
 	{ O_UBATCH, "ubatch", 0, "N", C_GPU,
-	  "llama.cpp micro-batch (-ub, default 512)" },
+	  "llama.cpp micro-batch (-ub, default 512)",
+	  INT(fit.ubatch, 1, 65536, "a number", QA_FIT_GIVEN_UBATCH) },
 	{ O_FA, "flash-attn", 0, "on|off|auto", C_GPU,
-	  "llama.cpp -fa (default auto)" },
+	  "llama.cpp -fa (default auto)",
+	  SPECIAL },
 	{ O_TS, "tensor-split", 0, "a,b,...", C_GPU,
-	  "llama.cpp -ts (default: by free memory)" },
+	  "llama.cpp -ts (default: by free memory)",
+	  SPECIAL },
 	{ O_MARGIN, "margin", 0, "MiB", C_GPU,
-	  "memory kept free per device (default 1024)" },
+	  "memory kept free per device (default 1024)",
+	  SPECIAL },
 	{ O_MTP, "mtp", 0, "on|off", C_GPU,
 	  "MTP speculative decoding (llama.cpp --spec-type\n"
-	  "mtp: nextn weights and a draft context; default off)" },
+	  "mtp: nextn weights and a draft context; default off)",
+	  ONOFF(fit.mtp) },
 	{ O_KV_UNIFIED, "kv-unified", 0, NULL, C_GPU,
 	  "llama.cpp: one KV cache shared by the --parallel\n"
-	  "sequences (-kvu; llama-server's default without -np)" },
+	  "sequences (-kvu; llama-server's default without -np)",
+	  FLAG(fit.kv_unified, 0) },
 	{ O_TP, "tp", 0, "N", C_GPU,
 	  "vllm/sglang tensor-parallel ranks (-tp,\n"
-	  "--tp-size; default: the GPUs, or GPUs / --pp)" },
+	  "--tp-size; default: the GPUs, or GPUs / --pp)",
+	  INT(fit.tp, 1, QA_GPU_MAX, "a number", QA_FIT_GIVEN_TP) },
 	{ O_PP, "pp", 0, "N", C_GPU,
-	  "vllm pipeline-parallel stages (-pp, default 1)" },
+	  "vllm pipeline-parallel stages (-pp, default 1)",
+	  INT(fit.pp, 1, QA_GPU_MAX, "a number", QA_FIT_GIVEN_PP) },
 	{ O_GMU, "gpu-memory-utilization", 0, "F", C_GPU,
-	  "vllm: share of each GPU it budgets (default 0.92)" },
+	  "vllm: share of each GPU it budgets (default 0.92)",
+	  FRACTION(fit.gpu_memory_utilization, QA_FIT_GIVEN_GMU) },
 	{ O_MNBT, "max-num-batched-tokens", 0, "N", C_GPU,
 	  "vllm: tokens per step and in the profile run\n"
-	  "(default 2048; 8192 on GPUs of 70 GiB but A100)" },
+	  "(default 2048; 8192 on GPUs of 70 GiB but A100)",
+	  INT(fit.max_num_batched_tokens, 1, 1 << 24,
+	      "a number of tokens", QA_FIT_GIVEN_MNBT) },
 	{ O_EAGER, "enforce-eager", 0, NULL, C_GPU,
 	  "no CUDA graphs (vllm --enforce-eager, sglang\n"
-	  "--disable-cuda-graph)" },
+	  "--disable-cuda-graph)",
+	  FLAG(fit.enforce_eager, QA_FIT_GIVEN_EAGER) },
 	{ O_SPEC_TOKENS, "num-speculative-tokens", 0, "N", C_GPU,
 	  "vllm/sglang MTP draft tokens per step (method\n"
-	  "mtp; implies --mtp on)" },
+	  "mtp; implies --mtp on)",
+	  SPECIAL },
 	{ O_MODEL_IMPL, "model-impl", 0, "auto|vllm|transformers", C_GPU,
 	  "vllm --model-impl (default auto: the Transformers\n"
-	  "backend for architectures vLLM lacks)" },
+	  "backend for architectures vLLM lacks)",
+	  SPECIAL },
 	{ O_MFS, "mem-fraction-static", 0, "F", C_GPU,
 	  "sglang: weights + KV pool share of the GPU\n"
-	  "(default by GPU size and TP)" },
+	  "(default by GPU size and TP)",
+	  FRACTION(fit.mem_fraction_static, QA_FIT_GIVEN_MFS) },
 	{ O_CPS, "chunked-prefill-size", 0, "N", C_GPU,
-	  "sglang: prefill chunk (default by GPU size)" },
+	  "sglang: prefill chunk (default by GPU size)",
+	  INT(fit.chunked_prefill_size, 1, 1 << 24, "a number of tokens",
+	      QA_FIT_GIVEN_CPS) },
 	{ O_CALIBRATE, "calibrate", 0, "LOG", C(FIT),
 	  "compare with a llama.cpp -v log, buffer by\n"
-	  "buffer (--gpus optional)" },
+	  "buffer (--gpus optional)",
+	  STR(calibrate, 0) },
 	{ O_EXPLAIN, "explain", 0, "RULE", C(RULES),
-	  "document one rule" },
+	  "document one rule",
+	  STR(explain, 0) },
 	{ O_STDIO, "stdio", 0, NULL, C(SERVE),
-	  "the transport: standard input and output" },
-	{ O_QUIET, "quiet", 'q', NULL, C_ALL, "no diagnostics on stderr" },
+	  "the transport: standard input and output",
+	  FLAG(stdio, 0) },
+	{ O_QUIET, "quiet", 'q', NULL, C_ALL, "no diagnostics on stderr",
+	  FLAG(quiet, 0) },
 	{ O_VERBOSE, "verbose", 'v', NULL, C_AUDIT,
 	  "with a report format other than text, also\n"
-	  "print each finding on stderr, one line each" },
+	  "print each finding on stderr, one line each",
+	  FLAG(verbose, 0) },
 	{ O_NO_COLOR, "no-color", 0, NULL, C_ALL,
-	  "no ANSI colour (also when NO_COLOR is set)" },
-	{ O_HELP, "help", 'h', NULL, C_ALL, "this help" },
-	{ O_VERSION, "version", 'V', NULL, C_ALL, "version" },
+	  "no ANSI colour (also when NO_COLOR is set)",
+	  FLAG(no_color, 0) },
+	{ O_HELP, "help", 'h', NULL, C_ALL, "this help",
+	  SPECIAL },
+	{ O_VERSION, "version", 'V', NULL, C_ALL, "version",
+	  SPECIAL },
 };
+#undef FLAG
+#undef STR
+#undef INT
+#undef UINT
+#undef ONOFF
+#undef FRACTION
+#undef SPECIAL
+#undef FIELD
 #define N_OPTIONS (sizeof(options) / sizeof(options[0]))
 
 /* The option groups of a command's help, in the order people need them:
@@ -561,48 +700,6 @@ qa_cli_exit_text(void)
 	return exit_text;
 }
 
-/* ---- the parsed command line -------------------------------------------- */
-
-struct cli {
-	enum cmd command;
-	bool command_given;
-	const struct qa_reporter *reporter;
-	const char *output;
-	const char *match;
-	const char *rules_file;
-	const char *explain;
-	const char *calibrate;
-	const char *revision;
-	const char *base;		/* --base MODEL (a PEFT adapter's) */
-	bool follow_symlinks;
-	unsigned jobs;		/* hash, verify: 0 one per CPU */
-	bool sha256;
-	bool content;		/* diff --content */
-	bool stdio;		/* serve --stdio */
-	double max_rel_error;	/* compare --max-rel-error; 0: none */
-	bool list;		/* scan-dir --list */
-	bool from_scan_dir;	/* check runs for scan-dir: a file found
-				 * that is not a model is reported as what
-				 * it is, not refused */
-	struct qa_cli_remote_args remote_args;
-	struct qa_remote *remote;	/* the session when an input is
-					 * remote */
-	enum qa_severity fail_on;
-	bool quiet, verbose, no_color, summary, summary_given, layers;
-	const char *engine;
-	const char *engine_build;
-	const char *gpus;
-	struct qa_fit_options fit;
-	bool fit_asked;		/* a fit option was given */
-	struct qa_policy *policy;
-	struct qa_overrides overrides;
-	/* --severity / --disable as given; resolved once the rule file
-	 * (which may define the named rules) is loaded */
-	const char *override_args[64];
-	bool override_is_disable[64];
-	size_t n_override_args;
-};
-
 static int usage_error(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -768,14 +865,69 @@ valid_build(const char *engine, const char *b)
 	return false;
 }
 
-/* Applies one option; returns -1 to go on, or an exit code. */
+/* The kinds of enum opt_kind, from the option's row alone. */
 static int
-apply_option(struct cli *cli, enum opt_id id, const char *arg)
+apply_kind(struct cli *cli, const struct option_def *od, const char *arg)
+{
+	char *at = (char *)cli + od->field;
+	int64_t v;
+
+	switch (od->kind) {
+	case K_FLAG:
+		*(bool *)(void *)at = true;
+		break;
+	case K_STRING:
+		*(const char **)(void *)at = arg;
+		break;
+	case K_INT:
+	case K_UINT:
+		if (!parse_int(arg, od->lo, od->hi, &v))
+			return usage_error(cli, "--%s '%s': %s from %lld to %lld",
+					   od->name, arg, od->unit,
+					   (long long)od->lo,
+					   (long long)od->hi);
+		if (od->kind == K_INT)
+			*(int *)(void *)at = (int)v;
+		else
+			*(unsigned *)(void *)at = (unsigned)v;
+		break;
+	case K_ONOFF:
+		if (!parse_onoff(arg, (bool *)(void *)at))
+			return usage_error(cli, "--%s '%s': on or off", od->name,
+					   arg);
+		break;
+	case K_FRACTION: {
+		char *end;
+		double f;
+
+		errno = 0;
+		f = strtod(arg, &end);
+		if (errno || end == arg || *end || !(f > 0) || f > 1)
+			return usage_error(cli, "--%s '%s': a fraction above 0 "
+					   "and at most 1 (e.g. 0.85)",
+					   od->name, arg);
+		*(double *)(void *)at = f;
+		break;
+	}
+	case K_SPECIAL:
+		break;
+	}
+	cli->fit.given |= od->given;
+	return -1;
+}
+
+/* Applies one option; returns -1 to go on, or an exit code. The row's
+ * kind does most; the switch keeps the values with their own grammar. */
+static int
+apply_option(struct cli *cli, const struct option_def *od, const char *arg)
 {
 	struct qa_fit_options *o = &cli->fit;
+	enum opt_id id = od->id;
 	char gerr[256];
 	int64_t v;
 
+	if (od->kind != K_SPECIAL)
+		return apply_kind(cli, od, arg);
 	switch (id) {
 	case O_FORMAT:
 		cli->reporter = qa_reporter_find(arg);
@@ -785,20 +937,8 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 					   "junit, html, codequality or "
 					   "cyclonedx)", arg);
 		break;
-	case O_OUTPUT:
-		cli->output = arg;
-		break;
-	case O_MATCH:
-		cli->match = arg;
-		break;
-	case O_RULES:
-		cli->rules_file = arg;
-		break;
 	case O_SUMMARY:
 		cli->summary = cli->summary_given = true;
-		break;
-	case O_LAYERS:
-		cli->layers = true;
 		break;
 	case O_FAIL_ON:
 		if (!qa_severity_parse(arg, "never", &cli->fail_on))
@@ -877,27 +1017,6 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		o->kv_k = o->kv_v = arg;
 		o->given |= QA_FIT_GIVEN_KV;
 		break;
-	case O_KV_K:
-		o->kv_k = arg;
-		o->given |= QA_FIT_GIVEN_KV_K;
-		break;
-	case O_KV_V:
-		o->kv_v = arg;
-		o->given |= QA_FIT_GIVEN_KV_V;
-		break;
-	case O_PARALLEL:
-		if (!parse_int(arg, 1, 4096, &v))
-			return usage_error(cli, "--parallel '%s': a number "
-					   "from 1 to 4096", arg);
-		o->parallel = (int)v;
-		break;
-	case O_UBATCH:
-		if (!parse_int(arg, 1, 65536, &v))
-			return usage_error(cli, "--ubatch '%s': a number from "
-					   "1 to 65536", arg);
-		o->ubatch = (int)v;
-		o->given |= QA_FIT_GIVEN_UBATCH;
-		break;
 	case O_FA:
 		if (strcmp(arg, "on") == 0)
 			o->flash_attn = 1;
@@ -925,77 +1044,6 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 		o->margin_bytes = (uint64_t)v << 20;
 		o->given |= QA_FIT_GIVEN_MARGIN;
 		break;
-	case O_MTP:
-		if (!parse_onoff(arg, &o->mtp))
-			return usage_error(cli, "--mtp '%s': on or off", arg);
-		break;
-	case O_KV_UNIFIED:
-		o->kv_unified = true;
-		break;
-	case O_MAX_NUM_SEQS:
-	case O_MAX_RUNNING:
-		if (!parse_int(arg, 1, 1 << 20, &v))
-			return usage_error(cli, "--%s '%s': a number from 1 to "
-					   "1048576", id == O_MAX_NUM_SEQS ?
-					   "max-num-seqs" :
-					   "max-running-requests", arg);
-		o->parallel = (int)v;
-		break;
-	case O_TP:
-	case O_PP:
-		if (!parse_int(arg, 1, QA_GPU_MAX, &v))
-			return usage_error(cli, "--%s '%s': a number from 1 to "
-					   "%d", id == O_TP ? "tp" : "pp", arg,
-					   QA_GPU_MAX);
-		if (id == O_TP) {
-			o->tp = (int)v;
-			o->given |= QA_FIT_GIVEN_TP;
-		} else {
-			o->pp = (int)v;
-			o->given |= QA_FIT_GIVEN_PP;
-		}
-		break;
-	case O_GMU:
-	case O_MFS: {
-		char *end;
-		double f;
-
-		errno = 0;
-		f = strtod(arg, &end);
-		if (errno || end == arg || *end || !(f > 0) || f > 1)
-			return usage_error(cli, "--%s '%s': a fraction above 0 "
-					   "and at most 1 (e.g. 0.85)",
-					   id == O_GMU ?
-					   "gpu-memory-utilization" :
-					   "mem-fraction-static", arg);
-		if (id == O_GMU) {
-			o->gpu_memory_utilization = f;
-			o->given |= QA_FIT_GIVEN_GMU;
-		} else {
-			o->mem_fraction_static = f;
-			o->given |= QA_FIT_GIVEN_MFS;
-		}
-		break;
-	}
-	case O_MNBT:
-	case O_CPS:
-		if (!parse_int(arg, 1, 1 << 24, &v))
-			return usage_error(cli, "--%s '%s': a number of tokens "
-					   "from 1 to 16777216", id == O_MNBT ?
-					   "max-num-batched-tokens" :
-					   "chunked-prefill-size", arg);
-		if (id == O_MNBT) {
-			o->max_num_batched_tokens = (int)v;
-			o->given |= QA_FIT_GIVEN_MNBT;
-		} else {
-			o->chunked_prefill_size = (int)v;
-			o->given |= QA_FIT_GIVEN_CPS;
-		}
-		break;
-	case O_EAGER:
-		o->enforce_eager = true;
-		o->given |= QA_FIT_GIVEN_EAGER;
-		break;
 	case O_SPEC_TOKENS:
 		if (!parse_int(arg, 1, 64, &v))
 			return usage_error(cli, "--num-speculative-tokens '%s': "
@@ -1016,42 +1064,6 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 					   "or transformers", arg);
 		o->given |= QA_FIT_GIVEN_IMPL;
 		break;
-	case O_CALIBRATE:
-		cli->calibrate = arg;
-		break;
-	case O_EXPLAIN:
-		cli->explain = arg;
-		break;
-	case O_FOLLOW_SYMLINKS:
-		cli->follow_symlinks = true;
-		break;
-	case O_REVISION:
-		cli->revision = arg;
-		break;
-	case O_BASE:
-		cli->base = arg;
-		break;
-	case O_QUIET:
-		cli->quiet = true;
-		break;
-	case O_VERBOSE:
-		cli->verbose = true;
-		break;
-	case O_JOBS:
-		if (!parse_int(arg, 1, 256, &v))
-			return usage_error(cli, "--jobs '%s': a number from 1 "
-					   "to 256", arg);
-		cli->jobs = (unsigned)v;
-		break;
-	case O_SHA256:
-		cli->sha256 = true;
-		break;
-	case O_CONTENT:
-		cli->content = true;
-		break;
-	case O_STDIO:
-		cli->stdio = true;
-		break;
 	case O_MAX_REL_ERROR: {
 		char *end;
 
@@ -1061,24 +1073,6 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 					   "positive number", arg);
 		break;
 	}
-	case O_LIST:
-		cli->list = true;
-		break;
-	case O_CACHE_DIR:
-		cli->remote_args.cache_dir = arg;
-		break;
-	case O_NO_CACHE:
-		cli->remote_args.no_cache = true;
-		break;
-	case O_TOKEN_FILE:
-		cli->remote_args.token_file = arg;
-		break;
-	case O_TIMEOUT:
-		if (!parse_int(arg, 1, 3600, &v))
-			return usage_error(cli, "--timeout '%s': seconds, "
-					   "from 1 to 3600", arg);
-		cli->remote_args.timeout_s = (unsigned)v;
-		break;
 	case O_DEADLINE:
 		if (!parse_int(arg, 0, 604800, &v))
 			return usage_error(cli, "--deadline '%s': seconds, "
@@ -1091,18 +1085,16 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 					   "of bytes, with an optional K, M "
 					   "or G (1024-based)", arg);
 		break;
-	case O_FULL_DOWNLOAD:
-		cli->remote_args.full_download = true;
-		break;
-	case O_NO_COLOR:
-		cli->no_color = true;
-		break;
 	case O_HELP:
 		print_help(stdout, cli->command_given ? (int)cli->command : -1);
 		return QA_EXIT_PASS;
 	case O_VERSION:
 		printf("quantaudit %s\n", QA_VERSION);
 		return QA_EXIT_PASS;
+	default:
+		/* every other option has a kind */
+		assert(od->kind != K_SPECIAL);
+		break;
 	}
 	return -1;
 }
@@ -1183,7 +1175,7 @@ parse_args(struct cli *cli, int argc, char **argv)
 					   o->name,
 					   commands[cli->command].name);
 		}
-		rc = apply_option(cli, o->id, optarg);
+		rc = apply_option(cli, o, optarg);
 		if (rc >= 0)
 			return rc;
 	}
