@@ -13,6 +13,7 @@
 #include "cli/cli_integrity.h"
 #include "cli/cli_remote.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
@@ -38,7 +39,7 @@
 enum cmd {
 	CMD_INSPECT, CMD_TENSORS, CMD_CHECK, CMD_FIT, CMD_SCAN, CMD_SCAN_DIR,
 	CMD_DIFF, CMD_COMPARE, CMD_HASH, CMD_VERIFY, CMD_SUMMARIZE, CMD_RULES,
-	CMD_SERVE
+	CMD_SERVE, N_CMDS
 };
 
 #define C(x) (1u << CMD_##x)
@@ -50,30 +51,61 @@ enum cmd {
 #define C_ALL (C_READ | C(RULES) | C(SUMMARIZE) | C(SERVE))
 #define C_GPU (C(INSPECT) | C(CHECK) | C(FIT) | C(DIFF) | C(SCAN_DIR))
 
+struct cli;
+
+/* What a command does once its command line is parsed and checked
+ * (defined under "commands" below). */
+static int cmd_audit(struct cli *cli, char **paths, int n_paths);
+static int cmd_summarize(struct cli *cli, char **paths, int n_paths);
+static int cmd_rules(struct cli *cli, char **paths, int n_paths);
+static int cmd_serve(struct cli *cli, char **paths, int n_paths);
+/* The commands of src/integrity/ and src/compare/: handed the audit's
+ * options in place of a report. */
+static int integrity_hash(const struct qa_cli_integrity *io, char **paths,
+			  int n_paths);
+static int integrity_verify(const struct qa_cli_integrity *io,
+			    char **paths, int n_paths);
+static int integrity_diff(const struct qa_cli_integrity *io, char **paths,
+			  int n_paths);
+static int integrity_compare(const struct qa_cli_integrity *io,
+			     char **paths, int n_paths);
+
+/* A command: its help, the report view its formats must offer, and what
+ * runs it (qa_cli_main calls commands[cmd].run). */
 static const struct command {
 	const char *name;
 	const char *synopsis;
 	const char *summary;
 	const char *description;
 	enum qa_report_view view;
+	int (*run)(struct cli *cli, char **paths, int n_paths);
+	/* NULL: the audit's report; else this step does the command */
+	int (*integrity)(const struct qa_cli_integrity *io, char **paths,
+			 int n_paths);
+	bool data;		/* reads tensor data: a remote input is
+				 * refused with the command named (diff
+				 * too, with --content) */
 } commands[] = {
 	[CMD_INSPECT] = { "inspect", "inspect PATH...",
 		"model summary, components, findings (default)",
 		"The model in a few lines, the component table, the per-layer\n"
 		"precision map and every finding of the built-in checks.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit },
 	[CMD_TENSORS] = { "tensors", "tensors PATH... [--match RE]",
 		"one line per tensor",
 		"One line per tensor: name, type, shape, size, offset, role,\n"
 		"layer.",
-		QA_VIEW_TENSORS },
+		QA_VIEW_TENSORS,
+		.run = cmd_audit },
 	[CMD_CHECK] = { "check", "check PATH... [OPTIONS]",
 		"audit for CI: every rule, a verdict, exit code",
 		"Every built-in check, team policies (--rules), engine and GPU\n"
 		"knowledge (--engine, --gpus) and, with --gpus, the memory fit\n"
 		"at the largest context that fits (or at --ctx). The verdict\n"
 		"sets the exit code; --format sarif|junit|markdown for CI.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit },
 	[CMD_FIT] = { "fit", "fit PATH... --gpus SPEC [OPTIONS]",
 		"VRAM fit per GPU",
 		"Per-GPU memory of each model under llama.cpp, vLLM or SGLang:\n"
@@ -81,7 +113,8 @@ static const struct command {
 		"(fits, tight, does-not-fit), the largest context per KV-cache\n"
 		"type and a decode speed ceiling. Formulas and sources:\n"
 		"docs/fit.md.",
-		QA_VIEW_FIT },
+		QA_VIEW_FIT,
+		.run = cmd_audit },
 	[CMD_SCAN] = { "scan", "scan PATH... [OPTIONS]",
 		"NaN, Inf, zero scales in the tensor data",
 		"Reads every tensor (on all cores) and adds data findings to the\n"
@@ -89,7 +122,8 @@ static const struct command {
 		"constant tensors, zero or negative quantization scales, values\n"
 		"past the FP16 range (QA1701-QA1707). Reports and exit codes as\n"
 		"check. docs/scan.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit, .data = true },
 	[CMD_SCAN_DIR] = { "scan-dir", "scan-dir DIR... [OPTIONS]",
 		"check every model under folders",
 		"Finds every model under the folders (model folders, folders of\n"
@@ -97,7 +131,8 @@ static const struct command {
 		"hidden folders are skipped) and checks each as `check` does.\n"
 		"--format jsonl writes a report line per model for summarize.\n"
 		"docs/fleet.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit, .data = true },
 	[CMD_DIFF] = { "diff", "diff A B [--content] [--gpus SPEC]",
 		"what changed between two models or quants",
 		"Tensors added, removed, retyped or reshaped (paired by name, or\n"
@@ -107,7 +142,8 @@ static const struct command {
 		"fit of both with --gpus. --content also reads every byte:\n"
 		"changed and renamed tensors. Exit 1 when they differ.\n"
 		"docs/diff.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit, .integrity = integrity_diff },
 	[CMD_COMPARE] = { "compare", "compare QUANT SOURCE [--max-rel-error X]",
 		"how far each tensor of a quant is from its source",
 		"Dequantizes both models (every ggml type, F16, BF16, F32) a\n"
@@ -117,7 +153,8 @@ static const struct command {
 		"flags tensors out of line with their type (a broken block, a\n"
 		"saturated scale). Exit 1 when a tensor is flagged or above\n"
 		"--max-rel-error. docs/compare.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit, .integrity = integrity_compare },
 	[CMD_HASH] = { "hash", "hash PATH... [-o MANIFEST]",
 		"per-tensor XXH3-128 manifest",
 		"Reads every byte of the model and writes a manifest (JSON; gzip\n"
@@ -125,35 +162,41 @@ static const struct command {
 		"each file's header and of its other bytes, and with --sha256\n"
 		"the SHA-256 the Hugging Face hub lists for each file.\n"
 		"docs/integrity.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit, .integrity = integrity_hash, .data = true },
 	[CMD_VERIFY] = { "verify", "verify PATH MANIFEST",
 		"check a model against a manifest",
 		"Hashes the model again where the manifest says each region is\n"
 		"and names every file or tensor that is missing, extra,\n"
 		"truncated or changed, with its offset. Exit 1 on any\n"
 		"difference.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_audit, .integrity = integrity_verify, .data = true },
 	[CMD_SUMMARIZE] = { "summarize", "summarize FILE.jsonl...",
 		"counts over many reports",
 		"Reads quantaudit/1 reports (--format jsonl lines, from one run\n"
 		"or many merged) and prints the models by verdict, the findings\n"
 		"by rule, the worst models and the total bytes. Exit 1 when a\n"
 		"model failed or could not be read. docs/fleet.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_summarize },
 	[CMD_RULES] = { "rules", "rules [--explain RULE]",
 		"list the rules, or document one",
 		"The rule registry (and a policy file's rules with --rules), or\n"
 		"one rule's documentation.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_rules },
 	[CMD_SERVE] = { "serve", "serve --stdio",
 		"Model Context Protocol server for agents",
 		"Speaks the Model Context Protocol (JSON-RPC 2.0, one message per\n"
 		"line) on standard input and output: tools inspect, check, fit\n"
 		"and diff, each returning the quantaudit/1 JSON report.\n"
 		"docs/mcp.md.",
-		QA_VIEW_INSPECT },
+		QA_VIEW_INSPECT,
+		.run = cmd_serve },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+_Static_assert(N_COMMANDS == N_CMDS, "a row of commands[] per enum cmd");
 
 /* ---- the parsed command line -------------------------------------------- */
 
@@ -1816,8 +1859,7 @@ run(struct cli *cli, char **paths, int n_paths)
 		aopt.data_step = qa_cli_scan_step;
 		aopt.data_ctx = &scan_opt;
 	}
-	if (cli->command == CMD_HASH || cli->command == CMD_VERIFY ||
-	    cli->command == CMD_DIFF || cli->command == CMD_COMPARE) {
+	if (commands[cli->command].integrity) {
 		struct qa_cli_integrity io;
 
 		memset(&io, 0, sizeof(io));
@@ -1830,13 +1872,7 @@ run(struct cli *cli, char **paths, int n_paths)
 		io.content = cli->content;
 		io.format = cli->reporter->name;
 		io.max_rel_error = cli->max_rel_error;
-		if (cli->command == CMD_DIFF)
-			return qa_cli_diff(&io, paths[0], paths[1]);
-		if (cli->command == CMD_COMPARE)
-			return qa_cli_compare(&io, paths[0], paths[1]);
-		return cli->command == CMD_HASH ?
-		       qa_cli_hash(&io, paths, n_paths) :
-		       qa_cli_verify(&io, paths[0], paths[1]);
+		return commands[cli->command].integrity(&io, paths, n_paths);
 	}
 	rc = run_streamed(cli, paths, n_paths, &aopt);
 	if (rc >= 0)
@@ -1948,6 +1984,78 @@ out_free:
 	return exit_code;
 }
 
+/* ---- the commands' entries (commands[].run, .integrity) ------------------ */
+
+/* The commands that audit models: the inputs opened (remote ones through
+ * a session), then the one pipeline. */
+static int
+cmd_audit(struct cli *cli, char **paths, int n_paths)
+{
+	int rc;
+
+	if (commands[cli->command].data)
+		cli->remote_args.data_command = commands[cli->command].name;
+	else if (cli->command == CMD_DIFF && cli->content)
+		cli->remote_args.data_command = "diff --content";
+	rc = qa_cli_remote_open(&cli->remote_args, paths, n_paths,
+				&cli->remote);
+	return rc < 0 ? run(cli, paths, n_paths) : rc;
+}
+
+static int
+cmd_summarize(struct cli *cli, char **paths, int n_paths)
+{
+	return qa_cli_summarize(paths, n_paths,
+				strcmp(cli->reporter->name, "json") == 0,
+				cli->output);
+}
+
+static int
+cmd_rules(struct cli *cli, char **paths, int n_paths)
+{
+	(void)paths;
+	(void)n_paths;
+	return run_rules(cli);
+}
+
+static int
+cmd_serve(struct cli *cli, char **paths, int n_paths)
+{
+	(void)cli;
+	(void)paths;
+	(void)n_paths;
+	return qa_cli_serve(qa_cli_main);
+}
+
+static int
+integrity_hash(const struct qa_cli_integrity *io, char **paths, int n_paths)
+{
+	return qa_cli_hash(io, paths, n_paths);
+}
+
+static int
+integrity_verify(const struct qa_cli_integrity *io, char **paths,
+		 int n_paths)
+{
+	(void)n_paths;
+	return qa_cli_verify(io, paths[0], paths[1]);
+}
+
+static int
+integrity_diff(const struct qa_cli_integrity *io, char **paths, int n_paths)
+{
+	(void)n_paths;
+	return qa_cli_diff(io, paths[0], paths[1]);
+}
+
+static int
+integrity_compare(const struct qa_cli_integrity *io, char **paths,
+		  int n_paths)
+{
+	(void)n_paths;
+	return qa_cli_compare(io, paths[0], paths[1]);
+}
+
 static int
 command_of(const char *s)
 {
@@ -1991,31 +2099,9 @@ qa_cli_main(int argc, char **argv)
 	if (rc < 0)
 		rc = prepare_rules(cli);
 	if (rc < 0) {
-		if (cli->command == CMD_RULES)
-			rc = run_rules(cli);
-		else if (cli->command == CMD_SERVE)
-			rc = qa_cli_serve(qa_cli_main);
-		else if (cli->command == CMD_SUMMARIZE)
-			rc = qa_cli_summarize(argv + optind, argc - optind,
-					      strcmp(cli->reporter->name,
-						     "json") == 0,
-					      cli->output);
-		else {
-			if (cli->command == CMD_HASH ||
-			    cli->command == CMD_VERIFY ||
-			    cli->command == CMD_SCAN ||
-			    cli->command == CMD_SCAN_DIR ||
-			    (cli->command == CMD_DIFF && cli->content))
-				cli->remote_args.data_command =
-					cli->command == CMD_DIFF ?
-					"diff --content" :
-					commands[cli->command].name;
-			rc = qa_cli_remote_open(&cli->remote_args,
-						argv + optind, argc - optind,
-						&cli->remote);
-		}
-		if (rc < 0)
-			rc = run(cli, argv + optind, argc - optind);
+		assert(commands[cli->command].run != NULL);
+		rc = commands[cli->command].run(cli, argv + optind,
+						argc - optind);
 		rc = qa_cli_remote_close(cli->remote, cli->quiet, rc);
 	}
 	qa_policy_destroy(cli->policy);
