@@ -1119,8 +1119,12 @@ decide_exl2(struct ctx *c, struct decision *d)
 	 * [32, 64, 64] for 6, 3 and 2 bits), and only q_groups' values
 	 * say which: the size is not read from the shapes */
 	d->group = -1;
-	/* the mean to two decimals, as exllamav2 prints bpw */
-	centi = (bits32 * 100 + in / 2) / in;
+	/* the mean to two decimals, as exllamav2 prints bpw (Python's
+	 * format: an exact tie rounds to even) */
+	centi = bits32 * 100 / in;
+	if (2 * (bits32 * 100 % in) > in ||
+	    (2 * (bits32 * 100 % in) == in && (centi & 1)))
+		centi++;
 	d->label = qa_arena_printf(&c->inv->arena, "EXL2 %u.%02u-bit, "
 				   "%llu groups", (unsigned)(centi / 100),
 				   (unsigned)(centi % 100),
