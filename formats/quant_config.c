@@ -290,6 +290,8 @@ method_from_string(const char *s)
 		{ "fp8", QA_QM_FP8 },
 		{ "mxfp4", QA_QM_MXFP4 },
 		{ "bitsandbytes", QA_QM_BITSANDBYTES },
+		{ "exl2", QA_QM_EXL2 },
+		{ "exl3", QA_QM_EXL3 },
 	};
 	size_t i;
 
@@ -845,6 +847,38 @@ parse_mlx(struct ctx *c, const cJSON *q)
 	}
 }
 
+/*
+ * ExLlamaV2 / V3: config.json quantization_config = {quant_method
+ * "exl2", version, bits, head_bits, calibration {rows, length, dataset}}
+ * (turboderp-org/exllamav2 exllamav2/conversion/compile.py l.274-290);
+ * {quant_method "exl3", version, bits, head_bits, calibration {rows,
+ * cols}, out_scales, codebook} (turboderp-org/exllamav3 exllamav3/
+ * conversion/compile.py l.148-188). bits is the average the converter
+ * aimed at (EXL2: the --bits target, convert_exl2.py; EXL3: the final
+ * average over the decoder Linears, rounded to 2 decimals,
+ * convert_model.py l.965-966), so it is kept as a number; head_bits is
+ * lm_head's (EXL3: 1-8 or 16 for FP16, convert_model.py l.140).
+ */
+static void
+parse_exl(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *b = qa_json_child(q, "bits");
+	const char *cb = str_of(qa_json_child(q, "codebook"));
+	int v;
+
+	if (cJSON_IsNumber(b) && b->valuedouble > 0 && b->valuedouble <= 64)
+		qc->bpw = b->valuedouble;
+	if (int_of(qa_json_child(q, "head_bits"), &v) && v > 0 && v <= 64)
+		qc->head_bits = v;
+	/* EXL3's codebook (mcg, mul1, or the default 3INST) is the
+	 * format's only variant worth naming */
+	if (qc->method == QA_QM_EXL3 && cb)
+		qc->format = dup(c, cb);
+	c->inv->format = qc->method == QA_QM_EXL2 ? QA_FORMAT_EXL2 :
+						    QA_FORMAT_EXL3;
+}
+
 static void
 qc_init(struct qa_quant_config *qc)
 {
@@ -857,6 +891,8 @@ qc_init(struct qa_quant_config *qc)
 	qc->act_bits = -1;
 	qc->lm_head = -1;
 	qc->shadowed_method = QA_QM_NONE;
+	qc->bpw = -1;
+	qc->head_bits = -1;
 }
 
 /* Fills inv->quant from config object q. */
@@ -909,6 +945,10 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 		break;
 	case QA_QM_MLX:
 		parse_mlx(&c, q);
+		break;
+	case QA_QM_EXL2:
+	case QA_QM_EXL3:
+		parse_exl(&c, q);
 		break;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:

@@ -21,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <fnmatch.h>
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1393,6 +1394,10 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		 * utils.py quantize_model): any MLX layout fits */
 		return s == QA_SCHEME_MLX_AFFINE || s == QA_SCHEME_MLX_MXFP4 ||
 		       s == QA_SCHEME_MLX_NVFP4 || s == QA_SCHEME_MLX_MXFP8;
+	case QA_QM_EXL2:
+		return s == QA_SCHEME_EXL2;
+	case QA_QM_EXL3:
+		return s == QA_SCHEME_EXL3;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		return true;
@@ -1426,7 +1431,8 @@ check_method(struct ctx *c)
 	if (total == 0)
 		return;
 	if (qc->method == QA_QM_NONE) {
-		if (inv->kind == QA_KIND_GGUF)
+		/* EXL2/EXL3 load by tensor names: QA3016 says so */
+		if (inv->kind == QA_KIND_GGUF || inv->format_from_tensors)
 			return;
 		schemes[0] = '\0';
 		for (s = 0; s < QA_SCHEME_COUNT && len + 2 < sizeof(schemes);
@@ -1557,6 +1563,214 @@ check_imatrix(struct ctx *c)
 
 /* ---- driver ----------------------------------------------------------- */
 
+/* ---- QA3015 / QA3016: ExLlamaV2 / V3 claims ------------------------- */
+
+/*
+ * exllamav2/conversion/qparams.py qparams_headoptions (commit da07facd,
+ * l.258-267): head_bits -> QParams(group size, bits, proportions); 16 is
+ * an unquantized head.
+ */
+static const struct {
+	int head_bits, group, n;
+	int bits[2];
+	double prop[2];
+} exl2_head[] = {
+	{ 2, 32, 2, { 4, 2 }, { 0.3, 0.7 } },
+	{ 3, 32, 2, { 4, 3 }, { 0.15, 0.85 } },
+	{ 4, 32, 2, { 6, 4 }, { 0.15, 0.85 } },
+	{ 5, 128, 2, { 6, 5 }, { 0.15, 0.85 } },
+	{ 6, 128, 2, { 8, 6 }, { 0.15, 0.85 } },
+	{ 8, 128, 1, { 8, 0 }, { 1.0, 0 } },
+};
+
+/*
+ * The q_weight rows and group count exllamav2 writes for a Linear of in
+ * rows under head option k: AdaptiveGPTQ.configure (adaptivegptq.py
+ * l.181-192: ceil(min(rows * p, remaining) / gsz) groups per bits) and
+ * pack (l.644-668: ceil(rows / (32 / bits)) words per group), in the
+ * same double arithmetic as Python's. false for a shape too large.
+ */
+static bool
+exl2_head_layout(size_t k, uint64_t in, uint64_t *rows_out,
+		 uint64_t *groups_out)
+{
+	int64_t remaining = (int64_t)in, rem_rows = (int64_t)in;
+	uint64_t groups = 0, r = 0;
+	int i;
+
+	if (in > ((uint64_t)1 << 40))
+		return false;
+	for (i = 0; i < exl2_head[k].n; i++) {
+		int gsz = exl2_head[k].group, bits = exl2_head[k].bits[i];
+		double want = (double)in * exl2_head[k].prop[i];
+		double m = want < (double)remaining ? want : (double)remaining;
+		double gd = m / gsz;
+		int64_t g = (int64_t)gd, j;
+
+		if ((double)g < gd)
+			g++;		/* math.ceil */
+		remaining -= g * gsz;
+		for (j = 0; j < g; j++) {
+			int64_t rows = rem_rows < gsz ? rem_rows : gsz;
+			double q = (double)rows / (32.0 / bits);
+			uint64_t qr = (uint64_t)q;
+
+			if ((double)qr < q)
+				qr++;
+			r += qr;
+			rem_rows -= rows;
+			groups++;
+		}
+	}
+	*rows_out = r;
+	*groups_out = groups;
+	return true;
+}
+
+static bool
+exl_head(const struct qa_module *m)
+{
+	return qa_role_quant_class(m->role) == QA_QCLASS_LM_HEAD;
+}
+
+static void
+check_exl_head(struct ctx *c, const struct qa_module *h)
+{
+	struct qa_inventory *inv = c->inv;
+	const struct qa_quant_config *qc = c->qc;
+	int hb = qc->head_bits;
+	size_t k;
+
+	if (qc->method == QA_QM_EXL3) {
+		bool ok = hb == 16 ? h->scheme == QA_SCHEME_DENSE :
+			  h->scheme == QA_SCHEME_EXL3 && h->bits == hb;
+
+		if (!ok)
+			qa_inv_finding(inv, QA3015, c->qfile, -1, h->name,
+				       "head_bits %d, but %s is stored as %s: "
+				       "ExLlamaV3 quantizes lm_head at exactly "
+				       "head_bits (16: kept FP16; "
+				       "exllamav3/conversion/allocation.py)",
+				       hb, h->name, h->precision);
+		return;
+	}
+	for (k = 0; k < sizeof(exl2_head) / sizeof(exl2_head[0]); k++)
+		if (exl2_head[k].head_bits == hb)
+			break;
+	if (k == sizeof(exl2_head) / sizeof(exl2_head[0])) {
+		if (h->scheme != QA_SCHEME_DENSE)
+			qa_inv_finding(inv, QA3015, c->qfile, -1, h->name,
+				       "head_bits %d is none of exllamav2's "
+				       "head options (2, 3, 4, 5, 6, 8; "
+				       "conversion/qparams.py "
+				       "qparams_headoptions), and %s is stored "
+				       "as %s", hb, h->name, h->precision);
+		return;
+	}
+	if (h->scheme != QA_SCHEME_EXL2) {
+		qa_inv_finding(inv, QA3015, c->qfile, -1, h->name,
+			       "head_bits %d, but %s is stored as %s, not as "
+			       "an EXL2 layer", hb, h->name, h->precision);
+		return;
+	}
+	{
+		const struct qa_tensor *qw = sibling(inv, h, "q_weight");
+		const struct qa_tensor *sm = sibling(inv, h, "q_scale_max");
+		uint64_t rows, groups;
+
+		if (!qw || !sm || !exl2_head_layout(k, h->in, &rows, &groups))
+			return;
+		if (dim(qw, 1) != rows || dim(sm, 0) != groups)
+			qa_inv_finding(inv, QA3015, c->qfile, -1, h->name,
+				       "head_bits %d gives lm_head of %llu "
+				       "inputs %llu q_weight rows in %llu "
+				       "groups (exllamav2 qparams_headoptions, "
+				       "adaptivegptq.py configure and pack), "
+				       "but %s stores %llu rows in %llu groups "
+				       "(%s)", hb, U(h->in), U(rows), U(groups),
+				       h->name, U(dim(qw, 1)), U(dim(sm, 0)),
+				       h->precision);
+	}
+}
+
+static void
+check_exl(struct ctx *c)
+{
+	struct qa_inventory *inv = c->inv;
+	const struct qa_quant_config *qc = c->qc;
+	enum qa_scheme want = inv->format == QA_FORMAT_EXL2 ? QA_SCHEME_EXL2 :
+			      QA_SCHEME_EXL3;
+	const struct qa_module *head = NULL;
+	double num = 0, den = 0, measured;
+	unsigned n = 0;
+	uint32_t i;
+
+	if (inv->format != QA_FORMAT_EXL2 && inv->format != QA_FORMAT_EXL3)
+		return;
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+		const struct qa_tensor *b;
+		double w;
+
+		if (exl_head(m) && !head && m->scheme != QA_SCHEME_UNKNOWN)
+			head = m;
+		if (m->scheme != want || m->mtp || exl_head(m))
+			continue;
+		w = (double)m->in * (double)m->out * (double)m->experts;
+		if (want == QA_SCHEME_EXL3) {
+			num += w * m->bits;
+		} else {
+			b = sibling(inv, m, "bias");
+			num += 8.0 * (double)(m->bytes - (b ? b->bytes : 0));
+		}
+		den += w;
+		n++;
+	}
+	if (inv->format_from_tensors) {
+		qa_inv_finding(inv, QA3016, NULL, -1, NULL,
+			       "%u %s layers (%s tensors) and no "
+			       "quantization_config naming %s: named %s from "
+			       "the tensors, as %s finds its layers by name; "
+			       "the bits the converter aimed at are not known "
+			       "and not checked", n,
+			       want == QA_SCHEME_EXL2 ? "EXL2" : "EXL3",
+			       want == QA_SCHEME_EXL2 ?
+			       "q_weight, q_scale, q_invperm" :
+			       "trellis, suh, svh",
+			       want == QA_SCHEME_EXL2 ? "exl2" : "exl3",
+			       want == QA_SCHEME_EXL2 ? "exl2" : "exl3",
+			       want == QA_SCHEME_EXL2 ? "exllamav2" :
+			       "exllamav3");
+		return;
+	}
+	if (n > 0 && den > 0 && qc->bpw > 0) {
+		measured = num / den;
+		/* final_bits = round(final_bpw, 2) (convert_model.py
+		 * l.966): the measured average rounds to the claim */
+		if (want == QA_SCHEME_EXL3 &&
+		    fabs((double)(int64_t)(measured * 100 + 0.5) / 100 -
+			 qc->bpw) > 0.0051)
+			qa_inv_finding(inv, QA3015, c->qfile, -1, NULL,
+				       "the config says bits %.2f, but the %u "
+				       "EXL3 decoder layers hold %.4f trellis "
+				       "bits per weight (size-weighted, as "
+				       "exllamav3's allocation.py computes "
+				       "final_bits)", qc->bpw, n, measured);
+		else if (want == QA_SCHEME_EXL2 &&
+			 (measured > qc->bpw + 0.01 || measured < qc->bpw - 0.1))
+			qa_inv_finding(inv, QA3015, c->qfile, -1, NULL,
+				       "the config says bits %.2f, but the %u "
+				       "EXL2 decoder layers hold %.4f bits per "
+				       "weight with their scales, groups and "
+				       "permutation (exllamav2 qparams.py "
+				       "total_bits; the optimizer keeps them at "
+				       "most at the target, optimize.py)",
+				       qc->bpw, n, measured);
+	}
+	if (head && qc->head_bits > 0)
+		check_exl_head(c, head);
+}
+
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
@@ -1581,6 +1795,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	}
 	check_nothing_quantized(&c, &nq);
 	check_method(&c);
+	check_exl(&c);
 	if (nq > 0) {
 		check_blocks(&c);
 		check_claims(&c);
@@ -1589,7 +1804,9 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 		 * llama.py Attention, MLP) and its mixed recipes give them
 		 * different bits on purpose (convert.py
 		 * mixed_quant_predicate_builder). */
-		if (c.qc->method != QA_QM_MLX)
+		if (c.qc->method != QA_QM_MLX &&
+		    inv->format != QA_FORMAT_EXL2 &&
+		    inv->format != QA_FORMAT_EXL3)
 			check_fused(&c);
 	}
 	/* also when every module is "unknown": bad shapes are why */

@@ -1713,6 +1713,27 @@ claim_mlx(struct matcher *mx, const char *name, enum qa_role role,
 	return claim_bits(1, bits, qc->bits);
 }
 
+/*
+ * ExLlamaV2 / V3 claim no per-module precision a loader relies on: both
+ * find each layer's storage by its tensor names and load an FP16 Linear
+ * as readily as a quantized one (exllamav2/module.py load_weight;
+ * exllamav3/modules/linear.py load_exl3, load_fp16). The converters keep
+ * the embeddings unquantized (exllamav2/conversion/compile.py
+ * get_f_module for ExLlamaV2Embedding; exllamav3 Embedding has no quant
+ * scheme, modules/embedding.py). bits and head_bits are checked against
+ * the tensors by QA3015 (rules/check_quant.c check_exl), not here: a
+ * dense layer is no load failure for these engines.
+ */
+static int
+claim_exl(struct matcher *mx, enum qa_role role, int *bits)
+{
+	enum qa_quant_class rc = qa_role_quant_class(role);
+
+	(void)mx;
+	(void)bits;
+	return rc == QA_QCLASS_EMBED ? 0 : -1;
+}
+
 static int
 claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 {
@@ -1746,6 +1767,9 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 		return claim_bnb(mx, module, role, bits);
 	case QA_QM_MLX:
 		return claim_mlx(mx, module, role, bits);
+	case QA_QM_EXL2:
+	case QA_QM_EXL3:
+		return claim_exl(mx, role, bits);
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		break;

@@ -63,6 +63,17 @@ enum sfx {
 	S_GGUF_SCALE,		/* GGUF NVFP4 <name>.scale */
 	S_MLX_BIASES,		/* MLX affine <name>.biases */
 	S_MLX_GLOBAL_SCALE,	/* MLX nvfp4 <name>.global_scale */
+	S_EXL2_QWEIGHT,		/* ExLlamaV2 q_weight (q_scale: S_KV_SCALE) */
+	S_EXL2_SCALE_MAX,
+	S_EXL2_GROUPS,
+	S_EXL2_INVPERM,
+	S_EXL2_PERM,
+	S_EXL3_TRELLIS,		/* ExLlamaV3 trellis */
+	S_EXL3_SUH,
+	S_EXL3_SVH,
+	S_EXL3_SU,		/* older packed sign bits */
+	S_EXL3_SV,
+	S_EXL3_CODEBOOK,	/* mcg / mul1 markers */
 	S_COUNT
 };
 
@@ -105,6 +116,22 @@ static const struct {
 	{ "scale", S_GGUF_SCALE },
 	{ "biases", S_MLX_BIASES },
 	{ "global_scale", S_MLX_GLOBAL_SCALE },
+	/* ExLlamaV2 (exllamav2/conversion/adaptivegptq.py pack l.608-674;
+	 * its q_scale is the KV-scale name of compressed-tensors: it joins
+	 * the group in the second pass, and decide_exl2 takes it there) */
+	{ "q_weight", S_EXL2_QWEIGHT },
+	{ "q_scale_max", S_EXL2_SCALE_MAX },
+	{ "q_groups", S_EXL2_GROUPS },
+	{ "q_invperm", S_EXL2_INVPERM },
+	{ "q_perm", S_EXL2_PERM },
+	/* ExLlamaV3 (exllamav3/modules/quant/exl3.py get_tensors l.98-111) */
+	{ "trellis", S_EXL3_TRELLIS },
+	{ "suh", S_EXL3_SUH },
+	{ "svh", S_EXL3_SVH },
+	{ "su", S_EXL3_SU },
+	{ "sv", S_EXL3_SV },
+	{ "mcg", S_EXL3_CODEBOOK },
+	{ "mul1", S_EXL3_CODEBOOK },
 };
 
 /* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
@@ -826,6 +853,8 @@ decide_weight(struct ctx *c, struct decision *d)
 		S_PRE_QUANT_SCALE, S_SCB, S_WEIGHT_FORMAT, S_BNB_ABSMAX,
 		S_BNB_QUANT_MAP, S_BNB_NESTED_ABSMAX, S_BNB_NESTED_QUANT_MAP,
 		S_BNB_QUANT_STATE, S_AUX, S_MLX_BIASES, S_MLX_GLOBAL_SCALE,
+		S_EXL2_SCALE_MAX, S_EXL2_GROUPS, S_EXL2_INVPERM, S_EXL2_PERM,
+		S_EXL3_SUH, S_EXL3_SVH, S_EXL3_SU, S_EXL3_SV, S_EXL3_CODEBOOK,
 	};
 	size_t i;
 
@@ -1026,6 +1055,151 @@ decide_blocks(struct ctx *c, struct decision *d)
 	return finish(d);
 }
 
+/*
+ * ExLlamaV2 (turboderp-org/exllamav2 exllamav2/conversion/adaptivegptq.py
+ * AdaptiveGPTQ.pack l.608-674, commit da07facd): for a Linear of in
+ * inputs ("rows") and out outputs ("columns", padded to a multiple of 32,
+ * l.625; exllamav2/linear.py l.82-89), split into G groups of rows each
+ * quantized at its own bits (configure l.166-194; the group sizes per
+ * bits come from conversion/qparams.py):
+ *   q_invperm I32 [in]            the activation-order permutation
+ *   q_scale_max F16 [G]           one max scale per group
+ *   q_groups I16 [2G]             (bits, first q_weight row) per group
+ *   q_scale I32 [G, out/8]        4-bit scales, 8 per word (l.635-637)
+ *   q_weight I32 [R, out]         R = sum over groups of rows * bits / 32
+ *                                 (l.644-672: each group packed along
+ *                                 the input, 32 / bits values per word)
+ * q_perm is not stored: the loader makes it from q_invperm (exllamav2/
+ * module.py l.118-121), but a q_perm tensor is read if present. So
+ * in = q_invperm's length, out = q_weight's columns, and the payload's
+ * mean bits are R * 32 / in: whole when every group has the same bits.
+ * G is the number of groups (q_scale_max's length).
+ */
+static bool
+decide_exl2(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *qw = slot(c, S_EXL2_QWEIGHT);
+	const struct qa_tensor *sc = slot(c, S_KV_SCALE);
+	const struct qa_tensor *sm = slot(c, S_EXL2_SCALE_MAX);
+	const struct qa_tensor *gr = slot(c, S_EXL2_GROUPS);
+	const struct qa_tensor *ip = slot(c, S_EXL2_INVPERM);
+	struct mat q, s;
+	uint64_t in, groups, bits32, centi;
+	size_t n;
+
+	if (!ip)
+		ip = slot(c, S_EXL2_PERM);
+	if (!sc || !sm || !gr || !ip || strcmp(qw->dtype, "I32") != 0 ||
+	    qw->n_dims != 2 || sc->n_dims != 2 || sm->n_dims != 1 ||
+	    gr->n_dims != 1 || ip->n_dims != 1 ||
+	    strcmp(sc->dtype, "I32") != 0 || strcmp(sm->dtype, "F16") != 0 ||
+	    strcmp(gr->dtype, "I16") != 0)
+		return false;
+	n = strlen(sc->name);
+	if (n < 8 || strcmp(sc->name + n - 8, ".q_scale") != 0)
+		return false;
+	q = mat_of(qw);
+	s = mat_of(sc);
+	in = ip->shape[0];
+	groups = sm->shape[0];
+	if (!q.ok || !s.ok || q.r == 0 || q.c == 0 || in == 0 ||
+	    in > MAX_DIM || groups == 0 || s.r != groups ||
+	    gr->shape[0] != 2 * groups || s.c * 8 != q.c || groups > in)
+		return false;
+	/* 2..8 bits per weight on average (qparams.py: bits 2-8) */
+	bits32 = q.r * 32;
+	if (bits32 < 2 * in || bits32 > 8 * in)
+		return false;
+	d->scheme = QA_SCHEME_EXL2;
+	d->experts = 1;
+	d->out = q.c;
+	d->in = in;
+	d->bits = bits32 % in == 0 ? (int)(bits32 / in) : -1;
+	/* groups may differ in size inside one layer (qparams.py l.254:
+	 * [32, 64, 64] for 6, 3 and 2 bits), and only q_groups' values
+	 * say which: the size is not read from the shapes */
+	d->group = -1;
+	/* the mean to two decimals, as exllamav2 prints bpw (Python's
+	 * format: an exact tie rounds to even) */
+	centi = bits32 * 100 / in;
+	if (2 * (bits32 * 100 % in) > in ||
+	    (2 * (bits32 * 100 % in) == in && (centi & 1)))
+		centi++;
+	d->label = qa_arena_printf(&c->inv->arena, "EXL2 %u.%02u-bit, "
+				   "%llu groups", (unsigned)(centi / 100),
+				   (unsigned)(centi % 100),
+				   (unsigned long long)groups);
+	return finish(d);
+}
+
+/*
+ * ExLlamaV3 (turboderp-org/exllamav3 exllamav3/modules/quant/exl3_lib/
+ * quantize.py quantize_exl3 l.1400-1424 and pack_trellis l.927-938,
+ * commit 4f8ad012; loaded by exllamav3/modules/linear.py load_exl3
+ * l.383-425 and LinearEXL3 l.38-47): for a weight of in x out, in 16x16
+ * tiles of 256 values encoded at K bits each,
+ *   trellis I16 [in/16, out/16, 256 * K / 16]
+ *   suh F16 [in], svh F16 [out]   input / output sign flips (or, in
+ *                                 older files, su / sv I16 [in/16],
+ *                                 [out/16]: 16 sign bits per word)
+ *   mcg / mul1 I32 scalar          which codebook (present or not)
+ * so K = trellis's last dim / 16 (exllamav3/conversion/quant_config.py
+ * l.33-40 writes bits_per_weight = shape[-1] // 16), in = 16 * dim0,
+ * out = 16 * dim1. No scale groups: one trellis per 16x16 tile.
+ */
+static bool
+decide_exl3(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *tr = slot(c, S_EXL3_TRELLIS);
+	const struct qa_tensor *u = slot(c, S_EXL3_SUH);
+	const struct qa_tensor *v = slot(c, S_EXL3_SVH);
+	const struct qa_tensor *cb = slot(c, S_EXL3_CODEBOOK);
+	uint64_t in, out, k;
+
+	if (strcmp(tr->dtype, "I16") != 0 || tr->n_dims != 3 ||
+	    tr->shape[0] == 0 || tr->shape[1] == 0 ||
+	    tr->shape[0] > MAX_DIM || tr->shape[1] > MAX_DIM ||
+	    tr->shape[2] % 16 != 0)
+		return false;
+	k = tr->shape[2] / 16;
+	if (k < 1 || k > 8)
+		return false;
+	in = tr->shape[0] * 16;
+	out = tr->shape[1] * 16;
+	if (u) {
+		if (strcmp(u->dtype, "F16") != 0 || u->n_dims != 1 ||
+		    u->shape[0] != in)
+			return false;
+	} else {
+		u = slot(c, S_EXL3_SU);
+		if (!u || strcmp(u->dtype, "I16") != 0 || u->n_dims != 1 ||
+		    u->shape[0] != in / 16)
+			return false;
+	}
+	if (v) {
+		if (strcmp(v->dtype, "F16") != 0 || v->n_dims != 1 ||
+		    v->shape[0] != out)
+			return false;
+	} else {
+		v = slot(c, S_EXL3_SV);
+		if (!v || strcmp(v->dtype, "I16") != 0 || v->n_dims != 1 ||
+		    v->shape[0] != out / 16)
+			return false;
+	}
+	if (cb && (strcmp(cb->dtype, "I32") != 0 || cb->elements != 1))
+		return false;
+	d->scheme = QA_SCHEME_EXL3;
+	d->experts = 1;
+	d->in = in;
+	d->out = out;
+	d->bits = (int)k;
+	d->group = 0;
+	d->label = qa_arena_printf(&c->inv->arena, "EXL3 %d-bit%s", (int)k,
+				   !cb ? "" : strstr(cb->name, ".mcg") ?
+				   " mcg" : " mul1");
+	return finish(d);
+}
+
 static void
 decide(struct ctx *c, struct decision *d)
 {
@@ -1039,6 +1213,12 @@ decide(struct ctx *c, struct decision *d)
 	if (slot(c, S_QWEIGHT)) {
 		d->payload = (uint32_t)c->g->slot[S_QWEIGHT];
 		ok = decide_qweight(c, d);
+	} else if (slot(c, S_EXL2_QWEIGHT)) {
+		d->payload = (uint32_t)c->g->slot[S_EXL2_QWEIGHT];
+		ok = decide_exl2(c, d);
+	} else if (slot(c, S_EXL3_TRELLIS)) {
+		d->payload = (uint32_t)c->g->slot[S_EXL3_TRELLIS];
+		ok = decide_exl3(c, d);
 	} else if (slot(c, S_WEIGHT_PACKED)) {
 		d->payload = (uint32_t)c->g->slot[S_WEIGHT_PACKED];
 		ok = decide_packed(c, d);

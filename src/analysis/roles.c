@@ -162,6 +162,12 @@ static const struct lit quant_suffixes[] = {
 	LIT("scale"),
 	/* MLX affine biases, nvfp4 global scale (mlx/nn/layers/quantized.py) */
 	LIT("biases"), LIT("global_scale"),
+	/* ExLlamaV2 (exllamav2/conversion/adaptivegptq.py pack) */
+	LIT("q_weight"), LIT("q_scale"), LIT("q_scale_max"), LIT("q_groups"),
+	LIT("q_invperm"), LIT("q_perm"),
+	/* ExLlamaV3 (exllamav3/modules/quant/exl3.py get_tensors) */
+	LIT("trellis"), LIT("suh"), LIT("svh"), LIT("su"), LIT("sv"),
+	LIT("mcg"), LIT("mul1"),
 };
 
 /*

@@ -367,8 +367,25 @@ find_kind_mismatch(struct qa_inventory *inv)
 static void
 decide_format(struct qa_inventory *inv)
 {
+	uint32_t i;
+
 	if (inv->format != QA_FORMAT_UNKNOWN)
 		return;
+	/* ExLlamaV2 / V3 find their layers by tensor names, not by the
+	 * config (exllamav2/module.py l.116-121 "q_weight"; exllamav3/
+	 * modules/linear.py is_exl3_storage l.383-387 "trellis"), so a
+	 * folder of their tensors without a quantization_config is still
+	 * theirs: named from the tensors, and said so (QA3016). */
+	if (inv->kind == QA_KIND_HF_DIR || inv->kind == QA_KIND_SAFETENSORS)
+		for (i = 0; i < inv->n_modules; i++)
+			if (inv->modules[i].scheme == QA_SCHEME_EXL2 ||
+			    inv->modules[i].scheme == QA_SCHEME_EXL3) {
+				inv->format = inv->modules[i].scheme ==
+					      QA_SCHEME_EXL2 ? QA_FORMAT_EXL2 :
+							       QA_FORMAT_EXL3;
+				inv->format_from_tensors = true;
+				return;
+			}
 	switch (inv->kind) {
 	case QA_KIND_GGUF:
 		inv->format = QA_FORMAT_GGUF;

@@ -401,10 +401,11 @@ static const struct option_def {
 	  "do not report RULE",
 	  SPECIAL },
 	{ O_ENGINE, "engine", 0, "ENGINE[@BUILD]", C_GPU,
-	  "llama.cpp, vllm, sglang or tensorrt-llm\n"
-	  "(knowledge only): the engine to advise on and to\n"
-	  "size for (default: llama.cpp for GGUF, vllm for\n"
-	  "safetensors and model folders); @BUILD\n"
+	  "llama.cpp, vllm, sglang, mlx-lm, exllama or\n"
+	  "tensorrt-llm (knowledge only): the engine to\n"
+	  "advise on and to size for (default: llama.cpp for\n"
+	  "GGUF, mlx-lm for MLX, exllama for EXL2/EXL3, vllm\n"
+	  "for other model folders); @BUILD\n"
 	  "declares yours (llama.cpp@cuda12.8,\n"
 	  "vllm@0.21.0) so setup advisories that do not\n"
 	  "concern it are left out",
@@ -891,7 +892,7 @@ valid_build(const char *engine, const char *b)
 
 	if (strcmp(engine, "vllm") == 0 || strcmp(engine, "sglang") == 0 ||
 	    strcmp(engine, "tensorrt-llm") == 0 ||
-	    strcmp(engine, "mlx-lm") == 0) {
+	    strcmp(engine, "mlx-lm") == 0 || strcmp(engine, "exllama") == 0) {
 		for (i = 0; b[i]; i++)
 			if (!((b[i] >= '0' && b[i] <= '9') || b[i] == '.'))
 				return false;
@@ -1016,6 +1017,14 @@ apply_option(struct cli *cli, const struct option_def *od, const char *arg)
 			   (k == 6 && strncmp(arg, "mlx_lm", k) == 0)) {
 			o->engine = QA_ENGINE_MLX_LM;
 			cli->engine = "mlx-lm";
+		} else if ((k == 7 && strncmp(arg, "exllama", k) == 0) ||
+			   (k == 9 && strncmp(arg, "exllamav2", k) == 0) ||
+			   (k == 9 && strncmp(arg, "exllamav3", k) == 0) ||
+			   (k == 8 && strncmp(arg, "tabbyapi", k) == 0)) {
+			/* one model; the folder's format picks V2 or V3
+			 * (src/fit/fit_exllama.c) */
+			o->engine = QA_ENGINE_EXLLAMA;
+			cli->engine = "exllama";
 		} else if ((k == 12 && strncmp(arg, "tensorrt-llm", k) == 0) ||
 			   (k == 6 && strncmp(arg, "trtllm", k) == 0)) {
 			/* knowledge rows only; the fit says it has no
@@ -1024,8 +1033,9 @@ apply_option(struct cli *cli, const struct option_def *od, const char *arg)
 			cli->engine = "tensorrt-llm";
 		} else {
 			return usage_error(cli, "unknown --engine '%s' "
-					   "(llama.cpp, vllm, sglang, mlx-lm or "
-					   "tensorrt-llm, optionally with "
+					   "(llama.cpp, vllm, sglang, mlx-lm, "
+					   "exllama or tensorrt-llm, optionally "
+					   "with "
 					   "@BUILD: llama.cpp@cuda12.8, "
 					   "vllm@0.21.0)", arg);
 		}

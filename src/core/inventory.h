@@ -338,6 +338,10 @@ struct qa_inventory {
 	enum qa_model_format format;
 	enum qa_model_kind model_kind;
 	uint32_t engines;
+	/* format was named from the tensors alone (EXL2 q_weight, EXL3
+	 * trellis) with no config claiming it: the summary sets it, a check
+	 * says so (QA3016). */
+	bool format_from_tensors;
 	/* A file that is not a model (formats/gguf_kind.c): what it is in
 	 * one phrase ("a LoRA adapter for llama, rank 16, alpha 32"), what
 	 * to do with it ("load it with --lora beside its base model"), and

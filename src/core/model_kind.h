@@ -70,7 +70,8 @@ enum qa_model_kind {
 	X(SGLANG, "sglang") \
 	X(MLX_LM, "mlx-lm") \
 	X(EXLLAMAV2, "exllamav2") \
-	X(EXLLAMAV3, "exllamav3")
+	X(EXLLAMAV3, "exllamav3") \
+	X(TABBYAPI, "tabbyapi")
 
 enum qa_loader_engine {
 #define QA_LOADER_ENGINE_ENUM(e, s) QA_LOADER_##e,

@@ -18,6 +18,8 @@ qa_quant_method_name(enum qa_quant_method m)
 	case QA_QM_MXFP4: return "mxfp4";
 	case QA_QM_BITSANDBYTES: return "bitsandbytes";
 	case QA_QM_MLX: return "mlx";
+	case QA_QM_EXL2: return "exl2";
+	case QA_QM_EXL3: return "exl3";
 	case QA_QM_OTHER: return "other";
 	}
 	return "other";

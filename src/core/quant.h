@@ -29,6 +29,8 @@ enum qa_quant_method {
 	QA_QM_MXFP4,		/* gpt-oss */
 	QA_QM_BITSANDBYTES,
 	QA_QM_MLX,		/* mlx-lm: config.json "quantization" */
+	QA_QM_EXL2,		/* ExLlamaV2: quant_method exl2 */
+	QA_QM_EXL3,		/* ExLlamaV3: quant_method exl3 */
 	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
 };
 
@@ -95,6 +97,12 @@ struct qa_quant_config {
 	uint32_t n_targets;
 	bool mixed;			/* ModelOpt MIXED_PRECISION: only
 					 * listed layers are quantized */
+	/* ExLlamaV2 / V3 (added with EXL2/EXL3; additive): "bits" is an
+	 * average over the decoder layers (4.65, 3.5), kept here as
+	 * written; bits above holds it only when it is a whole number.
+	 * head_bits is lm_head's (-1 absent; 16 for an EXL3 FP16 head). */
+	double bpw;			/* < 0 unknown */
+	int head_bits;
 	/* Added by formats/quant_config.c: a lower-precedence config file
 	 * that declares another method (config.json says gptq, a side file
 	 * says auto-round); the winner is kept as vLLM does, the conflict is
@@ -130,7 +138,9 @@ struct qa_quant_config {
 	X(MLX_AFFINE, "MLX-affine") \
 	X(MLX_MXFP4, "MLX-mxfp4") \
 	X(MLX_NVFP4, "MLX-nvfp4") \
-	X(MLX_MXFP8, "MLX-mxfp8")
+	X(MLX_MXFP8, "MLX-mxfp8") \
+	X(EXL2, "EXL2") \
+	X(EXL3, "EXL3")
 
 enum qa_scheme {
 #define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,

@@ -35,6 +35,8 @@ enum qa_engine {
 	QA_ENGINE_SGLANG,
 	QA_ENGINE_TRTLLM,	/* knowledge only: no memory model */
 	QA_ENGINE_MLX_LM,	/* weights + KV only (src/fit/fit_mlx.c) */
+	QA_ENGINE_EXLLAMA,	/* ExLlamaV2 / V3 by the folder's format:
+				 * weights + KV only (fit_exllama.c) */
 };
 
 /* vLLM --model-impl (vllm/config/model.py ModelImpl): which
@@ -206,6 +208,9 @@ int qa_fit_sglang(const struct qa_inventory *inv,
 int qa_fit_mlx(const struct qa_inventory *inv,
 	       const struct qa_fit_options *opt,
 	       struct qa_fit_result *out, char *err, size_t errlen);
+int qa_fit_exllama(const struct qa_inventory *inv,
+		   const struct qa_fit_options *opt,
+		   struct qa_fit_result *out, char *err, size_t errlen);
 
 /* llama.cpp margin per device: --fit keeps 1024 MiB free
  * (common/common.h fit_params_target; memory-models.md section 4). */
@@ -220,7 +225,8 @@ void qa_fit_options_init(struct qa_fit_options *opt);
  * safetensors checkpoints (SGLang only when named). */
 enum qa_engine qa_fit_default_engine(const struct qa_inventory *inv);
 
-/* "llama.cpp", "vllm", "sglang", "tensorrt-llm" or "mlx-lm". */
+/* "llama.cpp", "vllm", "sglang", "tensorrt-llm", "mlx-lm" or
+ * "exllama". */
 const char *qa_fit_engine_name(enum qa_engine e);
 
 /*

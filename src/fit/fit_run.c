@@ -25,6 +25,8 @@ qa_fit_default_engine(const struct qa_inventory *inv)
 {
 	if (inv->format == QA_FORMAT_MLX)
 		return QA_ENGINE_MLX_LM;
+	if (inv->format == QA_FORMAT_EXL2 || inv->format == QA_FORMAT_EXL3)
+		return QA_ENGINE_EXLLAMA;
 	return inv->kind == QA_KIND_GGUF ? QA_ENGINE_LLAMACPP : QA_ENGINE_VLLM;
 }
 
@@ -34,7 +36,8 @@ qa_fit_engine_name(enum qa_engine e)
 	return e == QA_ENGINE_VLLM ? "vllm" :
 	       e == QA_ENGINE_SGLANG ? "sglang" :
 	       e == QA_ENGINE_TRTLLM ? "tensorrt-llm" :
-	       e == QA_ENGINE_MLX_LM ? "mlx-lm" : "llama.cpp";
+	       e == QA_ENGINE_MLX_LM ? "mlx-lm" :
+	       e == QA_ENGINE_EXLLAMA ? "exllama" : "llama.cpp";
 }
 
 /* Cache types llama.cpp accepts (common/arg.cpp kv_cache_types). */
@@ -113,6 +116,20 @@ qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 			      "sglang; the mlx-lm model takes --gpus, --ctx, "
 			      "--parallel, --margin and --kv", err, errlen);
 	}
+	/* exllama: the cache mode is checked against the folder's engine
+	 * (fit_exllama.c); none of the other engines' knobs */
+	if (o->engine == QA_ENGINE_EXLLAMA)
+		return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
+			      QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
+			      QA_FIT_GIVEN_IMPL | QA_FIT_GIVEN_TP |
+			      QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
+			      QA_FIT_GIVEN_SPEC | QA_FIT_GIVEN_TS |
+			      QA_FIT_GIVEN_UBATCH | QA_FIT_GIVEN_FA,
+			      "that option belongs to llama.cpp, vllm or "
+			      "sglang; the exllama model takes --gpus, --ctx, "
+			      "--parallel, --margin and --kv / --kv-k / --kv-v "
+			      "(fp16, q4, q6, q8; EXL3 also q2..q8 per K and V)",
+			      err, errlen);
 
 	if (o->kv_k && !in_set(set, o->kv_k)) {
 		snprintf(err, errlen, "unknown KV-cache type '%s' for %s (%s)",
@@ -225,6 +242,8 @@ engine_bit(enum qa_engine e)
 	case QA_ENGINE_VLLM: return QA_ENG(VLLM);
 	case QA_ENGINE_SGLANG: return QA_ENG(SGLANG);
 	case QA_ENGINE_MLX_LM: return QA_ENG(MLX_LM);
+	case QA_ENGINE_EXLLAMA:
+		return QA_ENG(EXLLAMAV2) | QA_ENG(EXLLAMAV3) | QA_ENG(TABBYAPI);
 	case QA_ENGINE_TRTLLM: break;
 	}
 	return 0;
@@ -269,9 +288,16 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 		 inv->model_kind != QA_MKIND_MODEL ? " " : "",
 		 inv->model_kind != QA_MKIND_MODEL ?
 		 qa_model_kind_name(inv->model_kind) : "",
-		 e == QA_ENGINE_VLLM ? "vllm/model_executor/layers/"
-		 "quantization/__init__.py QuantizationMethods has no MLX "
-		 "method" : e == QA_ENGINE_SGLANG ? "python/sglang/srt/layers/"
+		 e == QA_ENGINE_VLLM ? (inv->format == QA_FORMAT_MLX ?
+		 "vllm/model_executor/layers/quantization/__init__.py "
+		 "QuantizationMethods has no MLX method" :
+		 inv->format == QA_FORMAT_EXL2 ? "vllm/model_executor/layers/"
+		 "quantization/__init__.py QuantizationMethods has no exl2 "
+		 "method" : inv->format == QA_FORMAT_EXL3 ?
+		 "vllm/model_executor/layers/quantization/__init__.py "
+		 "QuantizationMethods has no exl3 method" :
+		 "vllm/model_executor/layers/quantization/__init__.py") :
+		 e == QA_ENGINE_SGLANG ? "python/sglang/srt/layers/"
 		 "quantization/__init__.py" : "rules/loaders.def",
 		 names[0] ? "; it loads in " : "", names,
 		 names[0] ? " (--engine " : "");
@@ -280,6 +306,8 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 		if (len < errlen)
 			snprintf(err + len, errlen - len, "%s)",
 				 inv->format == QA_FORMAT_MLX ? "mlx-lm" :
+				 inv->format == QA_FORMAT_EXL2 ||
+				 inv->format == QA_FORMAT_EXL3 ? "exllama" :
 				 "NAME");
 	}
 	return true;
@@ -343,6 +371,8 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	memset(&r, 0, sizeof(r));
 	if (opt->engine == QA_ENGINE_MLX_LM)
 		rc = qa_fit_mlx(inv, opt, &r, err, errlen);
+	else if (opt->engine == QA_ENGINE_EXLLAMA)
+		rc = qa_fit_exllama(inv, opt, &r, err, errlen);
 	else if (opt->engine == QA_ENGINE_VLLM)
 		rc = qa_fit_vllm(inv, opt, &r, err, errlen);
 	else if (opt->engine == QA_ENGINE_SGLANG)

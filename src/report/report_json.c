@@ -228,6 +228,11 @@ write_quantization(struct qa_jw *w, const struct qa_inventory *inv)
 		qa_jw_i64(w, "bits", q->bits);
 	if (declared && q->group_size >= 0)
 		qa_jw_i64(w, "group_size", q->group_size);
+	/* ExLlamaV2 / V3: bits as written (an average, 4.65) and lm_head's */
+	if (declared && q->bpw > 0)
+		qa_jw_double(w, "bits_claimed", q->bpw, QA_JW_BPW);
+	if (declared && q->head_bits > 0)
+		qa_jw_i64(w, "head_bits", q->head_bits);
 	if (declared && q->block[0] > 0) {
 		qa_jw_arr(w, "block_size", true);
 		qa_jw_i64(w, NULL, q->block[0]);
