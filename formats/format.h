@@ -182,7 +182,8 @@ void qa_draft_head_detect(struct qa_inventory *inv, const char *file,
 void qa_gguf_fill_hparams(struct qa_inventory *inv);
 
 /* The kind of a GGUF that is not a model (a LoRA adapter, a projector,
- * an importance matrix, a control vector, a general.type not known):
+ * an importance matrix, a control vector, a general.type not known, a
+ * draft: an MTP sidecar, a DFlash or EAGLE-3 architecture):
  * inv->model_kind, inv->kind_info and its finding; a model is left as
  * it is. formats/gguf_kind.c */
 void qa_gguf_file_kind(struct qa_inventory *inv);

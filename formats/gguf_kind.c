@@ -16,6 +16,18 @@
  *   control vector  general.architecture = "controlvector",
  *                   controlvector.model_hint, controlvector.layer_count,
  *                   direction.<layer> (tools/cvector-generator)
+ *   draft           an MTP /
+ *                   NextN sidecar: {arch}.nextn_predict_layers = n and
+ *                   only the last n blocks, beside token_embd, output_norm
+ *                   and output (llama.cpp convert_hf_to_gguf.py --mtp,
+ *                   conversion/qwen.py _Qwen35MtpMixin: filter_tensors
+ *                   keeps embed_tokens, norm and lm_head of the trunk,
+ *                   block_count stays num_hidden_layers + n, the file is
+ *                   named mtp-<name>.gguf); or general.architecture
+ *                   "dflash" (conversion/qwen.py DFlashModel:
+ *                   dflash.target_layers, dflash.target_hidden_size,
+ *                   dflash.block_size) or "eagle3" (gguf-py MODEL_ARCH.
+ *                   EAGLE3; fc.weight fuses three target hidden states)
  *
  * A general.type none of these is a named finding (QA1035): the file is
  * not audited as a model, rather than guessed to be one.
@@ -610,6 +622,229 @@ control_vector(struct qa_inventory *inv, const char *path)
 		       layers);
 }
 
+/* ---- drafts ---------------------------------------------------------- */
+
+static const struct qa_tensor *
+tensor_named(const struct qa_inventory *inv, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].name &&
+		    strcmp(inv->tensors[i].name, name) == 0)
+			return &inv->tensors[i];
+	return NULL;
+}
+
+/* The vocabulary the draft was written for: token_embd's rows (ne[1]),
+ * else the tokenizer's token count; -1 when the file holds neither (a
+ * sidecar that borrows the target's embeddings). *from says which. */
+static int64_t
+draft_vocab(const struct qa_inventory *inv, const char **from)
+{
+	const struct qa_tensor *e = tensor_named(inv, "token_embd.weight");
+	const struct qa_tensor *o = tensor_named(inv, "output.weight");
+	const struct qa_kv *tok = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+
+	*from = NULL;
+	if (e && e->n_dims >= 2) {
+		*from = "token_embd rows";
+		return (int64_t)e->shape[1];
+	}
+	if (o && o->n_dims >= 2) {
+		*from = "output rows";
+		return (int64_t)o->shape[1];
+	}
+	if (tok && tok->value.type == QA_V_ARRAY) {
+		*from = "tokenizer.ggml.tokens";
+		return (int64_t)tok->value.v.arr.count;
+	}
+	return -1;
+}
+
+static const char *
+arch_key(struct qa_inventory *inv, const char *arch, const char *key)
+{
+	return qa_arena_printf(&inv->arena, "%s.%s", arch, key);
+}
+
+/*
+ * An MTP sidecar: the trunk's last blocks alone. Its target is the model
+ * of the same architecture with block_count - n trunk layers, the same
+ * embedding width and vocabulary: each told from the file, or said to
+ * be unknown.
+ */
+static void
+mtp_sidecar(struct qa_inventory *inv, const char *path, const char *arch)
+{
+	const char *vfrom, *shared_key;
+	int64_t vocab = draft_vocab(inv, &vfrom);
+	int64_t embd = inv->hp.n_embd, eh_embd = -1;
+	char vocab_text[96], embd_text[96];
+	const struct qa_tensor *eh = NULL;
+	uint32_t i;
+	bool shared;
+
+	for (i = 0; i < inv->n_tensors && !eh; i++)
+		if (inv->tensors[i].name &&
+		    strstr(inv->tensors[i].name, ".nextn.eh_proj.weight"))
+			eh = &inv->tensors[i];
+	/* eh_proj maps [embedding; hidden] (2 * n_embd) to n_embd:
+	 * ne = [2 * n_embd, n_embd] (llama.cpp src/models/qwen35.cpp and the other nextn graphs:
+	 * eh_proj {2 * n_embd, n_embd}) */
+	if (eh && eh->n_dims >= 2 && eh->shape[0] == 2 * eh->shape[1])
+		eh_embd = (int64_t)eh->shape[1];
+	shared_key = arch_key(inv, arch, "nextn_shared_target_tensors");
+	shared = shared_key && qa_inv_kv(inv, shared_key);
+	inv->model_kind = QA_MKIND_DRAFT;
+	fact_str(inv, "draft_type", "mtp");
+	fact_str(inv, "target_architecture", arch);
+	fact_int(inv, "target_layers", inv->hp.n_layer);
+	fact_int(inv, "nextn_layers", inv->hp.n_mtp);
+	fact_int(inv, "hidden_size", embd >= 0 ? embd : eh_embd);
+	fact_int(inv, "vocab_size", vocab);
+	if (shared)
+		fact_int(inv, "shares_target_tensors", 1);
+	if (embd >= 0)
+		snprintf(embd_text, sizeof(embd_text), "hidden size %" PRId64,
+			 embd);
+	else if (eh_embd >= 0)
+		snprintf(embd_text, sizeof(embd_text), "hidden size %" PRId64
+			 " (from eh_proj; no embedding_length)", eh_embd);
+	else
+		snprintf(embd_text, sizeof(embd_text), "hidden size not told "
+			 "(no embedding_length, no eh_proj)");
+	if (vocab >= 0)
+		snprintf(vocab_text, sizeof(vocab_text), "vocabulary %" PRId64
+			 " (%s)", vocab, vfrom);
+	else
+		snprintf(vocab_text, sizeof(vocab_text), "vocabulary not told "
+			 "(no token_embd, output or tokenizer%s)", shared ?
+			 ": it borrows the target's" : "");
+	inv->kind_info.summary = qa_arena_printf(&inv->arena,
+		"an MTP draft sidecar for a %s model of %" PRId64 " layers "
+		"(%" PRId64 " NextN layer%s, %s, %s)", arch, inv->hp.n_layer,
+		inv->hp.n_mtp, inv->hp.n_mtp == 1 ? "" : "s", embd_text,
+		vocab_text);
+	inv->kind_info.advice = "load it with --model-draft (--spec-type "
+				"draft-mtp) beside its target model";
+	qa_inv_finding(inv, QA1040, path, -1, NULL,
+		       "%s: a draft, not a model by itself (llama.cpp: "
+		       "-md beside -m TARGET); the target must be %s with "
+		       "%" PRId64 " trunk layers and the same hidden size and "
+		       "vocabulary", inv->kind_info.summary ?
+		       inv->kind_info.summary : "", arch, inv->hp.n_layer);
+	if (embd >= 0 && eh_embd >= 0 && embd != eh_embd)
+		qa_inv_finding(inv, QA1040, path, -1, eh->name,
+			       "embedding_length is %" PRId64 " but %s maps "
+			       "to %" PRId64 ": the sidecar's own keys and "
+			       "tensors disagree on the hidden size", embd,
+			       eh->name, eh_embd);
+}
+
+/* A draft architecture (DFlash, EAGLE-3): what it says of its target. */
+static void
+draft_arch(struct qa_inventory *inv, const char *path, const char *arch)
+{
+	const char *vfrom;
+	int64_t vocab = draft_vocab(inv, &vfrom);
+	int64_t th = kv_int(inv, arch_key(inv, arch, "target_hidden_size"));
+	const struct qa_kv *tl = qa_inv_kv(inv, arch_key(inv, arch,
+							 "target_layers"));
+	const struct qa_tensor *fc = tensor_named(inv, "fc.weight");
+	int64_t fc_th = -1;
+	char layers[160] = "", th_text[96];
+	bool eagle = strcmp(arch, "eagle3") == 0;
+
+	/* EAGLE-3 fc fuses three target hidden states: ne = [3 * target
+	 * hidden, hidden] (formats/draft_head.c) */
+	if (eagle && fc && fc->n_dims >= 2 && fc->shape[0] % 3 == 0)
+		fc_th = (int64_t)(fc->shape[0] / 3);
+	if (th < 0)
+		th = fc_th;
+	if (tl && tl->value.type == QA_V_ARRAY) {
+		struct qa_value e;
+		size_t len = 0;
+		uint32_t i;
+
+		for (i = 0; i < tl->value.v.arr.kept && i < 16 &&
+		     len < sizeof(layers); i++) {
+			int64_t v;
+
+			if (qa_value_item(&tl->value, i, &e) &&
+			    qa_value_as_int(&e, &v))
+				len += (size_t)snprintf(layers + len,
+					sizeof(layers) - len, "%s%" PRId64,
+					i ? ", " : "", v);
+		}
+	}
+	inv->model_kind = QA_MKIND_DRAFT;
+	fact_str(inv, "draft_type", arch);
+	fact_int(inv, "target_hidden_size", th);
+	fact_int(inv, "hidden_size", inv->hp.n_embd);
+	fact_int(inv, "vocab_size", vocab);
+	if (tl && tl->value.type == QA_V_ARRAY) {
+		struct qa_value *x = fact(inv, "target_layers");
+
+		if (x)
+			*x = tl->value;	/* the key's own array */
+	}
+	if (th >= 0)
+		snprintf(th_text, sizeof(th_text), "target hidden size %"
+			 PRId64, th);
+	else
+		snprintf(th_text, sizeof(th_text), "target hidden size not "
+			 "told");
+	inv->kind_info.summary = qa_arena_printf(&inv->arena,
+		"%s draft model (%s%s%s, vocabulary %s)",
+		eagle ? "an EAGLE-3" : "a DFlash", th_text,
+		layers[0] ? ", reads target layers " : "", layers,
+		vocab >= 0 ? qa_arena_printf(&inv->arena, "%" PRId64, vocab) :
+		"not told");
+	inv->kind_info.advice = "load it with --model-draft beside its "
+				"target model";
+	qa_inv_finding(inv, QA1040, path, -1, NULL,
+		       "%s: a draft, not a model by itself (llama.cpp: -md "
+		       "beside -m TARGET)%s", inv->kind_info.summary ?
+		       inv->kind_info.summary : "", layers[0] || !eagle ? "" :
+		       "; the target layers it reads are not in the file");
+}
+
+/* Only the last n_mtp blocks are in the file, and at least one of
+ * them: the trunk was left out (--mtp). */
+static bool
+nextn_only(const struct qa_inventory *inv)
+{
+	uint32_t i, in_head = 0;
+
+	if (inv->hp.n_mtp <= 0 || inv->hp.n_layer < 0)
+		return false;
+	for (i = 0; i < inv->n_tensors; i++) {
+		const char *rest;
+		int64_t b = inv->tensors[i].name ?
+			    block_of(inv->tensors[i].name, &rest) : -1;
+
+		if (b < 0)
+			continue;
+		if (b < inv->hp.n_layer)
+			return false;
+		in_head++;
+	}
+	return in_head > 0;
+}
+
+/* A draft by its architecture or its blocks; a model otherwise. */
+static void
+draft_kind(struct qa_inventory *inv, const char *path, const char *arch)
+{
+	if (!arch)
+		return;
+	if (strcmp(arch, "dflash") == 0 || strcmp(arch, "eagle3") == 0)
+		draft_arch(inv, path, arch);
+	else if (nextn_only(inv))
+		mtp_sidecar(inv, path, arch);
+}
+
 void
 qa_gguf_file_kind(struct qa_inventory *inv)
 {
@@ -640,5 +875,7 @@ qa_gguf_file_kind(struct qa_inventory *inv)
 			       "general.type is '%s', a kind of file "
 			       "quantaudit does not know: not audited as a "
 			       "model (a model's checks are not run)", type);
+	} else {
+		draft_kind(inv, path, arch);
 	}
 }

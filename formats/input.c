@@ -27,6 +27,7 @@
 #include "core/json_file.h"
 #include "formats/archive.h"
 #include "formats/format.h"
+#include "formats/ollama.h"
 #include "formats/pytorch.h"
 
 const struct qa_format *const qa_formats[] = {
@@ -63,6 +64,8 @@ qa_model_refs_free(struct qa_model_refs *refs)
 		free(refs->v[i].note);
 		free(refs->v[i].links_out);
 		free(refs->v[i].root);
+		free(refs->v[i].base);
+		qa_ollama_side_free(refs->v[i].ollama);
 	}
 	if (refs) {
 		free(refs->v);
@@ -864,123 +867,6 @@ is_hf_cache_repo(const struct qa_fs *fs, const char *dir)
 
 /* ---- Ollama ----------------------------------------------------------------- */
 
-/* The models folder of a manifest path: the parent of the "manifests"
- * folder it lies under (ollama manifest/paths.go). */
-static char *
-ollama_root_of(const char *manifest)
-{
-	const char *m = strstr(manifest, "/manifests/");
-
-	if (m)
-		return strndup(manifest, (size_t)(m - manifest));
-	if (strncmp(manifest, "manifests/", 10) == 0)
-		return strdup(".");
-	return NULL;
-}
-
-/* blobs/sha256-<hex> for a digest "sha256:<hex>" (manifest/paths.go
- * BlobsPath); NULL for any other form. */
-static char *
-ollama_blob(const char *root, const char *digest)
-{
-	char *p;
-
-	if (!digest || strncmp(digest, "sha256:", 7) != 0 ||
-	    strlen(digest) != 7 + 64 || !is_hex(digest + 7, 64))
-		return NULL;
-	p = malloc(strlen(root) + 80);
-	if (p)
-		sprintf(p, "%s/blobs/sha256-%s", root, digest + 7);
-	return p;
-}
-
-/*
- * An Ollama manifest (manifest/manifest.go: schemaVersion, mediaType,
- * config, layers[{mediaType, digest, size}]): the model blob is the layer
- * of media type application/vnd.ollama.image.model, a GGUF file; a
- * projector layer is counted with it. Returns QA_E_UNRECOGNIZED without
- * a message when the file is not such a manifest.
- */
-static int
-resolve_ollama_manifest(const struct qa_fs *fs, const char *path,
-			const char *display, struct qa_model_refs *out,
-			char *err, size_t errlen)
-{
-	struct qa_source src;
-	const cJSON *layers, *l;
-	char *root = NULL, *model = NULL, *proj = NULL;
-	cJSON *doc;
-	int rc = QA_E_UNRECOGNIZED;
-
-	if (fs->open(fs, path, &src) != QA_OK)
-		return QA_E_UNRECOGNIZED;
-	doc = qa_json_read_source(&src, (uint64_t)1 << 20, NULL);
-	qa_source_close(&src);
-	layers = qa_json_child(doc, "layers");
-	if (!cJSON_IsArray(layers) || !qa_json_child(doc, "schemaVersion"))
-		goto out;
-	root = ollama_root_of(path);
-	for (l = layers->child; l; l = l->next) {
-		const cJSON *mt = qa_json_child(l, "mediaType");
-		const cJSON *dg = qa_json_child(l, "digest");
-
-		if (!cJSON_IsString(mt) || !cJSON_IsString(dg))
-			continue;
-		if (strcmp(mt->valuestring,
-			   "application/vnd.ollama.image.model") == 0 && !model)
-			model = root ? ollama_blob(root, dg->valuestring) :
-				NULL;
-		else if (strcmp(mt->valuestring,
-				"application/vnd.ollama.image.projector") == 0 &&
-			 !proj)
-			proj = root ? ollama_blob(root, dg->valuestring) : NULL;
-	}
-	if (!model) {
-		snprintf(err, errlen, "'%s' is an Ollama manifest without a "
-			 "model layer%s", path, root ? "" : " (and not under a "
-			 "manifests/ folder, so its blobs cannot be found)");
-		goto out;
-	}
-	{
-		enum qa_node_kind kind = QA_NODE_MISSING;
-		uint64_t size;
-		int e;
-		struct qa_model_ref *r;
-		char note[512];
-
-		fs->stat(fs, model, &kind, &size, &e);
-		if (kind != QA_NODE_FILE && kind != QA_NODE_OUTSIDE) {
-			/* what the manifest names is not there: nothing to
-			 * audit (exit 3), not a system error */
-			snprintf(err, errlen, "'%s': the model blob %s is not in "
-				 "the store (an interrupted pull?)", display,
-				 model);
-			rc = QA_E_UNRECOGNIZED;
-			goto out;
-		}
-		r = add_ref(out, QA_REF_FILE, model, display);
-		model = NULL;
-		if (!r) {
-			rc = QA_E_NOMEM;
-			goto out;
-		}
-		snprintf(note, sizeof(note), "Ollama model %s: blob %s%s",
-			 display, qa_path_base(r->path), proj ?
-			 ", with its projector layer" : "");
-		r->note = strdup(note);
-		r->container = QA_FORMAT_OLLAMA;
-		r->mmproj = proj;
-		proj = NULL;
-		rc = r->note ? QA_OK : QA_E_NOMEM;
-	}
-out:
-	free(root);
-	free(model);
-	free(proj);
-	cJSON_Delete(doc);
-	return rc;
-}
-
 /* Ollama's name grammar (types/model/name.go): [host/][namespace/]model
  * [:tag], parts of letters, digits, '_', '-', '.', the host also ':'. */
 static bool
@@ -1060,7 +946,7 @@ resolve_ollama_name(const struct qa_fs *fs, const char *name,
 			return QA_E_UNRECOGNIZED;
 		fs->stat(fs, m, &kind, &size, &e);
 		if (kind == QA_NODE_FILE) {
-			rc = resolve_ollama_manifest(fs, m, name, out, err,
+			rc = qa_ollama_resolve_manifest(fs, m, name, out, err,
 						     errlen);
 			free(m);
 			return rc;
@@ -1240,7 +1126,7 @@ resolve_path(const struct qa_fs *fs, const char *path,
 		if (rc == QA_E_UNRECOGNIZED) {
 			/* an Ollama manifest is JSON, no model of its own */
 			char err2[1024] = "";
-			int rc2 = resolve_ollama_manifest(fs, path, path, out,
+			int rc2 = qa_ollama_resolve_manifest(fs, path, path, out,
 							  err2, sizeof(err2));
 
 			if (rc2 == QA_OK || err2[0]) {
@@ -1642,6 +1528,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		rc = check_weight_files(inv, err, errlen);
 	if (rc == QA_OK && ref->mmproj)
 		rc = load_mmproj(inv, ref->mmproj, ref->split_index);
+	if (rc == QA_OK && ref->ollama)
+		qa_ollama_annotate(inv, ref->ollama);
 	if (ref->archive) {
 		/* A member the archive could not give (encrypted, past the
 		 * streaming bound) is the archive's finding, not a system

@@ -68,6 +68,16 @@ struct qa_model_ref {
 	 * file's first bytes showed (NULL: probed when loading). */
 	char *root;
 	const struct qa_format *format;
+	/* An Ollama manifest's side layers (formats/ollama.h), owned; NULL
+	 * for other inputs. */
+	struct qa_ollama_side *ollama;
+	/* The base model a GGUF LoRA adapter is checked against (an
+	 * Ollama adapter layer's model blob), loaded beside it as --base
+	 * is; NULL none. */
+	char *base;
+	/* A layer of a model given by one name (an Ollama adapter or
+	 * draft layer): audited beside it, not placed by fit. */
+	bool companion;
 };
 
 struct qa_model_refs {

@@ -4,7 +4,9 @@
  * config): the one-line notice that the input is an adapter and not a
  * model (what was and was not audited), its lora_A / lora_B pairs
  * against the declared rank, its target_modules against the modules it
- * holds, and with --base MODEL its shapes against the base model's.
+ * holds, and with --base MODEL its shapes against the base model's;
+ * a GGUF LoRA adapter against the base model it was loaded beside (an
+ * Ollama model's adapter layer against its model layer, QA1807).
  *
  * Layout (huggingface/peft src/peft/tuners/lora/layer.py LoraLayer
  * update_layer, utils/save_and_load.py get_peft_model_state_dict): per
@@ -325,10 +327,88 @@ draft_head(struct qa_inventory *inv)
 		       "count: eagle_aux_hidden_state_layer_ids is not set)");
 }
 
+/*
+ * A GGUF LoRA against its base, as llama.cpp's loader checks it
+ * (src/llama-adapter.cpp llama_adapter_lora_init_impl): the same
+ * general.architecture; for each "<name>.lora_a" / ".lora_b" pair a base
+ * tensor "<name>" with ne[0] = lora_a ne[0] and ne[1] = lora_b ne[1].
+ */
+static void
+gguf_lora_base(struct qa_inventory *inv)
+{
+	const struct qa_inventory *base = inv->adapter.base;
+	const struct qa_kv *akv = qa_inv_kv(inv, "general.architecture");
+	const char *arch = akv && akv->value.type == QA_V_STRING ?
+			   akv->value.v.str.s : NULL;
+	const char *where = inv->n_files ? inv->files[0].path : inv->path;
+	uint32_t i, bad = 0, pairs = 0;
+
+	if (arch && base->hp.arch && strcmp(arch, base->hp.arch) != 0) {
+		qa_inv_finding(inv, QA1807, where, -1, NULL,
+			       "the adapter is for %s but its base model %s is "
+			       "%s: llama.cpp refuses it (\"model arch and LoRA "
+			       "arch mismatch\")", arch, inv->adapter.base_path,
+			       base->hp.arch);
+		return;
+	}
+	for (i = 0; i < inv->n_tensors; i++) {
+		const struct qa_tensor *a = &inv->tensors[i], *b, *t;
+		const char *name = a->name;
+		size_t n = strlen(name), len;
+		uint32_t k;
+
+		if (!ends_with(name, n, ".lora_a"))
+			continue;
+		len = n - strlen(".lora_a");
+		b = find_tensor(inv, name, len, ".lora_b");
+		if (!b)
+			continue;	/* gguf_kind.c's QA1036 */
+		pairs++;
+		for (t = NULL, k = 0; k < base->n_tensors && !t; k++)
+			if (strlen(base->tensors[k].name) == len &&
+			    memcmp(base->tensors[k].name, name, len) == 0)
+				t = &base->tensors[k];
+		if (!t) {
+			if (bad++ < 3)
+				qa_inv_finding(inv, QA1807, tfile(inv, a), -1,
+					       a->name, "'%.*s' is adapted but "
+					       "the base model %s has no such "
+					       "tensor: llama.cpp refuses the "
+					       "adapter", (int)len, name,
+					       inv->adapter.base_path);
+			continue;
+		}
+		if (a->n_dims < 2 || b->n_dims < 2 || t->n_dims < 2 ||
+		    t->shape[0] != a->shape[0] || t->shape[1] != b->shape[1]) {
+			if (bad++ < 3)
+				qa_inv_finding(inv, QA1807, tfile(inv, a), -1,
+					       a->name, "'%.*s' is [%" PRIu64
+					       ", %" PRIu64 "] in the base model "
+					       "but the adapter's pair gives "
+					       "[%" PRIu64 ", %" PRIu64 "] "
+					       "(lora_a ne[0], lora_b ne[1]): "
+					       "llama.cpp refuses it (\"tensor "
+					       "has incorrect shape\")", (int)len,
+					       name, t->shape[0],
+					       t->n_dims > 1 ? t->shape[1] : 0,
+					       a->shape[0],
+					       b->n_dims > 1 ? b->shape[1] : 0);
+		}
+	}
+	if (bad > 3)
+		qa_inv_finding(inv, QA1807, where, -1, NULL,
+			       "%" PRIu32 " of the adapter's %" PRIu32 " pairs "
+			       "do not fit the base model %s in all", bad,
+			       pairs, inv->adapter.base_path);
+}
+
 static void
 run_all(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
 	run(inv, opt);
+	if (inv->kind == QA_KIND_GGUF && inv->model_kind == QA_MKIND_ADAPTER &&
+	    inv->adapter.base)
+		gguf_lora_base(inv);
 	if (inv->draft_head.kind)
 		draft_head(inv);
 }

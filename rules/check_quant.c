@@ -11,7 +11,8 @@
  * packed shapes that the declared bits and group size do not produce, the
  * method against the packing evidence, a config without quantized tensors
  * and quantized tensors without a config; on the GGUF side the importance
- * matrix metadata and very low-bit types without it.
+ * matrix metadata and very low-bit types without it; each MLX module's
+ * tensors against the mode its config entry gives it (QA3017).
  *
  * Conventions: ../shared/knowledge/quant-formats.md §1.2-1.4, §A1-A10,
  * §B3-B4 (section given at each use). Findings are aggregated per module
@@ -41,7 +42,7 @@
 #define MAX_NAME 512
 /* First and last code of the family. */
 #define CODE_FIRST 3001
-#define CODE_LAST 3014
+#define CODE_LAST 3017
 
 /* One aggregated finding: modules sharing a name pattern. */
 struct agg_item {
@@ -1474,6 +1475,134 @@ check_method(struct ctx *c)
 	report_overflow(c, QA3010, "mismatching schemes");
 }
 
+/* ---- QA3017: MLX per-module mode ------------------------------------- */
+
+/* The (bits, group) the fp modes allow (mlx/ops.cpp fp_quantize;
+ * mlx/nn/layers/quantized.py _defaults_for_mode), 0 for affine, -1 for a
+ * mode mlx does not know. */
+static int
+mlx_mode_pair(const char *mode, int *bits, int *group)
+{
+	static const struct { const char *m; int b, g; } v[] = {
+		{ "mxfp4", 4, 32 }, { "nvfp4", 4, 16 }, { "mxfp8", 8, 32 },
+	};
+	size_t i;
+
+	*bits = *group = -1;
+	if (strcmp(mode, "affine") == 0)
+		return 0;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (strcmp(mode, v[i].m) == 0) {
+			*bits = v[i].b;
+			*group = v[i].g;
+			return 1;
+		}
+	return -1;
+}
+
+static bool
+float_dtype(const struct qa_tensor *t)
+{
+	return dtype_is(t, "F16") || dtype_is(t, "BF16") || dtype_is(t, "F32");
+}
+
+/*
+ * What the tensors of an MLX module say its mode is, in buf: "affine"
+ * (float scales with biases), an fp mode (U8 scales, no biases, the
+ * weight columns per scale column bits * g / 32), or a description of a
+ * layout that is neither. Returns the mode name or NULL for neither.
+ */
+static const char *
+mlx_tensor_mode(const struct qa_inventory *inv, const struct qa_module *m,
+		char *buf, size_t cap)
+{
+	const struct qa_tensor *w = sibling(inv, m, "weight");
+	const struct qa_tensor *sc = sibling(inv, m, "scales");
+	const struct qa_tensor *bi = sibling(inv, m, "biases");
+
+	if (float_dtype(sc) && bi) {
+		snprintf(buf, cap, "affine (scales %s with biases)", sc->dtype);
+		return "affine";
+	}
+	if (dtype_is(sc, "U8") && !bi) {
+		uint64_t wc = dim(w, 0), scc = dim(sc, 0);
+		const char *mode = wc == 2 * scc ? "nvfp4" :
+				   wc == 4 * scc ? "mxfp4" :
+				   wc == 8 * scc ? "mxfp8" : NULL;
+
+		if (mode)
+			snprintf(buf, cap, "%s (U8 scales, no biases, %llu "
+				 "weight words per scale)", mode,
+				 U(wc / scc));
+		else
+			snprintf(buf, cap, "U8 scales without biases but "
+				 "%llu weight words for %llu scales, which no "
+				 "mode writes", U(wc), U(scc));
+		return mode;
+	}
+	snprintf(buf, cap, "scales %s %s biases, which no mode writes",
+		 sc && sc->dtype ? sc->dtype : "?", bi ? "with" : "without");
+	return NULL;
+}
+
+static void
+check_mlx_modes(struct ctx *c)
+{
+	struct qa_inventory *inv = c->inv;
+	const struct qa_quant_config *qc = c->qc;
+	struct agg a = { 0 };
+	uint32_t i;
+
+	if (qc->method != QA_QM_MLX)
+		return;
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+		const struct qa_tensor *w, *sc;
+		const char *mode, *has, *where;
+		char held[160], detail[512];
+		int pb, pg, kind;
+
+		if (!m->name || m->claimed == 0)
+			continue;
+		w = sibling(inv, m, "weight");
+		sc = sibling(inv, m, "scales");
+		if (!w || !sc)
+			continue;
+		mode = m->decl_mode ? m->decl_mode : "affine";
+		where = m->decl_mode && m->decl_mode != qc->format ?
+			"its own entry" : "the global entry";
+		kind = mlx_mode_pair(mode, &pb, &pg);
+		has = mlx_tensor_mode(inv, m, held, sizeof(held));
+		detail[0] = '\0';
+		if (kind < 0)
+			snprintf(detail, sizeof(detail), "the config gives mode '%s' "
+				 "(%s), which mlx does not know (affine, mxfp4, "
+				 "nvfp4, mxfp8); the tensors are %s", mode,
+				 where, held);
+		else if (!dtype_is(w, "U32"))
+			snprintf(detail, sizeof(detail), "the config gives mode '%s' "
+				 "(%s) but the weight beside the scales is %s, not "
+				 "the U32 words MLX packs", mode, where,
+				 w->dtype ? w->dtype : "?");
+		else if (!has || strcmp(has, mode) != 0)
+			snprintf(detail, sizeof(detail), "the config gives mode '%s' "
+				 "(%s) but the tensors are %s: mlx-lm builds the "
+				 "layer in the config's mode and its weights "
+				 "do not load", mode, where, held);
+		else if (kind == 1 &&
+			 ((m->decl_bits > 0 && m->decl_bits != pb) ||
+			  (m->decl_group > 0 && m->decl_group != pg)))
+			snprintf(detail, sizeof(detail), "the config gives mode '%s' "
+				 "(%s) with bits %d and group size %d, but %s allows "
+				 "only %d bits in groups of %d (mx.quantize "
+				 "refuses others)", mode, where,
+				 m->decl_bits, m->decl_group, mode, pb, pg);
+		if (detail[0])
+			agg_add(c, &a, m, detail, detail, sc);
+	}
+	agg_emit(c, &a, QA3017, NULL, "MLX mode mismatches");
+}
+
 /* ---- QA3013 / QA3014: GGUF importance matrix ------------------------- */
 
 static void
@@ -1811,6 +1940,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	}
 	/* also when every module is "unknown": bad shapes are why */
 	check_shapes(&c);
+	check_mlx_modes(&c);
 	check_mtp(&c);
 	check_unmatched(&c);
 	free(c.reported_3007);

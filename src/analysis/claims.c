@@ -1895,6 +1895,7 @@ declared(struct matcher *mx, struct qa_module *m)
 
 	m->decl_bits = qc->bits;
 	m->decl_group = qc->group_size;
+	m->decl_mode = qc->format;
 	if (h.ov_decl >= 0) {
 		const struct qa_quant_override *o = &qc->overrides[h.ov_decl];
 
@@ -1902,6 +1903,8 @@ declared(struct matcher *mx, struct qa_module *m)
 			m->decl_bits = o->bits;
 		if (o->group_size >= 0)
 			m->decl_group = o->group_size;
+		if (o->scheme)
+			m->decl_mode = o->scheme;
 	}
 }
 
@@ -2136,6 +2139,7 @@ qa_claims_resolve(struct qa_inventory *inv)
 		m->kept_by = NULL;
 		m->named_by = NULL;
 		m->decl_bits = m->decl_group = -1;
+		m->decl_mode = NULL;
 		if (qc->method == QA_QM_NONE || qc->method == QA_QM_OTHER)
 			continue;
 		m->kept_by = kept_by(&mx, m);

@@ -89,6 +89,11 @@ struct qa_template {
 	bool primary;		/* the template engines use by default */
 	bool shadowed;		/* a duplicate JSON key Python does not use
 				 * (scanned all the same) */
+	bool go;		/* Go text/template syntax (an Ollama
+				 * template layer), not Jinja: the Jinja
+				 * layers of rules/check_template.c do not
+				 * apply; formats/ollama.c checks its
+				 * structure */
 };
 
 /* tokenizer_config.json added_tokens_decoder: {"<id>": {"content"...}}. */
@@ -411,6 +416,19 @@ struct qa_inventory {
 		uint32_t n_aux;
 		int64_t medusa_heads;		/* medusa_num_heads, -1 */
 	} draft_head;
+	/* An Ollama model's side layers (formats/ollama.c): params
+	 * num_ctx (0 absent; fit's default context), stop strings,
+	 * the system prompt, licenses; manifest NULL for other inputs. */
+	struct qa_ollama_info {
+		const char *manifest;		/* display path */
+		const char *parent;		/* model layer "from" */
+		int64_t num_ctx;
+		const char **stop;
+		uint32_t n_stop;
+		const char *system;
+		uint32_t n_license;
+		uint32_t n_projectors, n_adapters, n_drafts;
+	} ollama;
 	struct qa_module *modules;	/* what the tensors hold */
 	uint32_t n_modules;
 	bool have_config;		/* HF config.json was read */

@@ -178,6 +178,9 @@ struct qa_module {
 				 * for it: the first matching override's, else
 				 * the global ones; -1 unknown */
 	int decl_group;
+	/* The scheme or mode the config declares for it, as written (an
+	 * MLX module's own "mode", else the global one), or NULL. */
+	const char *decl_mode;
 	const struct qa_quant_pattern *kept_by;	/* exclude entry, or skip /
 						 * 16-bit override, naming it */
 	const struct qa_quant_pattern *named_by;	/* low-bit override or

@@ -208,6 +208,16 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 			rc = QA_E_UNRECOGNIZED;
 		inv->adapter.base = base;
 		inv->adapter.base_path = opt->base_path;
+	} else if (rc == QA_OK && ref->base &&
+		   inv->model_kind == QA_MKIND_ADAPTER) {
+		/* an Ollama adapter layer: its model layer is the base */
+		base = load_base(ref->base, opt, fs, in->error,
+				 sizeof(in->error));
+		if (!base)
+			rc = QA_E_UNRECOGNIZED;
+		inv->adapter.base = base;
+		inv->adapter.base_path = qa_arena_strdup(&inv->arena,
+							 ref->base);
 	}
 	if (rc == QA_OK) {
 		qa_checks_run(inv, &opt->checks);
@@ -376,10 +386,15 @@ qa_audit_run_each(const char *const *paths, size_t n_paths,
 			continue;
 		}
 		for (k = 0; k < refs.n; k++) {
-			struct qa_audit_input *in = add_input(out,
-							      refs.v[k].display);
+			struct qa_audit_input *in;
 			int seen;
 
+			/* fit places the model; an Ollama model's adapter
+			 * and draft layers are audited by check and
+			 * inspect, named by the model's QA1801 */
+			if (opt->models_only && refs.v[k].companion)
+				continue;
+			in = add_input(out, refs.v[k].display);
 			rc = QA_OK;
 			if (!in) {
 				rc = QA_E_NOMEM;

@@ -7,6 +7,7 @@
  */
 #include "fit/fit.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -318,6 +319,8 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	   char *err, size_t errlen)
 {
 	struct qa_fit_result r;
+	struct qa_fit_options with_ctx;
+	const char *ctx_note = NULL;
 	char gb[32];
 	int rc;
 
@@ -368,6 +371,19 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	}
 	if (cannot_load(inv, opt->engine, err, errlen))
 		return -1;
+	/* An Ollama model runs at its params layer's num_ctx unless told
+	 * otherwise (ollama api/types.go Runner NumCtx, merged over the
+	 * defaults when the model loads): llama.cpp's context is that,
+	 * not the trained one, unless --ctx is given. */
+	if (opt->ctx == 0 && inv->ollama.num_ctx > 0 &&
+	    opt->engine == QA_ENGINE_LLAMACPP) {
+		with_ctx = *opt;
+		with_ctx.ctx = inv->ollama.num_ctx;
+		opt = &with_ctx;
+		ctx_note = qa_arena_printf(&inv->arena, "context %" PRId64
+			" is the Ollama params layer's num_ctx (--ctx to "
+			"size another)", inv->ollama.num_ctx);
+	}
 	memset(&r, 0, sizeof(r));
 	if (opt->engine == QA_ENGINE_MLX_LM)
 		rc = qa_fit_mlx(inv, opt, &r, err, errlen);
@@ -387,6 +403,8 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 		rc = qa_fit_llamacpp(inv, opt, &r, err, errlen);
 	if (rc != 0)
 		return -1;
+	if (ctx_note && r.n_notes < sizeof(r.notes) / sizeof(r.notes[0]))
+		r.notes[r.n_notes++] = ctx_note;
 	if (!store_result(inv, &r, opt)) {
 		inv->out_of_memory = true;
 		snprintf(err, errlen, "out of memory");

@@ -684,10 +684,13 @@ write_identity(struct qa_jw *w, const struct qa_inventory *inv)
 				write_value(w, kf->key, &kf->value, 0);
 				continue;
 			}
-			/* lists of names: a plain array of strings */
+			/* lists of names or numbers: a plain array */
 			qa_jw_arr(w, kf->key, true);
 			for (k = 0; qa_value_item(&kf->value, k, &e); k++)
-				qa_jw_str(w, NULL, e.v.str.s);
+				if (e.type == QA_V_STRING)
+					qa_jw_str(w, NULL, e.v.str.s);
+				else
+					write_value(w, NULL, &e, 1);
 			qa_jw_close(w, ']');
 		}
 		qa_jw_close(w, '}');

@@ -186,3 +186,95 @@ def fork_llama(path, attn, ffn, file_type=None, arch="llama"):
     w.add_tensor("output_norm.weight", np.ones(256, np.float32))
     add_matrix(w, "output.weight", 64, 256, T.Q8_0)
     finish(w)
+
+
+def qwen35_mtp(path, trunk=4, nextn=1, embd=64, vocab=48, with_trunk=False,
+               with_embd=True, eh_embd=None, tokens=False):
+    """A qwen35 GGUF as llama.cpp's convert_hf_to_gguf.py writes it with
+    --mtp (conversion/qwen.py _Qwen35MtpMixin): block_count = trunk +
+    nextn, qwen35.nextn_predict_layers = nextn, and of the trunk only
+    token_embd, output_norm and output (filter_tensors keeps
+    embed_tokens, norm and lm_head); the MTP block blk.<trunk> carries
+    a full attention + FFN block and its nextn.* tensors (gguf-py
+    MODEL_TENSOR.NEXTN_*). with_trunk: the bundled default (trunk +
+    MTP in one file). with_embd False: a sidecar that leaves the shared
+    tensors out. eh_embd: the width eh_proj maps to (default embd)."""
+    w = gguf.GGUFWriter(path, "qwen35")
+    w.add_block_count(trunk + nextn)
+    w.add_context_length(128)
+    w.add_embedding_length(embd)
+    w.add_feed_forward_length(2 * embd)
+    w.add_head_count(4)
+    w.add_head_count_kv(2)
+    w.add_layer_norm_rms_eps(1e-6)
+    w.add_nextn_predict_layers(nextn)
+    # every block full attention (qwen35.full_attention_interval 1), so
+    # the fixture needs no linear-attention tensors
+    w.add_full_attention_interval(1)
+    if tokens:
+        w.add_tokenizer_model("gpt2")
+        w.add_token_list([f"t{i}" for i in range(vocab)])
+    if with_embd:
+        add_matrix(w, "token_embd.weight", vocab, embd, T.F32)
+
+    def block(b):
+        p = f"blk.{b}."
+        w.add_tensor(p + "attn_norm.weight", np.ones(embd, np.float32))
+        for n, rows in (("attn_q", embd), ("attn_k", embd // 2),
+                        ("attn_v", embd // 2), ("attn_output", embd)):
+            add_matrix(w, p + n + ".weight", rows, embd, T.F32)
+        w.add_tensor(p + "post_attention_norm.weight",
+                     np.ones(embd, np.float32))
+        add_matrix(w, p + "ffn_gate.weight", 2 * embd, embd, T.F32)
+        add_matrix(w, p + "ffn_up.weight", 2 * embd, embd, T.F32)
+        add_matrix(w, p + "ffn_down.weight", embd, 2 * embd, T.F32)
+    if with_trunk:
+        for b in range(trunk):
+            block(b)
+    for b in range(trunk, trunk + nextn):
+        block(b)
+        e = eh_embd or embd
+        add_matrix(w, f"blk.{b}.nextn.eh_proj.weight", e, 2 * e, T.F32)
+        for n in ("enorm", "hnorm", "shared_head_norm"):
+            w.add_tensor(f"blk.{b}.nextn.{n}.weight",
+                         np.ones(embd, np.float32))
+    if with_embd:
+        w.add_tensor("output_norm.weight", np.ones(embd, np.float32))
+        add_matrix(w, "output.weight", vocab, embd, T.F32)
+    finish(w)
+
+
+def draft_arch(path, arch, embd=64, target_hidden=96, vocab=48,
+               target_layers=None):
+    """A one-block draft of architecture "dflash" (llama.cpp
+    conversion/qwen.py DFlashModel.set_gguf_parameters: dflash.
+    target_layers, dflash.target_hidden_size, dflash.block_size; fc and
+    hidden_norm; the target's tokenizer, no embeddings) or "eagle3"
+    (fc.weight fuses three target hidden states, token_embd and output
+    of the draft's vocabulary)."""
+    w = gguf.GGUFWriter(path, arch)
+    w.add_block_count(1)
+    w.add_context_length(128)
+    w.add_embedding_length(embd)
+    w.add_feed_forward_length(2 * embd)
+    w.add_head_count(4)
+    w.add_head_count_kv(4)
+    if arch == "dflash":
+        w.add_array("dflash.target_layers", target_layers or [1, 3])
+        w.add_uint32("dflash.target_hidden_size", target_hidden)
+        w.add_uint32("dflash.block_size", 16)
+        w.add_tokenizer_model("gpt2")
+        w.add_tokenizer_pre("qwen2")
+        w.add_token_list([f"t{i}" for i in range(vocab)])
+        w.add_token_merges(["t 1"])
+        add_matrix(w, "fc.weight", embd, len(target_layers or [1, 3]) *
+                   target_hidden, T.F32)
+    else:
+        add_matrix(w, "token_embd.weight", vocab, embd, T.F32)
+        add_matrix(w, "fc.weight", embd, 3 * target_hidden, T.F32)
+        add_matrix(w, "output.weight", vocab, embd, T.F32)
+    w.add_tensor("blk.0.attn_norm.weight", np.ones(embd, np.float32))
+    for n in ("attn_q", "attn_k", "attn_v", "attn_output"):
+        add_matrix(w, f"blk.0.{n}.weight", embd, embd, T.F32)
+    w.add_tensor("output_norm.weight", np.ones(embd, np.float32))
+    finish(w)

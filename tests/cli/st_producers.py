@@ -40,7 +40,8 @@ def tiny_llama(path):
 def mlx_quantize(src, dst, recipe):
     """mlx-lm 0.32's own path (mlx_lm/convert.py convert without the
     tokenizer): load_model, quantize_model, save_model, save_config.
-    recipe: ("affine", bits, group), ("mixed_3_6",) or a mode name
+    recipe: ("affine", bits, group), ("mixed_3_6",), ("per_module",
+    {suffix: params}) or a mode name
     ("mxfp4", "nvfp4", "mxfp8"). Returns (config, bits per weight as
     mlx_lm.utils.compute_bits_per_weight reports it)."""
     from pathlib import Path
@@ -49,6 +50,17 @@ def mlx_quantize(src, dst, recipe):
     model, config = load_model(Path(src))
     if recipe[0] == "affine":
         model, config = quantize_model(model, config, recipe[2], recipe[1])
+    elif recipe[0] == "per_module":
+        # recipe[1]: {module name suffix: {group_size, bits, mode}}; the
+        # rest affine 4-bit g64. quantize_model writes each dict the
+        # predicate returns under the module's path (wrapped_predicate).
+        def pred(path, module):
+            for suffix, params in recipe[1].items():
+                if path.endswith(suffix):
+                    return dict(params)
+            return True
+        model, config = quantize_model(model, config, 64, 4,
+                                       quant_predicate=pred)
     elif recipe[0].startswith("mixed_"):
         from mlx_lm.convert import mixed_quant_predicate_builder
         pred = mixed_quant_predicate_builder(recipe[0], model, 64)

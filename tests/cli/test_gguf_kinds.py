@@ -375,6 +375,83 @@ def test_deepseek2_family(binary, tmp, c):
             f"kimi shape: {doc['inputs'][0]['model']['mtp']}")
 
 
+def test_drafts(binary, tmp, c):
+    """Drafts gguf-py writes as llama.cpp's converter does
+    (gguf_fixtures.qwen35_mtp, draft_arch). The target each goes with is
+    read from the fixture's own parameters: trunk 4 + 1 NextN block,
+    embedding 64, token_embd of 48 rows."""
+    p = os.path.join(tmp, "mtp-tiny.gguf")
+    gf.qwen35_mtp(p, trunk=4, nextn=1, embd=64, vocab=48)
+    code, doc, err = run_json(binary, ["check", p])
+    inp = doc["inputs"][0]
+    m = inp["model"]
+    f = m.get("kind_facts", {})
+    c.check(m["kind"] == "draft" and inp["verdict"] == "pass",
+            f"mtp sidecar: kind {m['kind']} verdict {inp['verdict']} "
+            f"{codes(doc)}")
+    c.check(f == {"draft_type": "mtp", "target_architecture": "qwen35",
+                  "target_layers": 4, "nextn_layers": 1, "hidden_size": 64,
+                  "vocab_size": 48}, f"mtp sidecar facts {f}")
+    c.check("QA1040" in codes(doc) and m["engines"] == ["llama.cpp"],
+            f"mtp sidecar: {codes(doc)} engines {m['engines']}")
+    # the bundled default (trunk + MTP in one file) is the model itself
+    p = os.path.join(tmp, "bundled.gguf")
+    gf.qwen35_mtp(p, with_trunk=True)
+    code, doc, err = run_json(binary, ["check", p])
+    m = doc["inputs"][0]["model"]
+    c.check(m["kind"] == "model" and "QA1040" not in codes(doc) and
+            m["mtp"]["status"] == "present",
+            f"bundled: kind {m['kind']} {codes(doc)} {m['mtp']}")
+    # shared tensors left out: the vocabulary is not told, and said so
+    p = os.path.join(tmp, "mtp-bare.gguf")
+    gf.qwen35_mtp(p, with_embd=False)
+    code, doc, err = run_json(binary, ["check", p])
+    m = doc["inputs"][0]["model"]
+    f = m.get("kind_facts", {})
+    msg = [x["message"] for x in doc["inputs"][0]["findings"]
+           if x["code"] == "QA1040"]
+    c.check(m["kind"] == "draft" and "vocab_size" not in f and msg and
+            "vocabulary not told" in msg[0], f"bare sidecar: {f} {msg}")
+    # the tokenizer tells it when token_embd is absent
+    p = os.path.join(tmp, "mtp-tok.gguf")
+    gf.qwen35_mtp(p, with_embd=False, tokens=True, vocab=40)
+    code, doc, err = run_json(binary, ["inspect", p])
+    f = doc["inputs"][0]["model"].get("kind_facts", {})
+    c.check(f.get("vocab_size") == 40, f"tokenizer vocab: {f}")
+    # eh_proj maps to 32 while embedding_length says 64
+    p = os.path.join(tmp, "mtp-bad.gguf")
+    gf.qwen35_mtp(p, eh_embd=32)
+    code, doc, err = run_json(binary, ["check", p])
+    msg = [x["message"] for x in doc["inputs"][0]["findings"]
+           if x["code"] == "QA1040" and "disagree" in x["message"]]
+    c.check(len(msg) == 1 and "64" in msg[0] and "32" in msg[0],
+            f"eh_proj mismatch: {msg}")
+    # DFlash: target layers and hidden size from its own keys, the
+    # vocabulary from the target's tokenizer it carries
+    p = os.path.join(tmp, "dflash.gguf")
+    gf.draft_arch(p, "dflash", embd=64, target_hidden=96, vocab=48,
+                  target_layers=[1, 3])
+    code, doc, err = run_json(binary, ["check", p])
+    inp = doc["inputs"][0]
+    f = inp["model"].get("kind_facts", {})
+    c.check(inp["model"]["kind"] == "draft" and inp["verdict"] == "pass" and
+            f.get("target_layers") == [1, 3] and
+            f.get("target_hidden_size") == 96 and f.get("vocab_size") == 48,
+            f"dflash: {inp['verdict']} {f} {codes(doc)}")
+    # EAGLE-3: the target hidden size from fc (3 * 96 columns); the
+    # layers it reads are not in the file, and the finding says so
+    p = os.path.join(tmp, "eagle3.gguf")
+    gf.draft_arch(p, "eagle3", embd=64, target_hidden=96, vocab=48)
+    code, doc, err = run_json(binary, ["check", p])
+    inp = doc["inputs"][0]
+    f = inp["model"].get("kind_facts", {})
+    msg = [x["message"] for x in inp["findings"] if x["code"] == "QA1040"]
+    c.check(inp["model"]["kind"] == "draft" and
+            f.get("target_hidden_size") == 96 and
+            "target_layers" not in f and msg and
+            "not in the file" in msg[0], f"eagle3: {f} {msg}")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     if not gf.have_gguf():
@@ -390,7 +467,7 @@ def main():
 
 TESTS = [test_foundation, test_lora, test_projector, test_imatrix,
          test_control_vector, test_unknown_type, test_ik_types, test_bitnet,
-         test_deepseek2_family,
+         test_deepseek2_family, test_drafts,
          test_schema]
 
 if __name__ == "__main__":

@@ -515,8 +515,13 @@ def ollama(c):
                  f"{err.strip()}")
         inp = only_input(qa, doc, what)
         files = [f.get("path") for f in inp.get("files", [])]
-        qa.check(files == [model_blob],
-                 f"{what}: files {files}, want the model blob {model_blob}")
+        # the model blob, then the small layers read beside it
+        # (formats/ollama.c qa_ollama_annotate)
+        side = [os.path.join(store, "blobs", "sha256-" + d[0])
+                for d in (template, params)]
+        qa.check(files == [model_blob] + side,
+                 f"{what}: files {files}, want the model blob {model_blob} "
+                 f"and the template and params blobs")
         qa.check(inp.get("path") == name,
                  f"{what}: input named {inp.get('path')!r}, want {name!r}")
         source = inp.get("source", "")

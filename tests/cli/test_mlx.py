@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """MLX folders written by mlx-lm itself (tests/cli/st_producers.py):
 affine 4-bit g64, the mixed_3_6 recipe (per-module entries in the
-quantization dict), and the mxfp4 / nvfp4 / mxfp8 modes without biases.
+quantization dict), the mxfp4 / nvfp4 / mxfp8 modes without biases, one
+model mixing all four modes per module, and that model's config edited
+to claim another mode than its tensors hold (QA3017).
 
 Expected values come from the producers, not from quantaudit: the
 parameter count from the torch model before quantization, bits per
@@ -27,6 +29,11 @@ RECIPES = {
     "mxfp4": ("mxfp4",),
     "nvfp4": ("nvfp4",),
     "mxfp8": ("mxfp8",),
+    # one model, four modes: each module's own {bits, group_size, mode}
+    "modes": ("per_module", {
+        "down_proj": {"group_size": 32, "bits": 4, "mode": "mxfp4"},
+        "q_proj": {"group_size": 16, "bits": 4, "mode": "nvfp4"},
+        "lm_head": {"group_size": 32, "bits": 8, "mode": "mxfp8"}}),
 }
 SCHEME = {"affine": "MLX-affine", "mxfp4": "MLX-mxfp4",
           "nvfp4": "MLX-nvfp4", "mxfp8": "MLX-mxfp8"}
@@ -157,6 +164,53 @@ def test_corrupt(binary, tmp, good8, good4, c):
             f"missing biases: QA3008 ({[f['code'] for f in fs]})")
 
 
+def test_mode_lies(binary, tmp, good, c):
+    """The config's per-module mode against the tensors (QA3017): each
+    lie edits the dict mlx-lm wrote for the "modes" recipe, tensors kept;
+    mlx-lm's loader would build the layer in the claimed mode and fail."""
+    lies = [
+        # own entry says affine over mxfp4 tensors (U8 scales, no biases)
+        ("own-affine", "model.layers.0.mlp.down_proj",
+         lambda q: q["model.layers.0.mlp.down_proj"].update(mode="affine"),
+         ["'affine' (its own entry)", "mxfp4"]),
+        # own entry says mxfp4 over nvfp4 tensors (2 words per scale)
+        ("own-mxfp4", "model.layers.1.self_attn.q_proj",
+         lambda q: q["model.layers.1.self_attn.q_proj"].update(
+             mode="mxfp4", group_size=32),
+         ["'mxfp4' (its own entry)", "nvfp4"]),
+        # the global mode says mxfp4 over the affine modules (biases)
+        ("global-mxfp4", "model.layers.0.mlp.up_proj",
+         lambda q: q.update(mode="mxfp4"),
+         ["'mxfp4' (the global entry)", "affine (scales BF16 with biases)"]),
+        # mxfp8 is 8 bits only (mx.quantize refuses 4)
+        ("fp-bits", "lm_head", lambda q: q["lm_head"].update(bits=4),
+         ["'mxfp8'", "only 8 bits in groups of 32"]),
+        ("unknown-mode", "lm_head",
+         lambda q: q["lm_head"].update(mode="fp6"),
+         ["'fp6'", "which mlx does not know"]),
+    ]
+    for name, module, edit, words in lies:
+        d = os.path.join(tmp, "lie-" + name)
+        shutil.copytree(good, d)
+        cfg_path = os.path.join(d, "config.json")
+        cfg = json.load(open(cfg_path))
+        for k in ("quantization", "quantization_config"):
+            edit(cfg[k])
+        json.dump(cfg, open(cfg_path, "w"))
+        code, doc, _ = run_json(binary, ["check", d])
+        inp = doc["inputs"][0]
+        hits = [f for f in inp["findings"] if f["code"] == "QA3017" and
+                module in f["message"]]
+        c.check(code == 1 and inp["verdict"] == "fail" and hits and
+                all(w in hits[0]["message"] for w in words),
+                f"{name}: QA3017 on {module} with {words} "
+                f"({[(f['code'], f['message'][:160]) for f in inp['findings']]})")
+        others = [f["message"] for f in inp["findings"]
+                  if f["code"] == "QA3017" and module not in f["message"]
+                  and name != "global-mxfp4"]
+        c.check(not others, f"{name}: QA3017 names only {module} ({others})")
+
+
 def main():
     binary = sys.argv[1]
     absent = sp.missing("torch", "transformers", "mlx.core", "mlx_lm")
@@ -178,6 +232,7 @@ def main():
         q8 = os.path.join(tmp, "affine8")
         sp.mlx_quantize(hf, q8, ("affine", 8, 64))
         test_corrupt(binary, tmp, q8, made["affine4"], c)
+        test_mode_lies(binary, tmp, made["modes"], c)
     return c.finish()
 
 
