@@ -20,6 +20,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import bypass_corpus  # noqa: E402
 
 
+# ModelAudit posts telemetry (modelaudit/telemetry.py): on a machine
+# without internet each run then waits on its retries, which would be
+# counted as scan time. Its documented switch turns that off.
+ENV = dict(os.environ, PROMPTFOO_DISABLE_TELEMETRY="1", NO_ANALYTICS="1")
+
+
 def tools(qa, bindir):
     return {
         "quantaudit": lambda p: [qa, "check", "-q", p],
@@ -43,7 +49,8 @@ def main():
         for n, p, _ in files:
             t0 = time.monotonic()
             try:
-                r = subprocess.run(cmd(p), capture_output=True, timeout=120)
+                r = subprocess.run(cmd(p), capture_output=True, timeout=120,
+                                   env=ENV)
                 res[k][n] = r.returncode != 0
             except (OSError, subprocess.TimeoutExpired):
                 res[k][n] = None

@@ -644,7 +644,7 @@ draft_vocab(const struct qa_inventory *inv, const char **from)
 {
 	const struct qa_tensor *e = tensor_named(inv, "token_embd.weight");
 	const struct qa_tensor *o = tensor_named(inv, "output.weight");
-	const struct qa_kv *tok = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	const struct qa_kv *tok = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
 
 	*from = NULL;
 	if (e && e->n_dims >= 2) {

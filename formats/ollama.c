@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gguf_keys.h"
 #include "core/json_file.h"
 #include "core/secrets.h"
 #include "core/sha256.h"
@@ -580,7 +581,7 @@ go_template_ok(const char *s, size_t n, char *why, size_t cap,
 static int
 in_vocab(const struct qa_inventory *inv, const char *t)
 {
-	const struct qa_kv *kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	const struct qa_kv *kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
 	struct qa_value e;
 	uint64_t i;
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gguf_keys.h"
 #include "rules/check.h"
 
 #define PEFT_PREFIX "base_model.model."
@@ -337,7 +338,7 @@ static void
 gguf_lora_base(struct qa_inventory *inv)
 {
 	const struct qa_inventory *base = inv->adapter.base;
-	const struct qa_kv *akv = qa_inv_kv(inv, "general.architecture");
+	const struct qa_kv *akv = qa_inv_kv(inv, QA_GGUF_GENERAL_ARCHITECTURE);
 	const char *arch = akv && akv->value.type == QA_V_STRING ?
 			   akv->value.v.str.s : NULL;
 	const char *where = inv->n_files ? inv->files[0].path : inv->path;
