@@ -158,7 +158,7 @@ enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
-	O_KV_UNIFIED,
+	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
@@ -309,6 +309,15 @@ static const struct option_def {
 	{ O_KV_UNIFIED, "kv-unified", 0, NULL, C_GPU,
 	  "llama.cpp: one KV cache shared by the --parallel\n"
 	  "sequences (-kvu; llama-server's default without -np)" },
+	{ O_DRAFT, "draft", 0, "FILE", C(FIT),
+	  "llama.cpp speculative draft model (-md): sized\n"
+	  "beside the target on the same GPUs, with the\n"
+	  "vocabulary check llama.cpp makes" },
+	{ O_CTX_DRAFT, "ctx-draft", 0, "N", C(FIT),
+	  "the draft's context (default: --ctx, or the\n"
+	  "draft's trained context, as llama.cpp makes it)" },
+	{ O_KV_DRAFT, "kv-draft", 0, "TYPE", C(FIT),
+	  "the draft's KV-cache type (-ctkd/-ctvd, f16)" },
 	{ O_TP, "tp", 0, "N", C_GPU,
 	  "vllm/sglang tensor-parallel ranks (-tp,\n"
 	  "--tp-size; default: the GPUs, or GPUs / --pp)" },
@@ -383,6 +392,7 @@ option_group(enum opt_id id)
 	case O_KV_V: case O_PARALLEL: case O_MAX_NUM_SEQS:
 	case O_MAX_RUNNING: case O_UBATCH: case O_FA: case O_TS:
 	case O_MARGIN: case O_MTP: case O_KV_UNIFIED: case O_TP: case O_PP:
+	case O_DRAFT: case O_CTX_DRAFT: case O_KV_DRAFT:
 	case O_GMU: case O_MNBT: case O_EAGER: case O_SPEC_TOKENS:
 	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
 		return G_ENGINE;
@@ -928,6 +938,18 @@ apply_option(struct cli *cli, enum opt_id id, const char *arg)
 	case O_MTP:
 		if (!parse_onoff(arg, &o->mtp))
 			return usage_error(cli, "--mtp '%s': on or off", arg);
+		o->given |= QA_FIT_GIVEN_MTP;
+		break;
+	case O_DRAFT:
+		o->draft_path = arg;
+		break;
+	case O_CTX_DRAFT:
+		if (!parse_ctx(arg, &o->ctx_draft) || o->ctx_draft <= 0)
+			return usage_error(cli, "--ctx-draft '%s': a positive "
+					   "number of tokens", arg);
+		break;
+	case O_KV_DRAFT:
+		o->kv_draft = arg;
 		break;
 	case O_KV_UNIFIED:
 		o->kv_unified = true;
