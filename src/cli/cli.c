@@ -244,7 +244,7 @@ enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
-	O_KV_UNIFIED,
+	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
@@ -275,7 +275,7 @@ enum opt_kind {
 	.unit = (u), .given = (g)
 #define UINT(f, l, h, u) .kind = K_UINT, FIELD(f), .lo = (l), .hi = (h), \
 	.unit = (u)
-#define ONOFF(f) .kind = K_ONOFF, FIELD(f)
+#define ONOFF(f, g) .kind = K_ONOFF, FIELD(f), .given = (g)
 #define FRACTION(f, g) .kind = K_FRACTION, FIELD(f), .given = (g)
 #define SPECIAL .kind = K_SPECIAL
 
@@ -460,11 +460,23 @@ static const struct option_def {
 	{ O_MTP, "mtp", 0, "on|off", C_GPU,
 	  "MTP speculative decoding (llama.cpp --spec-type\n"
 	  "mtp: nextn weights and a draft context; default off)",
-	  ONOFF(fit.mtp) },
+	  ONOFF(fit.mtp, QA_FIT_GIVEN_MTP) },
 	{ O_KV_UNIFIED, "kv-unified", 0, NULL, C_GPU,
 	  "llama.cpp: one KV cache shared by the --parallel\n"
 	  "sequences (-kvu; llama-server's default without -np)",
 	  FLAG(fit.kv_unified, 0) },
+	{ O_DRAFT, "draft", 0, "FILE", C(FIT),
+	  "llama.cpp speculative draft model (-md): sized\n"
+	  "beside the target on the same GPUs, with the\n"
+	  "vocabulary check llama.cpp makes",
+	  STR(fit.draft_path, 0) },
+	{ O_CTX_DRAFT, "ctx-draft", 0, "N", C(FIT),
+	  "the draft's context (default: --ctx, or the\n"
+	  "draft's trained context, as llama.cpp makes it)",
+	  SPECIAL },
+	{ O_KV_DRAFT, "kv-draft", 0, "TYPE", C(FIT),
+	  "the draft's KV-cache type (-ctkd/-ctvd, f16)",
+	  STR(fit.kv_draft, 0) },
 	{ O_TP, "tp", 0, "N", C_GPU,
 	  "vllm/sglang tensor-parallel ranks (-tp,\n"
 	  "--tp-size; default: the GPUs, or GPUs / --pp)",
@@ -566,6 +578,7 @@ option_group(enum opt_id id)
 	case O_KV_V: case O_PARALLEL: case O_MAX_NUM_SEQS:
 	case O_MAX_RUNNING: case O_UBATCH: case O_FA: case O_TS:
 	case O_MARGIN: case O_MTP: case O_KV_UNIFIED: case O_TP: case O_PP:
+	case O_DRAFT: case O_CTX_DRAFT: case O_KV_DRAFT:
 	case O_GMU: case O_MNBT: case O_EAGER: case O_SPEC_TOKENS:
 	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
 		return G_ENGINE;
@@ -1096,6 +1109,11 @@ apply_option(struct cli *cli, const struct option_def *od, const char *arg)
 					   "number >= 0", arg);
 		o->margin_bytes = (uint64_t)v << 20;
 		o->given |= QA_FIT_GIVEN_MARGIN;
+		break;
+	case O_CTX_DRAFT:
+		if (!parse_ctx(arg, &o->ctx_draft) || o->ctx_draft <= 0)
+			return usage_error(cli, "--ctx-draft '%s': a positive "
+					   "number of tokens", arg);
 		break;
 	case O_SPEC_TOKENS:
 		if (!parse_int(arg, 1, 64, &v))

@@ -102,18 +102,41 @@ input_release(struct qa_audit_input *in)
 /* The fit step: the engine per model unless given, the options that
  * depend on it, then the model. A model that cannot be sized keeps its
  * reason in inv->fit_error for the reporters and the fit check. */
+static struct qa_inventory *load_model(const char *path, const char *what,
+					const struct qa_audit_options *opt,
+					const struct qa_fs *fs, char *err,
+					size_t errlen);
+
 static int
 fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
-	 char *err, size_t errlen)
+	 const struct qa_audit_options *aopt, char *err, size_t errlen)
 {
 	struct qa_fit_options opt = *given;
+	struct qa_inventory *draft = NULL;
 	char why[512];
+	int rc;
 
 	if (!(opt.given & QA_FIT_GIVEN_ENGINE))
 		opt.engine = qa_fit_default_engine(inv);
 	if (qa_fit_validate(&opt, err, errlen) != 0)
 		return QA_E_USAGE;
-	if (qa_fit_run(inv, &opt, why, sizeof(why)) != 0) {
+	/* With a draft model --num-speculative-tokens is its -n-max, not
+	 * the target's MTP head (unless --mtp says so). */
+	if (opt.draft_path && !(opt.given & QA_FIT_GIVEN_MTP))
+		opt.mtp = false;
+	if (opt.draft_path && !opt.draft) {
+		/* --draft: the pair's second model, loaded like an input,
+		 * sized beside this one, then let go (the result keeps only
+		 * numbers and arena copies). */
+		draft = load_model(opt.draft_path, "--draft", aopt, inv->fs,
+				   err, errlen);
+		if (!draft)
+			return QA_E_UNRECOGNIZED;
+		opt.draft = draft;
+	}
+	rc = qa_fit_run(inv, &opt, why, sizeof(why));
+	qa_inventory_destroy(draft);
+	if (rc != 0) {
 		if (inv->out_of_memory &&
 		    !qa_inventory_limit_finding(inv, "sizing the fit"))
 			return QA_E_NOMEM;
@@ -123,11 +146,13 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 	return QA_OK;
 }
 
-/* The base model of a PEFT adapter (--base), loaded and summarized
- * like an input; NULL with err set when it cannot be. */
+/* A second model (the base of a PEFT adapter, --base; a speculative
+ * draft, --draft), loaded and summarized like an input; NULL with err
+ * set when it cannot be. */
 static struct qa_inventory *
-load_base(const char *path, const struct qa_audit_options *opt,
-	  const struct qa_fs *fs, char *err, size_t errlen)
+load_model(const char *path, const char *what,
+	   const struct qa_audit_options *opt, const struct qa_fs *fs,
+	   char *err, size_t errlen)
 {
 	struct qa_model_refs refs = { 0 };
 	struct qa_inventory *base;
@@ -135,7 +160,7 @@ load_base(const char *path, const struct qa_audit_options *opt,
 
 	if (qa_input_resolve(fs, path, opt->resolve, &refs, why,
 			     sizeof(why)) != QA_OK) {
-		snprintf(err, errlen, "--base %s: %s", path, why);
+		snprintf(err, errlen, "%s %s: %s", what, path, why);
 		return NULL;
 	}
 	base = qa_inventory_create(refs.v[0].display);
@@ -146,7 +171,7 @@ load_base(const char *path, const struct qa_audit_options *opt,
 	}
 	base->fs = fs;
 	if (qa_input_load(base, &refs.v[0], why, sizeof(why)) != QA_OK) {
-		snprintf(err, errlen, "--base %s: %s", path, why);
+		snprintf(err, errlen, "%s %s: %s", what, path, why);
 		qa_inventory_destroy(base);
 		qa_model_refs_free(&refs);
 		return NULL;
@@ -198,11 +223,12 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 	}
 	if (rc == QA_OK) {
 		if (opt->fit)
-			rc = fit_step(inv, opt->fit, in->error,
+			rc = fit_step(inv, opt->fit, opt, in->error,
 				      sizeof(in->error));
 	}
 	if (rc == QA_OK && opt->base_path && inv->adapter.file) {
-		base = load_base(opt->base_path, opt, fs, in->error,
+		base = load_model(opt->base_path, "--base", opt, fs,
+				  in->error,
 				 sizeof(in->error));
 		if (!base)
 			rc = QA_E_UNRECOGNIZED;
@@ -211,8 +237,8 @@ audit_one(struct qa_audit_input *in, const struct qa_model_ref *ref,
 	} else if (rc == QA_OK && ref->base &&
 		   inv->model_kind == QA_MKIND_ADAPTER) {
 		/* an Ollama adapter layer: its model layer is the base */
-		base = load_base(ref->base, opt, fs, in->error,
-				 sizeof(in->error));
+		base = load_model(ref->base, "the Ollama model layer", opt,
+				  fs, in->error, sizeof(in->error));
 		if (!base)
 			rc = QA_E_UNRECOGNIZED;
 		inv->adapter.base = base;

@@ -70,6 +70,7 @@ enum qa_model_impl {
 #define QA_FIT_GIVEN_MFS	0x10000u	/* --mem-fraction-static */
 #define QA_FIT_GIVEN_CPS	0x20000u	/* --chunked-prefill-size */
 #define QA_FIT_GIVEN_TP		0x40000u	/* --tp */
+#define QA_FIT_GIVEN_MTP	0x80000u	/* --mtp */
 
 struct qa_fit_options {
 	enum qa_engine engine;
@@ -114,6 +115,19 @@ struct qa_fit_options {
 	int chunked_prefill_size;	/* SGLang; 0 = by GPU size */
 	unsigned given;			/* QA_FIT_GIVEN_* */
 	size_t n_tensor_split;		/* values given to --tensor-split */
+	/* A speculative draft model beside the target (llama.cpp -md;
+	 * added with the pair fit, src/fit/fit_extras.c; additive). */
+	const char *draft_path;		/* --draft FILE; NULL none */
+	const struct qa_inventory *draft;	/* loaded by the pipeline */
+	int64_t ctx_draft;		/* --ctx-draft; 0 = as llama.cpp:
+					 * the -c value, or the draft's
+					 * trained context when -c is 0 */
+	const char *kv_draft;		/* --kv-draft (-ctkd/-ctvd); NULL
+					 * f16 (common/common.h l.340) */
+	int n_outputs_max;		/* llama.cpp cparams.n_outputs_max;
+					 * 0 = n_batch (the draft context
+					 * uses -np: speculative.cpp
+					 * l.2294) */
 };
 
 struct qa_fit_device {
@@ -189,6 +203,32 @@ struct qa_fit_result {
 		uint64_t gpu_shortfall_bytes;
 		int32_t shortfall_device;	/* -1: the GPUs together */
 	} placement;
+	/* With --draft (llama.cpp -md): the draft model's share per
+	 * device, already counted in devices[] above, its compatibility
+	 * with the target (common/speculative.cpp
+	 * common_speculative_are_compatible) and the decode bound with it.
+	 * src/fit/fit_extras.c. */
+	struct qa_fit_pair {
+		bool present;
+		const char *path;		/* arena copy */
+		int64_t context;		/* the draft context's n_ctx */
+		const char *kv_type;		/* its K = V type */
+		int n_draft;			/* --spec-draft-n-max */
+		int64_t n_outputs_max;		/* the draft context's */
+		int64_t target_n_outputs_max;	/* llama-server's target */
+		uint64_t target_output_host_bytes;	/* verification
+							 * logits, host */
+		struct qa_fit_pair_dev {
+			uint64_t weights_bytes, kv_bytes, recurrent_bytes,
+				 compute_bytes;
+		} devices[QA_GPU_MAX];
+		uint64_t host_bytes;		/* draft token_embd */
+		bool compatible;
+		const char *incompatible;	/* llama.cpp's reason */
+		double tokens_per_pass;		/* 1 + sum a_i */
+		const char *acceptance_source;
+		double decode_tokens_per_s_max;	/* 0 unknown */
+	} draft;
 };
 
 /*
@@ -345,5 +385,16 @@ int qa_fit_calibrate(const struct qa_inventory *inv,
 		     const struct qa_llamacpp_log *lg, struct qa_fit_result *r,
 		     struct qa_fit_llamacpp_detail *det, char *err,
 		     size_t errlen);
+
+/*
+ * The draft of a speculative pair (opt->draft, llama.cpp -md) sized as
+ * llama.cpp makes its context (common/speculative.cpp
+ * common_base_params_to_speculative) on the devices left after the
+ * target in *r, added to r's devices, verdict and notes (arena strings
+ * from target->arena). Returns 0, or -1 with err. src/fit/fit_extras.c
+ */
+int qa_fit_pair_llamacpp(struct qa_inventory *target,
+			 const struct qa_fit_options *opt,
+			 struct qa_fit_result *r, char *err, size_t errlen);
 
 #endif /* QA_SRC_FIT_H */

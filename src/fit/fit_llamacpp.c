@@ -852,6 +852,10 @@ lc_context_size(struct lc_step *p)
 	 * outputs min(tokens, n_outputs_max = n_batch), not rounded. */
 	p->n_tok = (uint64_t)((p->n_ub + p->n_seq - 1) / p->n_seq * p->n_seq);
 	p->n_out = (uint64_t)p->n_ub;
+	/* A draft-model context reserves n_outputs_max = -np outputs
+	 * (common/speculative.cpp l.2294, llama-context.cpp l.824). */
+	if (opt->n_outputs_max > 0 && (uint64_t)opt->n_outputs_max < p->n_out)
+		p->n_out = (uint64_t)opt->n_outputs_max;
 	e->d.n_ctx = p->n_ctx;
 	e->d.n_ctx_seq = p->n_ctx_seq;
 	e->d.n_stream = p->n_stream;

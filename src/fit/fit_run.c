@@ -146,6 +146,11 @@ qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 			 o->kv_v, eng);
 		return -1;
 	}
+	if (o->kv_draft && !in_set(set, o->kv_draft)) {
+		snprintf(err, errlen, "unknown KV-cache type '%s' for the "
+			 "draft (--kv-draft)", o->kv_draft);
+		return -1;
+	}
 	if (!vllm && !sglang)
 		return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
 			      QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
@@ -405,6 +410,17 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 		return -1;
 	if (ctx_note && r.n_notes < sizeof(r.notes) / sizeof(r.notes[0]))
 		r.notes[r.n_notes++] = ctx_note;
+	/* --draft: the second model of the pair (src/fit/fit_extras.c). */
+	if (opt->draft) {
+		if (opt->engine != QA_ENGINE_LLAMACPP) {
+			snprintf(err, errlen, "--draft sizes a llama.cpp draft "
+				 "model (-md); vLLM and SGLang drafts are "
+				 "not modelled yet");
+			return -1;
+		}
+		if (qa_fit_pair_llamacpp(inv, opt, &r, err, errlen) != 0)
+			return -1;
+	}
 	if (!store_result(inv, &r, opt)) {
 		inv->out_of_memory = true;
 		snprintf(err, errlen, "out of memory");

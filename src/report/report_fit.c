@@ -136,6 +136,49 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 				  f->mtp_acceptance_source);
 		qa_jw_close(w, '}');
 	}
+	if (f->draft.present) {
+		const struct qa_fit_pair *p = &f->draft;
+
+		qa_jw_obj(w, "draft");
+		qa_jw_str(w, "path", str_or(p->path, ""));
+		jw_ctx(w, "context", p->context);
+		qa_jw_str(w, "kv_type", str_or(p->kv_type, "f16"));
+		qa_jw_i64(w, "draft_tokens", p->n_draft);
+		qa_jw_i64(w, "n_outputs_max", p->n_outputs_max);
+		qa_jw_i64(w, "target_n_outputs_max", p->target_n_outputs_max);
+		qa_jw_u64(w, "target_output_host_bytes",
+			  p->target_output_host_bytes);
+		qa_jw_arr(w, "devices", false);
+		for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++) {
+			qa_jw_obj(w, NULL);
+			qa_jw_str(w, "name", f->devices[i].name);
+			qa_jw_u64(w, "weights_bytes",
+				  p->devices[i].weights_bytes);
+			qa_jw_u64(w, "kv_bytes", p->devices[i].kv_bytes);
+			qa_jw_u64(w, "recurrent_bytes",
+				  p->devices[i].recurrent_bytes);
+			qa_jw_u64(w, "compute_bytes",
+				  p->devices[i].compute_bytes);
+			qa_jw_close(w, '}');
+		}
+		qa_jw_close(w, ']');
+		qa_jw_u64(w, "host_bytes", p->host_bytes);
+		qa_jw_bool(w, "compatible", p->compatible);
+		if (p->incompatible)
+			qa_jw_str(w, "incompatible", p->incompatible);
+		qa_jw_double(w, "tokens_per_pass", p->tokens_per_pass,
+			     QA_JW_F32);
+		if (p->decode_tokens_per_s_max > 0 &&
+		    strcmp(str_or(f->verdict, "does-not-fit"),
+			   "does-not-fit") != 0)
+			qa_jw_double(w, "decode_tokens_per_s_max",
+				     p->decode_tokens_per_s_max, QA_JW_F32);
+		else
+			qa_jw_null(w, "decode_tokens_per_s_max");
+		qa_jw_str(w, "acceptance_source",
+			  str_or(p->acceptance_source, ""));
+		qa_jw_close(w, '}');
+	}
 	if (f->placement.chosen) {
 		const struct qa_fit_placement *pl = &f->placement;
 
@@ -375,6 +418,41 @@ put_placement(FILE *out, const struct qa_fit_result *f)
 	put_wrapped(out, line, 0, 2);
 }
 
+/* The draft model's share of each device (already in the bars). */
+static void
+put_draft(FILE *out, const struct qa_fit_result *f)
+{
+	const struct qa_fit_pair *p = &f->draft;
+	char line[400];
+	size_t i;
+
+	snprintf(line, sizeof(line), "draft (llama.cpp -md, in the figures "
+		 "above): context %" PRId64 ", KV %s, %" PRId64 " outputs; %s",
+		 p->context, str_or(p->kv_type, "f16"), p->n_outputs_max,
+		 p->compatible ? "vocabulary compatible" :
+		 "INCOMPATIBLE with the target");
+	put_wrapped(out, line, 0, 2);
+	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++) {
+		const struct qa_fit_pair_dev *d = &p->devices[i];
+
+		snprintf(line, sizeof(line), "%s: weights %.2f \xc2\xb7 KV "
+			 "%.2f \xc2\xb7 recurrent %.2f \xc2\xb7 compute %.2f "
+			 "MiB", f->devices[i].name,
+			 (double)d->weights_bytes / MIB,
+			 (double)d->kv_bytes / MIB,
+			 (double)d->recurrent_bytes / MIB,
+			 (double)d->compute_bytes / MIB);
+		fputs("  ", out);
+		put_wrapped(out, line, 2, 4);
+	}
+	if (p->incompatible) {
+		snprintf(line, sizeof(line), "llama.cpp refuses the pair: %s",
+			 p->incompatible);
+		fputs("  ", out);
+		put_wrapped(out, line, 2, 4);
+	}
+}
+
 /* The decode ceiling: for the context of the numbers, only for a
  * configuration that fits, and not a bound on speculative decoding. */
 static void
@@ -402,6 +480,14 @@ put_decode(FILE *out, const struct qa_inventory *inv,
 			 "%.2f tokens per verification pass expected): %.1f "
 			 "tokens/s", f->mtp_draft_tokens,
 			 f->mtp_tokens_per_pass, f->decode_tokens_per_s_mtp);
+		fputs("  ", out);
+		put_wrapped(out, line, 2, 2);
+	} else if (f->draft.present && f->draft.decode_tokens_per_s_max > 0) {
+		snprintf(line, sizeof(line), "with the draft model (%d per "
+			 "step, %.2f tokens per verification pass expected): "
+			 "%.1f tokens/s", f->draft.n_draft,
+			 f->draft.tokens_per_pass,
+			 f->draft.decode_tokens_per_s_max);
 		fputs("  ", out);
 		put_wrapped(out, line, 2, 2);
 	} else if (inv->mtp.tensors > 0 && !inv->mtp.not_loaded) {
@@ -452,6 +538,8 @@ qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
 		put_device(out, f, i);
 	put_placement(out, f);
+	if (f->draft.present)
+		put_draft(out, f);
 	if (f->host_bytes > 0)
 		fprintf(out, "host RAM: %.2f MiB of weights (not VRAM)\n",
 			(double)f->host_bytes / MIB);

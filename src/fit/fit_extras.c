@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The second model of a llama.cpp speculative pair: `fit TARGET --draft
+ * DRAFT` (llama.cpp -md / --spec-draft-model). docs/fit.md "Speculative
+ * pair" has the formulas; the line numbers are of the llama.cpp tree
+ * docs/fit.md names (unslothai/llama.cpp d32676d77).
+ *
+ * llama-server makes the draft's parameters from the target's
+ * (common/speculative.cpp l.2274-2297 common_base_params_to_speculative):
+ * the same common_params, so the same -c (0: the draft model's own
+ * trained context, llama-context.cpp l.285), -np, -kvu, -b, -ub and -fa,
+ * the same tensor split (params.tensor_split, which the target's --fit
+ * writes: common/common.cpp l.1242-1243), with its own devices (-devd,
+ * default all), its own -ngld (default -1 = every layer,
+ * llama-model.cpp l.1711), its own cache types (-ctkd/-ctvd, F16 by
+ * default: common/common.h l.340-341), and n_outputs_max = -np
+ * (l.2294). It is loaded after the target's context exists
+ * (tools/server/server-context.cpp l.1219-1236), so without a -ts its
+ * layers are split by the free memory the target left
+ * (llama-model.cpp l.1286-1302). The draft is a model like any other:
+ * its weights, KV and compute buffer come from qa_fit_llamacpp_ex with
+ * those options.
+ *
+ * Compatibility (common/speculative.cpp l.65-128
+ * common_speculative_are_compatible, thrown at l.237-244): the same
+ * vocabulary type, the same add_bos (and BOS id when added), add_eos
+ * (and EOS id), vocabulary sizes within SPEC_VOCAB_MAX_SIZE_DIFFERENCE
+ * = 128 (l.28), and every token text equal from id
+ * SPEC_VOCAB_CHECK_START_TOKEN_ID = 5 (l.29) to the smaller size.
+ *
+ * Decode: a pass drafts n tokens (n forward passes of the draft) and
+ * verifies n + 1 in one pass of the target; it yields
+ * E = (1 - a^(n+1)) / (1 - a) tokens for a per-token acceptance a
+ * (Leviathan et al. 2023, arXiv:2211.17192, eq. 1).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/ckd.h"
+#include "core/inventory.h"
+#include "core/source.h"
+#include "fit/fit.h"
+
+#define MIB ((double)(1u << 20))
+/* common/speculative.cpp l.28-29 */
+#define SPEC_VOCAB_MAX_SIZE_DIFFERENCE 128
+#define SPEC_VOCAB_CHECK_START_TOKEN_ID 5
+/* common/common.h l.325: common_params_speculative_draft.n_max */
+#define DRAFT_N_MAX_DEFAULT 3
+/* The assumed per-token acceptance of a separate draft model. */
+#define DRAFT_ACCEPTANCE 0.7
+#define DRAFT_ACCEPTANCE_SOURCE "assumed a = 0.7 per drafted token (a " \
+	"same-family small draft; task-dependent), E = (1 - a^(n+1)) / " \
+	"(1 - a): Leviathan et al. 2023, arXiv:2211.17192, eq. 1"
+/* Longest token text compared byte for byte (longer ones compare by
+ * length and their first bytes). */
+#define TOKEN_CMP_MAX 4096
+
+/* ---- vocabulary ------------------------------------------------------- */
+
+/* llama-vocab.cpp l.1934-2104: tokenizer.ggml.model -> vocab type, with
+ * the type's default BOS/EOS ids and add flags (l.2378-2396; a key in
+ * the file overrides them, l.2560-2563). */
+struct vocab_kind {
+	const char *model;
+	int type;		/* LLAMA_VOCAB_TYPE_* */
+	int64_t bos, eos;
+	bool add_bos, add_eos;
+};
+
+static const struct vocab_kind vocab_kinds[] = {
+	{ "no_vocab", 0, -1, -1, false, false },
+	{ "none", 0, -1, -1, false, false },
+	{ "llama", 1, 1, 2, true, false },	/* SPM */
+	{ "bert", 3, 101, -1, true, false },	/* WPM */
+	{ "gpt2", 2, 11, 11, false, false },	/* BPE */
+	{ "t5", 4, -1, 1, false, true },	/* UGM */
+	{ "rwkv", 5, -1, -1, false, false },
+	{ "plamo2", 6, 1, 2, false, false },
+};
+
+struct vocab_info {
+	const char *model;	/* tokenizer.ggml.model, NULL absent */
+	const struct vocab_kind *kind;
+	int64_t n;		/* tokens, -1 unknown */
+	int64_t bos, eos;
+	bool add_bos, add_eos;
+};
+
+static const char *
+kv_str(const struct qa_inventory *inv, const char *key)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, key);
+
+	return kv && kv->value.type == QA_V_STRING ? kv->value.v.str.s : NULL;
+}
+
+static void
+vocab_read(const struct qa_inventory *inv, struct vocab_info *v)
+{
+	const struct qa_kv *kv;
+	int64_t x;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->model = kv_str(inv, "tokenizer.ggml.model");
+	v->bos = v->eos = -1;
+	for (i = 0; v->model && i < sizeof(vocab_kinds) /
+	     sizeof(vocab_kinds[0]); i++)
+		if (strcmp(v->model, vocab_kinds[i].model) == 0)
+			v->kind = &vocab_kinds[i];
+	if (v->kind) {
+		v->bos = v->kind->bos;
+		v->eos = v->kind->eos;
+		v->add_bos = v->kind->add_bos;
+		v->add_eos = v->kind->add_eos;
+	}
+	kv = qa_inv_kv(inv, "tokenizer.ggml.bos_token_id");
+	if (kv && qa_value_as_int(&kv->value, &x))
+		v->bos = x;
+	kv = qa_inv_kv(inv, "tokenizer.ggml.eos_token_id");
+	if (kv && qa_value_as_int(&kv->value, &x))
+		v->eos = x;
+	kv = qa_inv_kv(inv, "tokenizer.ggml.add_bos_token");
+	if (kv && kv->value.type == QA_V_BOOL)
+		v->add_bos = kv->value.v.u != 0;
+	kv = qa_inv_kv(inv, "tokenizer.ggml.add_eos_token");
+	if (kv && kv->value.type == QA_V_BOOL)
+		v->add_eos = kv->value.v.u != 0;
+	kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	v->n = kv && kv->value.type == QA_V_ARRAY &&
+	       kv->value.v.arr.count <= INT64_MAX ?
+	       (int64_t)kv->value.v.arr.count : -1;
+}
+
+/* Buffered reads of one GGUF file's token array. */
+struct tok_rd {
+	struct qa_source src;
+	uint64_t off, buf_off;
+	size_t buf_n;
+	unsigned char buf[32768];
+	bool open;
+};
+
+static bool
+rd_get(struct tok_rd *r, void *out, size_t n)
+{
+	unsigned char *o = out;
+
+	while (n) {
+		size_t take;
+
+		if (r->off < r->buf_off || r->off >= r->buf_off + r->buf_n) {
+			uint64_t left = r->src.size > r->off ?
+					r->src.size - r->off : 0;
+
+			r->buf_n = left < sizeof(r->buf) ? (size_t)left :
+				   sizeof(r->buf);
+			r->buf_off = r->off;
+			if (!r->buf_n || qa_source_read(&r->src, r->off, r->buf,
+							r->buf_n) != QA_OK)
+				return false;
+		}
+		take = (size_t)(r->buf_off + r->buf_n - r->off);
+		if (take > n)
+			take = n;
+		memcpy(o, r->buf + (r->off - r->buf_off), take);
+		o += take;
+		n -= take;
+		r->off += take;
+	}
+	return true;
+}
+
+static bool
+rd_u64(struct tok_rd *r, uint64_t *v)
+{
+	unsigned char b[8];
+	int i;
+
+	if (!rd_get(r, b, 8))
+		return false;
+	for (*v = 0, i = 7; i >= 0; i--)
+		*v = *v << 8 | b[i];
+	return true;
+}
+
+/* Positions r at the first element of tokenizer.ggml.tokens (gguf.h
+ * layout: key as u64 length + bytes, u32 ARRAY, u32 STRING, u64 count). */
+static bool
+tok_open(const struct qa_inventory *inv, struct tok_rd *r)
+{
+	const struct qa_kv *kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	unsigned char tb[8];
+	uint64_t klen, count;
+
+	memset(r, 0, sizeof(*r));
+	if (!kv || kv->value.type != QA_V_ARRAY ||
+	    kv->value.v.arr.elem != QA_V_STRING || kv->file >= inv->n_files ||
+	    qa_inv_open(inv, inv->files[kv->file].path, &r->src) != QA_OK)
+		return false;
+	r->open = true;
+	r->off = kv->offset;
+	if (!rd_u64(r, &klen) || klen != strlen(kv->key) ||
+	    qa_ckd_add(&r->off, r->off, klen) || !rd_get(r, tb, 8) ||
+	    tb[0] != QA_V_ARRAY || (tb[1] | tb[2] | tb[3]) ||
+	    tb[4] != QA_V_STRING || (tb[5] | tb[6] | tb[7]) ||
+	    !rd_u64(r, &count) || count != kv->value.v.arr.count)
+		return false;
+	return true;
+}
+
+/* The next token: its length and up to TOKEN_CMP_MAX bytes in s. */
+static bool
+tok_next(struct tok_rd *r, char *s, uint64_t *len)
+{
+	uint64_t take;
+
+	if (!rd_u64(r, len) || *len > r->src.size)
+		return false;
+	take = *len < TOKEN_CMP_MAX ? *len : TOKEN_CMP_MAX;
+	if (!rd_get(r, s, (size_t)take))
+		return false;
+	return !qa_ckd_add(&r->off, r->off, *len - take);
+}
+
+/*
+ * The first token id >= 5 whose text differs (-1 none, -2 when a file
+ * could not be read).
+ */
+static int64_t
+first_token_mismatch(const struct qa_inventory *a,
+		     const struct qa_inventory *b, int64_t n)
+{
+	struct tok_rd *ra = malloc(sizeof(*ra)), *rb = malloc(sizeof(*rb));
+	static char sa[TOKEN_CMP_MAX], sb[TOKEN_CMP_MAX];
+	uint64_t la, lb;
+	int64_t i, bad = -1;
+
+	if (!ra || !rb) {
+		free(ra);
+		free(rb);
+		return -2;
+	}
+	if (!tok_open(a, ra) || !tok_open(b, rb)) {
+		bad = -2;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!tok_next(ra, sa, &la) || !tok_next(rb, sb, &lb)) {
+			bad = -2;
+			break;
+		}
+		if (i < SPEC_VOCAB_CHECK_START_TOKEN_ID)
+			continue;
+		if (la != lb || memcmp(sa, sb, (size_t)(la < TOKEN_CMP_MAX ?
+							la : TOKEN_CMP_MAX))) {
+			bad = i;
+			break;
+		}
+	}
+out:
+	if (ra->open)
+		qa_source_close(&ra->src);
+	if (rb->open)
+		qa_source_close(&rb->src);
+	free(ra);
+	free(rb);
+	return bad;
+}
+
+/* llama.cpp's verdict on the pair, or NULL when compatible. */
+static const char *
+incompatibility(struct qa_arena *ar, const struct qa_inventory *t,
+		const struct qa_inventory *d)
+{
+	struct vocab_info vt, vd;
+	int64_t diff, bad;
+
+	vocab_read(t, &vt);
+	vocab_read(d, &vd);
+	if (!vt.model || !vd.model || vt.n < 0 || vd.n < 0)
+		return qa_arena_printf(ar, "the %s has no vocabulary "
+				       "(tokenizer.ggml.model, "
+				       "tokenizer.ggml.tokens), which "
+				       "llama.cpp needs to pair the models",
+				       !vt.model || vt.n < 0 ? "target" :
+				       "draft");
+	if (vt.kind && vd.kind ? vt.kind->type != vd.kind->type :
+	    strcmp(vt.model, vd.model) != 0)
+		return qa_arena_printf(ar, "draft model vocab type must match "
+				       "target model: the draft's tokenizer is "
+				       "'%s', the target's '%s'", vd.model,
+				       vt.model);
+	if (vt.add_bos != vd.add_bos || (vt.add_bos && vt.bos != vd.bos))
+		return qa_arena_printf(ar, "draft model bos tokens must match "
+				       "target model: add %d - %d, id %" PRId64
+				       " - %" PRId64, vt.add_bos, vd.add_bos,
+				       vt.bos, vd.bos);
+	if (vt.add_eos != vd.add_eos || (vt.add_eos && vt.eos != vd.eos))
+		return qa_arena_printf(ar, "draft model eos tokens must match "
+				       "target model: add %d - %d, id %" PRId64
+				       " - %" PRId64, vt.add_eos, vd.add_eos,
+				       vt.eos, vd.eos);
+	diff = vt.n > vd.n ? vt.n - vd.n : vd.n - vt.n;
+	if (diff > SPEC_VOCAB_MAX_SIZE_DIFFERENCE)
+		return qa_arena_printf(ar, "target vocab size %" PRId64 " does "
+				       "not match draft vocab size %" PRId64
+				       " - difference %" PRId64 ", max "
+				       "allowed %d", vt.n, vd.n, diff,
+				       SPEC_VOCAB_MAX_SIZE_DIFFERENCE);
+	bad = first_token_mismatch(t, d, vt.n < vd.n ? vt.n : vd.n);
+	if (bad == -2)
+		return qa_arena_printf(ar, "the token texts could not be read "
+				       "to compare them");
+	if (bad >= 0)
+		return qa_arena_printf(ar, "token %" PRId64 " content differs "
+				       "between target and draft", bad);
+	return NULL;
+}
+
+/* ---- sizing ----------------------------------------------------------- */
+
+static void
+add_note(struct qa_fit_result *r, const char *note)
+{
+	if (note && r->n_notes < sizeof(r->notes) / sizeof(r->notes[0]))
+		r->notes[r->n_notes++] = note;
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+	uint64_t s;
+
+	return qa_ckd_add(&s, a, b) ? UINT64_MAX : s;
+}
+
+int
+qa_fit_pair_llamacpp(struct qa_inventory *target,
+		     const struct qa_fit_options *opt,
+		     struct qa_fit_result *r, char *err, size_t errlen)
+{
+	const struct qa_inventory *d = opt->draft;
+	struct qa_arena *ar = &target->arena;
+	struct qa_fit_options o = *opt;
+	struct qa_fit_result *dr = malloc(sizeof(*dr));
+	struct qa_fit_llamacpp_detail det;
+	struct qa_fit_pair *p = &r->draft;
+	char why[512];
+	bool fits = true, tight = false, refused = false, bw = true;
+	double t_target, t_draft, a = DRAFT_ACCEPTANCE;
+	size_t j, i;
+	int n_seq = opt->parallel > 0 ? opt->parallel : 1;
+
+	if (!d || !dr) {
+		free(dr);
+		snprintf(err, errlen, d ? "out of memory" : "no draft model");
+		return -1;
+	}
+	memset(p, 0, sizeof(*p));
+	memset(dr, 0, sizeof(*dr));
+	o.draft = NULL;
+	o.draft_path = NULL;
+	o.mtp = false;
+	o.num_speculative_tokens = 0;
+	o.kv_k = o.kv_v = opt->kv_draft ? opt->kv_draft : "f16";
+	o.given |= QA_FIT_GIVEN_KV | QA_FIT_GIVEN_MARGIN;
+	/* -c as given (0: the draft's trained context); a searched target
+	 * context is the -c it runs with. */
+	o.ctx = opt->ctx_draft > 0 ? opt->ctx_draft :
+		opt->ctx > 0 ? opt->ctx : opt->ctx < 0 ? r->context : 0;
+	o.n_outputs_max = n_seq;
+	o.margin_bytes = 0;	/* the margin is the target's, once */
+	if (r->n_devices > 1 && opt->gpus.n > 1) {
+		/* params.tensor_split: the user's, or the one --fit chose
+		 * (layers per device, the output with its device), else the
+		 * free memory the target left. */
+		o.given |= QA_FIT_GIVEN_TS;
+		o.n_tensor_split = r->n_devices;
+		for (j = 0; j < r->n_devices && j < QA_GPU_MAX; j++) {
+			const struct qa_fit_device *t = &r->devices[j];
+			uint64_t used = sat_add(sat_add(t->weights_bytes,
+							t->kv_bytes),
+						sat_add(t->recurrent_bytes,
+							t->compute_bytes));
+
+			if (opt->given & QA_FIT_GIVEN_TS)
+				o.tensor_split[j] = opt->tensor_split[j];
+			else if (r->placement.chosen)
+				o.tensor_split[j] =
+					r->placement.tensor_split[j] +
+					(t->has_output ? 1 : 0);
+			else
+				o.tensor_split[j] = t->usable_bytes > used ?
+					(double)(t->usable_bytes - used) : 0;
+		}
+	}
+	if (qa_fit_llamacpp_ex(d, &o, dr, &det, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "the draft %s cannot be sized: %s",
+			 d->path, why);
+		free(dr);
+		return -1;
+	}
+	p->present = true;
+	p->path = qa_arena_strdup(ar, opt->draft_path ? opt->draft_path :
+				  d->path);
+	p->context = dr->context;
+	p->kv_type = qa_arena_strdup(ar, dr->kv_type_k ? dr->kv_type_k :
+				     "f16");
+	p->n_draft = opt->num_speculative_tokens > 0 ?
+		     opt->num_speculative_tokens : DRAFT_N_MAX_DEFAULT;
+	p->n_outputs_max = det.n_out;
+	/* llama-server: n_outputs_max = min(n_batch, -np (1 + n_max))
+	 * (tools/server/server-context.cpp l.42-55): the verification
+	 * logits go to the host output buffer (llama-context.cpp
+	 * output_reserve l.2093); the compute buffer, reserved for n_ubatch
+	 * tokens, already holds a batch of -np (n + 1) tokens. */
+	p->target_n_outputs_max = (int64_t)n_seq * (1 + p->n_draft);
+	if (p->target_n_outputs_max > (opt->batch > 0 ? opt->batch : 2048))
+		p->target_n_outputs_max = opt->batch > 0 ? opt->batch : 2048;
+	if (target->hp.n_vocab > 0)
+		p->target_output_host_bytes = (uint64_t)target->hp.n_vocab *
+			(uint64_t)p->target_n_outputs_max * 4;
+	p->host_bytes = dr->host_bytes;
+	r->host_bytes = sat_add(r->host_bytes, dr->host_bytes);
+	for (j = 0; j < r->n_devices && j < dr->n_devices &&
+	     j < QA_GPU_MAX; j++) {
+		struct qa_fit_device *t = &r->devices[j];
+		const struct qa_fit_device *x = &dr->devices[j];
+		uint64_t add = sat_add(sat_add(x->weights_bytes, x->kv_bytes),
+				       sat_add(x->recurrent_bytes,
+					       x->compute_bytes));
+
+		p->devices[j].weights_bytes = x->weights_bytes;
+		p->devices[j].kv_bytes = x->kv_bytes;
+		p->devices[j].recurrent_bytes = x->recurrent_bytes;
+		p->devices[j].compute_bytes = x->compute_bytes;
+		t->weights_bytes = sat_add(t->weights_bytes, x->weights_bytes);
+		t->kv_bytes = sat_add(t->kv_bytes, x->kv_bytes);
+		t->recurrent_bytes = sat_add(t->recurrent_bytes,
+					     x->recurrent_bytes);
+		t->compute_bytes = sat_add(t->compute_bytes, x->compute_bytes);
+		t->free_bytes = add > (uint64_t)INT64_MAX ? INT64_MIN :
+				t->free_bytes - (int64_t)add;
+		r->totals_weights = sat_add(r->totals_weights,
+					    x->weights_bytes);
+		r->totals_kv = sat_add(r->totals_kv, x->kv_bytes);
+		r->totals_recurrent = sat_add(r->totals_recurrent,
+					      x->recurrent_bytes);
+		r->totals_compute = sat_add(r->totals_compute,
+					    x->compute_bytes);
+		if (t->free_bytes < 0)
+			fits = false;
+		else if ((uint64_t)t->free_bytes < t->usable_bytes / 10 ||
+			 (uint64_t)t->free_bytes < t->compute_bytes / 7)
+			tight = true;
+	}
+	p->incompatible = incompatibility(ar, target, d);
+	p->compatible = p->incompatible == NULL;
+	for (i = 0; i < r->n_notes; i++)
+		if (r->notes[i] && strstr(r->notes[i], "refuse"))
+			refused = true;
+	if (!p->compatible)
+		add_note(r, qa_arena_printf(ar, "llama.cpp refuses the draft "
+			 "(common_speculative_are_compatible, "
+			 "common/speculative.cpp): %s", p->incompatible));
+	for (i = 0; i < dr->n_notes; i++)
+		if (dr->notes[i] && strstr(dr->notes[i], "refuses")) {
+			add_note(r, qa_arena_printf(ar, "for the draft: %s",
+						    dr->notes[i]));
+			refused = true;
+		}
+	if (opt->gpus.n == 0)
+		tight = false;
+	if (!p->compatible || refused || !fits ||
+	    strcmp(r->verdict ? r->verdict : "", "does-not-fit") == 0)
+		r->verdict = "does-not-fit";
+	else if (tight || strcmp(r->verdict, "tight") == 0)
+		r->verdict = "tight";
+	else
+		r->verdict = "fits";
+	/* Decode with the draft: one pass is n draft steps and one target
+	 * pass, each at most its bytes over the bandwidth. */
+	p->tokens_per_pass = (1.0 - pow(a, p->n_draft + 1)) / (1.0 - a);
+	p->acceptance_source = DRAFT_ACCEPTANCE_SOURCE;
+	bw = r->decode_tokens_per_s_max > 0 && dr->decode_tokens_per_s_max > 0;
+	if (bw) {
+		t_target = 1.0 / r->decode_tokens_per_s_max;
+		t_draft = 1.0 / dr->decode_tokens_per_s_max;
+		p->decode_tokens_per_s_max = p->tokens_per_pass /
+			(t_target + p->n_draft * t_draft);
+	}
+	add_note(r, qa_arena_printf(ar, "draft %s: %s context of %" PRId64
+		 " cells (KV %s, -ctkd/-ctvd), %" PRId64 " outputs (-np), "
+		 "placed as llama.cpp's common_base_params_to_speculative "
+		 "makes it; every device figure above includes it", p->path,
+		 opt->ctx_draft > 0 ? "--ctx-draft" : "a", p->context,
+		 p->kv_type, p->n_outputs_max));
+	(void)MIB;
+	free(dr);
+	return 0;
+}
