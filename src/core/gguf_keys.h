@@ -116,6 +116,8 @@
 #define QA_GGUF_TOKENIZER_MERGES "tokenizer.ggml.merges"
 #define QA_GGUF_TOKENIZER_BOS_ID "tokenizer.ggml.bos_token_id"
 #define QA_GGUF_TOKENIZER_EOS_ID "tokenizer.ggml.eos_token_id"
+#define QA_GGUF_TOKENIZER_ADD_BOS "tokenizer.ggml.add_bos_token"
+#define QA_GGUF_TOKENIZER_ADD_EOS "tokenizer.ggml.add_eos_token"
 #define QA_GGUF_TOKENIZER_PAD_ID "tokenizer.ggml.padding_token_id"
 #define QA_GGUF_TOKENIZER_CHAT_TEMPLATE "tokenizer.chat_template"
 /* tokenizer.chat_template.<name> (Keys.Tokenizer.CHAT_TEMPLATE_N) */

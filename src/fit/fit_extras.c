@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/gguf_keys.h"
 #include "core/arena.h"
 #include "core/ckd.h"
 #include "core/inventory.h"
@@ -108,7 +109,7 @@ vocab_read(const struct qa_inventory *inv, struct vocab_info *v)
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
-	v->model = kv_str(inv, "tokenizer.ggml.model");
+	v->model = kv_str(inv, QA_GGUF_TOKENIZER_MODEL);
 	v->bos = v->eos = -1;
 	for (i = 0; v->model && i < sizeof(vocab_kinds) /
 	     sizeof(vocab_kinds[0]); i++)
@@ -120,19 +121,19 @@ vocab_read(const struct qa_inventory *inv, struct vocab_info *v)
 		v->add_bos = v->kind->add_bos;
 		v->add_eos = v->kind->add_eos;
 	}
-	kv = qa_inv_kv(inv, "tokenizer.ggml.bos_token_id");
+	kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_BOS_ID);
 	if (kv && qa_value_as_int(&kv->value, &x))
 		v->bos = x;
-	kv = qa_inv_kv(inv, "tokenizer.ggml.eos_token_id");
+	kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_EOS_ID);
 	if (kv && qa_value_as_int(&kv->value, &x))
 		v->eos = x;
-	kv = qa_inv_kv(inv, "tokenizer.ggml.add_bos_token");
+	kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_ADD_BOS);
 	if (kv && kv->value.type == QA_V_BOOL)
 		v->add_bos = kv->value.v.u != 0;
-	kv = qa_inv_kv(inv, "tokenizer.ggml.add_eos_token");
+	kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_ADD_EOS);
 	if (kv && kv->value.type == QA_V_BOOL)
 		v->add_eos = kv->value.v.u != 0;
-	kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
 	v->n = kv && kv->value.type == QA_V_ARRAY &&
 	       kv->value.v.arr.count <= INT64_MAX ?
 	       (int64_t)kv->value.v.arr.count : -1;
@@ -195,7 +196,7 @@ rd_u64(struct tok_rd *r, uint64_t *v)
 static bool
 tok_open(const struct qa_inventory *inv, struct tok_rd *r)
 {
-	const struct qa_kv *kv = qa_inv_kv(inv, "tokenizer.ggml.tokens");
+	const struct qa_kv *kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
 	unsigned char tb[8];
 	uint64_t klen, count;
 
