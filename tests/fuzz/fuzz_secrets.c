@@ -9,8 +9,9 @@
  *    at most its own length, has a kind; the walk ends (each step moves
  *    on).
  * 2. Redaction is complete: every secret masked (qa_secret_mask), a
- *    second walk over the masked text finds nothing that masking would
- *    change again (no credential bytes survive a report's redaction),
+ *    second walk over the masked text, and a search from every offset
+ *    of it (texts up to 4 KiB), find nothing that masking would change
+ *    again (no credential bytes survive a report's redaction),
  *    masking changed only bytes inside secrets, past their kept prefix,
  *    and line ends are kept.
  * 3. The findings never repeat a secret: qa_secrets_in_text on an
@@ -116,6 +117,8 @@ leaks(const char *text, const struct qa_secret *sec, const char *hay)
 }
 
 #define CAP 1024
+/* Texts up to this long are searched from every offset (quadratic). */
+#define MAX_EVERY 4096
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -157,6 +160,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				bad("after redaction a %s is still found at %zu "
 				    "(%zu bytes)", again[i].kind, again[i].at,
 				    again[i].len);
+		/* nor from any other starting point: a secret the walk
+		 * stepped over (inside the span of a match that starts
+		 * later than where it was found) would show here */
+		for (i = 0; size <= MAX_EVERY && i < size; i++) {
+			struct qa_secret sec;
+
+			if (qa_secret_next(masked, size, i, &sec) &&
+			    would_change(masked, &sec))
+				bad("after redaction a %s is found at %zu (%zu "
+				    "bytes) searching from %zu", sec.kind,
+				    sec.at, sec.len, i);
+		}
 	}
 
 	/* 3. findings never repeat a secret */
