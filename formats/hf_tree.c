@@ -453,7 +453,10 @@ read_auto_map(struct walk *w, const char *cfg)
 static int
 collect_refs(struct walk *w)
 {
-	const char *p = w->inv->auto_map, *end = p + w->inv->auto_map_len;
+	const char *p = w->inv->auto_map;
+	/* no auto_map: p is NULL, and NULL + 0 is undefined (UBSan, found
+	 * by fuzz_archive) */
+	const char *end = p ? p + w->inv->auto_map_len : NULL;
 
 	while (p && p < end) {
 		const char *cfg = p, *key, *v;
