@@ -403,6 +403,56 @@ inner_archive_name(const char *name)
 	return false;
 }
 
+/* Names whose loaders read a zip as what it is (PyTorch's checkpoint
+ * archive, numpy's .npz, Keras): a zip under them is no nested archive. */
+static bool
+zip_format_name(const char *name)
+{
+	static const char *const ext[] = {
+		".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".npz",
+		".keras", ".mar", ".nemo",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (ends_with(name, ext[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The container a member's first bytes (n of them) start, or NULL: zip,
+ * tar (ustar magic at 257, POSIX.1-1988), and the compressed streams
+ * libarchive opens as archives (gzip RFC 1952, zstd RFC 8878, xz, bzip2
+ * with its block magic, 7z, rar).
+ */
+static const char *
+container_magic(const unsigned char *b, size_t n, const char *name)
+{
+	if (n >= 4 && (memcmp(b, "PK\003\004", 4) == 0 ||
+		       memcmp(b, "PK\005\006", 4) == 0))
+		return zip_format_name(name) ? NULL : "a zip archive";
+	if (n >= 263 && memcmp(b + 257, "ustar", 5) == 0)
+		return "a tar archive";
+	if (n >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8)
+		return "a gzip stream";
+	if (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0)
+		return "a zstd stream";
+	if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
+		return "an xz stream";
+	if (n >= 10 && memcmp(b, "BZh", 3) == 0 && b[3] >= '1' &&
+	    b[3] <= '9' && memcmp(b + 4, "1AY&SY", 6) == 0)
+		return "a bzip2 stream";
+	if (n >= 6 && memcmp(b, "7z\xbc\xaf\x27\x1c", 6) == 0)
+		return "a 7z archive";
+	if (n >= 6 && memcmp(b, "Rar!\x1a\x07", 6) == 0)
+		return "a rar archive";
+	return NULL;
+}
+
+/* Bytes of a member looked at for a container's magic. */
+#define AR_SNIFF 512
+
 void
 ar_inner_archives(struct qa_archive *ar)
 {
@@ -410,13 +460,41 @@ ar_inner_archives(struct qa_archive *ar)
 
 	for (i = 0; i < ar->n_sorted; i++) {
 		struct ar_member *m = ar->sorted[i];
+		unsigned char b[AR_SNIFF];
+		const unsigned char *head = NULL;
+		size_t n = 0;
+		const char *what;
+		char detail[320];
 
-		if (m->type != AR_FILE || !inner_archive_name(m->name))
+		if (m->type != AR_FILE || m->why != AR_OK)
 			continue;
-		ar_not_inspected(ar, m, AR_NESTED, "it is an archive inside "
-				 "the archive, which quantaudit does not open "
-				 "(extract the outer one, or give the inner "
-				 "one as its own input)");
+		if (inner_archive_name(m->name)) {
+			ar_not_inspected(ar, m, AR_NESTED, "it is an archive "
+					 "inside the archive, which quantaudit "
+					 "does not open (extract the outer one, "
+					 "or give the inner one as its own "
+					 "input)");
+			continue;
+		}
+		/* Whatever its name says: the bytes at hand (stored in
+		 * place, or kept while streaming). A compressed member no
+		 * loader wants is not decompressed to look. */
+		n = m->size < AR_SNIFF ? (size_t)m->size : AR_SNIFF;
+		if (m->in_place && n &&
+		    qa_source_read(&ar->src, m->offset, b, n) == QA_OK) {
+			head = b;
+		} else if (m->kept_set && m->kept) {
+			head = m->kept;
+			n = m->kept_len < AR_SNIFF ? (size_t)m->kept_len :
+			    AR_SNIFF;
+		}
+		what = head ? container_magic(head, n, m->name) : NULL;
+		if (!what)
+			continue;
+		snprintf(detail, sizeof(detail), "its bytes are %s (an archive "
+			 "inside the archive under another name), which "
+			 "quantaudit does not open", what);
+		ar_not_inspected(ar, m, AR_NESTED, detail);
 	}
 }
 

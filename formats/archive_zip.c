@@ -85,19 +85,51 @@ struct cdir {
 	uint64_t size;
 	uint64_t entries;
 	int64_t shift;		/* start - declared: bytes before the zip */
+	uint16_t comment;	/* the end record's comment length */
 };
 
+/* Whether the file starts with a zip local header (not an executable
+ * that might carry a zip at its end). */
+static bool
+starts_as_zip(struct qa_archive *ar)
+{
+	unsigned char h[4];
+
+	return ar->src.size >= sizeof(h) &&
+	       qa_source_read(&ar->src, 0, h, sizeof(h)) == QA_OK &&
+	       memcmp(h, "PK\003\004", 4) == 0;
+}
+
+/* The offset in tail (n bytes) of the last end record signature whose
+ * record fits and, unless lax, whose comment fits too; SIZE_MAX if
+ * none. */
+static size_t
+last_eocd(const unsigned char *tail, size_t n, bool lax)
+{
+	size_t i;
+
+	for (i = n - EOCD_SIZE + 1; i-- > 0;)
+		if (memcmp(tail + i, "PK\005\006", 4) == 0 &&
+		    (lax || i + EOCD_SIZE + le16(tail + i + 20) <= n))
+			return i;
+	return SIZE_MAX;
+}
+
 /* Finds the last end-of-central-directory record. QA_OK,
- * QA_E_UNRECOGNIZED (none), QA_E_IO. */
+ * QA_E_UNRECOGNIZED (none), QA_E_IO. A record whose comment length runs
+ * past the end of the file is taken only when no other is there and the
+ * file starts as a zip (Python's zipfile takes it: Lib/zipfile/__init__.py
+ * _EndRecData slices the comment without checking its length); that, and
+ * bytes after the comment, are QA1515. */
 static int
 find_eocd(struct qa_archive *ar, struct cdir *cd, char *err, size_t errlen)
 {
 	struct qa_source *src = &ar->src;
 	uint64_t n = src->size < TAIL_MAX ? src->size : TAIL_MAX;
-	uint64_t base = src->size - n;
+	uint64_t base = src->size - n, after;
 	unsigned char *tail;
 	size_t i;
-	bool found = false;
+	bool found = false, lax = false;
 
 	if (src->size < EOCD_SIZE) {
 		snprintf(err, errlen, "'%s' is too short to be a zip archive",
@@ -114,11 +146,14 @@ find_eocd(struct qa_archive *ar, struct cdir *cd, char *err, size_t errlen)
 	}
 	/* From the end backwards: the record nearest the end wins, as
 	 * every reader takes it (stale ones stay in appended zips). */
-	for (i = (size_t)n - EOCD_SIZE + 1; i-- > 0;) {
-		if (memcmp(tail + i, "PK\005\006", 4) != 0 ||
-		    i + EOCD_SIZE + le16(tail + i + 20) > n)
-			continue;
+	i = last_eocd(tail, (size_t)n, false);
+	if (i == SIZE_MAX && starts_as_zip(ar)) {
+		i = last_eocd(tail, (size_t)n, true);
+		lax = i != SIZE_MAX;
+	}
+	if (i != SIZE_MAX) {
 		cd->eocd = base + i;
+		cd->comment = le16(tail + i + 20);
 		cd->entries = le16(tail + i + 10);
 		cd->size = le32(tail + i + 12);
 		cd->declared = le32(tail + i + 16);
@@ -130,7 +165,6 @@ find_eocd(struct qa_archive *ar, struct cdir *cd, char *err, size_t errlen)
 			return QA_E_UNRECOGNIZED;
 		}
 		found = true;
-		break;
 	}
 	free(tail);
 	if (!found) {
@@ -138,6 +172,20 @@ find_eocd(struct qa_archive *ar, struct cdir *cd, char *err, size_t errlen)
 			 "record (not a zip archive, or truncated)", ar->path);
 		return QA_E_UNRECOGNIZED;
 	}
+	after = cd->eocd + EOCD_SIZE;
+	if (lax)
+		ar_finding(ar, QA1515, ar->path, (int64_t)cd->eocd, "the end "
+			   "record's comment is %u bytes long, but only %"
+			   PRIu64 " bytes follow it (the file ends first)",
+			   cd->comment, src->size - after);
+	else if (after + cd->comment < src->size)
+		ar_finding(ar, QA1515, ar->path, (int64_t)(after + cd->comment),
+			   "%" PRIu64 " bytes follow the end of the zip (the "
+			   "end record's %u-byte comment ends at offset %"
+			   PRIu64 "): data appended after the archive, which "
+			   "zip readers ignore and other readers may not",
+			   src->size - after - cd->comment, cd->comment,
+			   after + cd->comment);
 	return QA_OK;
 }
 
@@ -173,6 +221,19 @@ find_zip64(struct qa_archive *ar, struct cdir *cd)
 		}
 	}
 	cd->end = at;
+	/* The 32-bit fields of the end record are 0xFFFF(FFFF) when the
+	 * ZIP64 record holds the value (APPNOTE 4.4.1.4), else the same
+	 * value: readers that ignore ZIP64 take them. */
+	if ((cd->entries != 0xFFFFu && cd->entries != le64(rec + 32)) ||
+	    (cd->size != 0xFFFFFFFFu && cd->size != le64(rec + 40)) ||
+	    (cd->declared != 0xFFFFFFFFu && cd->declared != le64(rec + 48)))
+		ar_finding(ar, QA1515, ar->path, (int64_t)cd->eocd, "the end "
+			   "record gives %" PRIu64 " entries, %" PRIu64 " bytes "
+			   "at offset %" PRIu64 ", the ZIP64 end record %"
+			   PRIu64 " entries, %" PRIu64 " bytes at offset %"
+			   PRIu64 "; the ZIP64 values are used", cd->entries,
+			   cd->size, cd->declared, le64(rec + 32),
+			   le64(rec + 40), le64(rec + 48));
 	cd->entries = le64(rec + 32);
 	cd->size = le64(rec + 40);
 	cd->declared = le64(rec + 48);
@@ -198,7 +259,7 @@ struct centry {
 	uint16_t made_by, flags, method;
 	uint32_t external;
 	uint64_t csize, usize, local;
-	uint32_t csize32, usize32;
+	uint32_t csize32, usize32, crc;
 };
 
 /* Applies the ZIP64 extra field (id 1) to the fields that overflowed. */
@@ -258,6 +319,51 @@ entry_type(const struct centry *e, const char *name, size_t len)
 }
 
 /*
+ * The data descriptor after m's data (at end; APPNOTE 4.3.9: an optional
+ * signature, CRC-32, then the sizes, 8 bytes each for a ZIP64 entry).
+ * Streaming readers take the sizes from it, seeking readers from the
+ * central directory: a disagreement is QA1513. Returns where the entry
+ * ends.
+ */
+static uint64_t
+descriptor(struct qa_archive *ar, const struct ar_member *m,
+	   const struct centry *e, uint64_t end, uint64_t cd_start)
+{
+	unsigned char d[24];
+	bool wide = e->csize32 == 0xFFFFFFFFu || e->usize32 == 0xFFFFFFFFu;
+	size_t sig, len;
+	uint64_t dcrc, dcsize, dusize;
+
+	if (cd_start - end < 12 ||
+	    qa_source_read(&ar->src, end, d, cd_start - end < sizeof(d) ?
+			   (size_t)(cd_start - end) : sizeof(d)) != QA_OK) {
+		ar_finding(ar, QA1513, ar->path, m->header_offset, "'%s' "
+			   "declares a data descriptor, and none follows its "
+			   "data", m->name);
+		return end;
+	}
+	sig = memcmp(d, "PK\007\010", 4) == 0 ? 4 : 0;
+	len = sig + 4 + (wide ? 16 : 8);
+	if (len > cd_start - end) {
+		ar_finding(ar, QA1513, ar->path, m->header_offset, "the data "
+			   "descriptor of '%s' runs into the central "
+			   "directory", m->name);
+		return end;
+	}
+	dcrc = le32(d + sig);
+	dcsize = wide ? le64(d + sig + 4) : le32(d + sig + 4);
+	dusize = wide ? le64(d + sig + 12) : le32(d + sig + 8);
+	if (dcrc != e->crc || dcsize != e->csize || dusize != e->usize)
+		ar_finding(ar, QA1513, ar->path, (int64_t)end, "the data "
+			   "descriptor of '%s' gives %" PRIu64 " bytes (%"
+			   PRIu64 " compressed, CRC-32 %08" PRIx64 "), the "
+			   "central directory %" PRIu64 " (%" PRIu64 ", %08"
+			   PRIx32 ")", m->name, dusize, dcsize, dcrc, e->usize,
+			   e->csize, e->crc);
+	return end + len;
+}
+
+/*
  * Reads the local header of m (central entry e, raw name of nlen bytes)
  * and sets where its data starts; findings when it disagrees with the
  * central entry. False when the member's data cannot be located.
@@ -265,11 +371,11 @@ entry_type(const struct centry *e, const char *name, size_t len)
 static bool
 local_header(struct qa_archive *ar, struct ar_member *m,
 	     const struct centry *e, const char *name, size_t nlen,
-	     uint64_t cd_start, uint64_t *data)
+	     uint64_t cd_start, uint64_t *data, uint64_t *span_end)
 {
 	unsigned char h[LOCAL_SIZE];
 	char lname[QA_ARCHIVE_NAME_MAX + 1];
-	uint16_t ln, lx, lmethod;
+	uint16_t ln, lx, lmethod, lflags;
 	uint64_t at = (uint64_t)m->header_offset, end;
 	size_t cmp;
 	bool got;
@@ -281,6 +387,7 @@ local_header(struct qa_archive *ar, struct ar_member *m,
 			   "there is no local header", m->name, at);
 		return false;
 	}
+	lflags = le16(h + 6);
 	lmethod = le16(h + 8);
 	ln = le16(h + 26);
 	lx = le16(h + 28);
@@ -304,6 +411,13 @@ local_header(struct qa_archive *ar, struct ar_member *m,
 			   "with compression method %u by its local header, "
 			   "%u by the central directory", m->name, lmethod,
 			   e->method);
+	} else if ((lflags ^ e->flags) & 0x49) {
+		/* bit 0 encrypted, 3 sizes in a data descriptor, 6 strong
+		 * encryption: readers of either header disagree on how to
+		 * read the data */
+		ar_finding(ar, QA1513, ar->path, (int64_t)at, "the local header "
+			   "of '%s' has flags 0x%04x, the central directory "
+			   "0x%04x", m->name, lflags, e->flags);
 	} else if (!(e->flags & 8) && le32(h + 18) != 0xFFFFFFFFu &&
 		   (le32(h + 18) != e->csize32 || le32(h + 22) != e->usize32)) {
 		ar_finding(ar, QA1513, ar->path, (int64_t)at, "the local header "
@@ -311,6 +425,11 @@ local_header(struct qa_archive *ar, struct ar_member *m,
 			   " compressed), the central directory %" PRIu64
 			   " (%" PRIu64 ")", m->name, le32(h + 22),
 			   le32(h + 18), e->usize, e->csize);
+	} else if (!(e->flags & 8) && le32(h + 14) != e->crc) {
+		ar_finding(ar, QA1513, ar->path, (int64_t)at, "the local header "
+			   "of '%s' gives CRC-32 %08" PRIx32 ", the central "
+			   "directory %08" PRIx32, m->name, le32(h + 14),
+			   e->crc);
 	}
 	*data = at + LOCAL_SIZE + ln + lx;
 	if (qa_ckd_add(&end, *data, e->csize) || end > cd_start) {
@@ -320,6 +439,9 @@ local_header(struct qa_archive *ar, struct ar_member *m,
 			   "the archive", m->name, e->csize, *data);
 		return false;
 	}
+	*span_end = end;
+	if (e->flags & 8)
+		*span_end = descriptor(ar, m, e, end, cd_start);
 	return true;
 }
 
@@ -388,6 +510,75 @@ zip_file(struct qa_archive *ar, struct ar_member *m, const struct centry *e,
 	m->want_stream = true;
 }
 
+/* Whether a central directory entry signature is at pos, before end. */
+static bool
+entry_at(struct qa_archive *ar, uint64_t pos, uint64_t end)
+{
+	unsigned char sig[4];
+
+	return pos + CDIR_SIZE <= end &&
+	       qa_source_read(&ar->src, pos, sig, sizeof(sig)) == QA_OK &&
+	       memcmp(sig, "PK\001\002", 4) == 0;
+}
+
+/* Local headers reported as hidden per archive, at most. */
+#define HIDDEN_MAX 16
+
+/*
+ * Local headers no central entry points to, where a streaming reader
+ * meets them: at the start of the zip, or right after an entry's data
+ * (and descriptor) where the next listed entry does not start. spans
+ * is sorted by start. A streaming reader goes on after such a member
+ * to the next local header, so a run of them is followed.
+ */
+static void
+hidden_locals(struct qa_archive *ar, const struct cdir *cd,
+	      const struct span *spans, size_t n)
+{
+	size_t i, reported = 0;
+	uint64_t zip_start = (uint64_t)cd->shift;
+
+	for (i = 0; i <= n && reported < HIDDEN_MAX; i++) {
+		uint64_t pos = i == 0 ? zip_start : spans[i - 1].end;
+		uint64_t next = i < n ? spans[i].start : cd->start;
+
+		if (i > 0 && i < n && spans[i - 1].end > spans[i].start)
+			continue;	/* overlapping: QA1502 */
+		while (pos < next && next - pos >= LOCAL_SIZE &&
+		       reported < HIDDEN_MAX) {
+			unsigned char h[LOCAL_SIZE];
+			char lname[256], esc[256];
+			uint16_t ln;
+			uint64_t csize, end;
+
+			if (qa_source_read(&ar->src, pos, h, sizeof(h)) !=
+			    QA_OK || memcmp(h, "PK\003\004", 4) != 0)
+				break;
+			ln = le16(h + 26);
+			csize = le32(h + 18);
+			if (qa_source_read(&ar->src, pos + LOCAL_SIZE, lname,
+					   ln < sizeof(lname) ? ln :
+					   sizeof(lname)) != QA_OK)
+				ln = 0;
+			ar_escape(esc, sizeof(esc), lname,
+				  ln < sizeof(lname) ? ln : sizeof(lname));
+			ar_finding(ar, QA1516, ar->path, (int64_t)pos, "a "
+				   "local header at offset %" PRIu64 " names "
+				   "'%s' (%" PRIu32 " bytes), and no central "
+				   "directory entry lists it: a streaming "
+				   "reader extracts it, quantaudit does not "
+				   "inspect it", pos, esc, le32(h + 22));
+			reported++;
+			/* its data, when the header gives its size */
+			if (le16(h + 6) & 8 || csize == 0xFFFFFFFFu ||
+			    qa_ckd_add(&end, pos + LOCAL_SIZE + ln +
+				       le16(h + 28), csize) || end <= pos)
+				break;
+			pos = end;
+		}
+	}
+}
+
 /* Reads the central directory entries. */
 static int
 walk(struct qa_archive *ar, const struct cdir *cd)
@@ -397,31 +588,62 @@ walk(struct qa_archive *ar, const struct cdir *cd)
 	unsigned char h[CDIR_SIZE];
 	char *name = malloc(65536);
 	unsigned char *extra = malloc(65536);
-	uint64_t i, n_entries = cd->entries, n_ratio = 0;
+	uint64_t i, n_ratio = 0;
 	const char *first_ratio = NULL;
-	size_t n_spans = 0;
+	size_t n_spans = 0, cap_spans = 0;
+	bool more_than_counted = false;
 	int rc = QA_OK;
 
 	if (!r || !name || !extra)
 		goto nomem;
-	if (n_entries > QA_ARCHIVE_MAX_MEMBERS) {
-		ar_finding(ar, QA1503, ar->path, (int64_t)cd->eocd, "the "
-			   "central directory lists %" PRIu64 " entries; the "
-			   "first %u are inspected", n_entries,
-			   QA_ARCHIVE_MAX_MEMBERS);
-		n_entries = QA_ARCHIVE_MAX_MEMBERS;
-		ar->stopped = true;
-	}
-	spans = malloc((size_t)(n_entries ? n_entries : 1) * sizeof(*spans));
-	if (!spans)
-		goto nomem;
 	qa_reader_init(r, &ar->src, cd->start);
-	for (i = 0; i < n_entries; i++) {
+	/* Every entry the directory holds is read, whatever the end record
+	 * counts: Python's zipfile (_RealGetContents) walks the directory
+	 * by its size, libarchive (slurp_central_directory) to its end. */
+	for (i = 0;; i++) {
 		struct centry e;
 		struct ar_member *m;
 		uint16_t nlen, xlen, clen;
-		uint64_t data = 0, local;
+		uint64_t data = 0, local, span_end = 0;
 
+		if (i >= cd->entries) {
+			if (!entry_at(ar, r->pos, cd->end))
+				break;
+			if (!more_than_counted)
+				ar_finding(ar, QA1515, ar->path,
+					   (int64_t)r->pos, "the end record "
+					   "counts %" PRIu64 " entries, and the "
+					   "central directory holds more (entry %"
+					   PRIu64 " at offset %" PRIu64 "): "
+					   "every entry is read", cd->entries,
+					   i + 1, r->pos);
+			more_than_counted = true;
+		} else if (r->pos == cd->end) {
+			ar_finding(ar, QA1515, ar->path, (int64_t)cd->eocd,
+				   "the end record counts %" PRIu64 " entries, "
+				   "and the central directory's %" PRIu64
+				   " bytes hold %" PRIu64, cd->entries,
+				   cd->size, i);
+			break;
+		}
+		if (i >= QA_ARCHIVE_MAX_MEMBERS) {
+			ar_finding(ar, QA1503, ar->path, (int64_t)cd->eocd,
+				   "the central directory lists %" PRIu64
+				   " entries or more; the first %u are "
+				   "inspected", i + 1 > cd->entries ? i + 1 :
+				   cd->entries, QA_ARCHIVE_MAX_MEMBERS);
+			ar->stopped = true;
+			break;
+		}
+		if (n_spans == cap_spans) {
+			size_t nc = cap_spans ? 2 * cap_spans : 64;
+			struct span *ns = realloc(spans, nc * sizeof(*ns));
+
+			if (!ns)
+				goto nomem;
+			spans = ns;
+			cap_spans = nc;
+		}
 		if (r->pos + CDIR_SIZE > cd->end ||
 		    !qa_reader_bytes(r, h, sizeof(h)) ||
 		    memcmp(h, "PK\001\002", 4) != 0) {
@@ -436,6 +658,7 @@ walk(struct qa_archive *ar, const struct cdir *cd)
 		e.made_by = le16(h + 4);
 		e.flags = le16(h + 8);
 		e.method = le16(h + 10);
+		e.crc = le32(h + 16);
 		e.csize32 = le32(h + 20);
 		e.usize32 = le32(h + 24);
 		e.csize = e.csize32;
@@ -472,14 +695,15 @@ walk(struct qa_archive *ar, const struct cdir *cd)
 		if (qa_ckd_add(&ar->declared_total, ar->declared_total,
 			       e.usize))
 			ar->declared_total = UINT64_MAX;
-		if (!local_header(ar, m, &e, name, nlen, cd->start, &data)) {
+		if (!local_header(ar, m, &e, name, nlen, cd->start, &data,
+				  &span_end)) {
 			if (m->type == AR_FILE && !m->hidden)
 				ar_not_inspected(ar, m, AR_PAST_END, "its data "
 						 "cannot be located");
 			continue;
 		}
 		spans[n_spans].start = (uint64_t)m->header_offset;
-		spans[n_spans].end = data + e.csize;
+		spans[n_spans].end = span_end;
 		spans[n_spans].member = ar->n - 1;
 		n_spans++;
 		if (m->hidden)
@@ -503,8 +727,15 @@ walk(struct qa_archive *ar, const struct cdir *cd)
 			   QA_ARCHIVE_BOMB_RATIO, n_ratio == 1 ? "its" :
 			   "their", first_ratio);
 	}
+	if (!ar->stopped && i >= cd->entries && r->pos < cd->end)
+		ar_finding(ar, QA1515, ar->path, (int64_t)r->pos, "%" PRIu64
+			   " bytes of the central directory (%" PRIu64 " bytes "
+			   "by the end record) follow its last entry",
+			   cd->end - r->pos, cd->size);
 	/* Entries sharing bytes: one compressed block counted many times. */
-	qsort(spans, n_spans, sizeof(*spans), cmp_span);
+	if (n_spans > 1)
+		qsort(spans, n_spans, sizeof(*spans), cmp_span);
+	hidden_locals(ar, cd, spans, n_spans);
 	for (i = 0; i + 1 < n_spans; i++)
 		if (spans[i + 1].start < spans[i].end) {
 			ar_finding(ar, QA1502, ar->path,
@@ -636,18 +867,6 @@ out:
 	return QA_OK;
 }
 
-/* Whether the file starts with a zip local header (not an executable
- * that might carry a zip at its end). */
-static bool
-starts_as_zip(struct qa_archive *ar)
-{
-	unsigned char h[4];
-
-	return ar->src.size >= sizeof(h) &&
-	       qa_source_read(&ar->src, 0, h, sizeof(h)) == QA_OK &&
-	       memcmp(h, "PK\003\004", 4) == 0;
-}
-
 int
 ar_zip_list(struct qa_archive *ar, char *err, size_t errlen)
 {
@@ -678,6 +897,21 @@ ar_zip_list(struct qa_archive *ar, char *err, size_t errlen)
 		return QA_OK;
 	}
 	cd.start = cd.end - cd.size;
+	if (cd.start != cd.declared && cd.declared < cd.end &&
+	    !entry_at(ar, cd.start, cd.end) &&
+	    entry_at(ar, cd.declared, cd.end)) {
+		/* The size lies, not the offset: an entry is where the end
+		 * record says the directory starts, none where its size
+		 * puts the start. Read from the offset (libarchive's
+		 * seeking reader takes it as it is). */
+		ar_finding(ar, QA1515, ar->path, (int64_t)cd.eocd, "the end "
+			   "record gives the central directory %" PRIu64
+			   " bytes at offset %" PRIu64 ", and it spans %" PRIu64
+			   " bytes from there to the end record", cd.size,
+			   cd.declared, cd.end - cd.declared);
+		cd.start = cd.declared;
+		cd.size = cd.end - cd.declared;
+	}
 	if (cd.start < cd.declared) {
 		ar_finding(ar, QA1501, ar->path, (int64_t)cd.eocd, "the end "
 			   "record puts the central directory at offset %"

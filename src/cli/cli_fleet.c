@@ -203,6 +203,7 @@ struct rule_count {
 	char *id;
 	char *severity;
 	uint64_t models, findings;
+	uint64_t last_model;	/* 1 + the model that counted last */
 };
 
 struct model_row {
@@ -212,26 +213,42 @@ struct model_row {
 	uint64_t bytes;
 };
 
+/* Severities a finding may have (the schema's enum), in this order. */
+static const char *const severities[] = { "error", "warning", "info" };
+#define N_SEVERITIES 3
+/* Rule codes are QA and four digits (the schema's pattern). */
+#define N_CODES 10000
+
 struct summary {
 	uint64_t lines, models, pass, warn, fail, unreadable;
 	uint64_t bytes, params;
 	struct rule_count *rules;
 	size_t n_rules, cap_rules;
+	int32_t *rule_index;	/* code * N_SEVERITIES + severity -> index
+				 * in rules + 1; 0 when none yet */
 	struct model_row *rows;
 	size_t n_rows, cap_rows;
 	bool nomem;
 };
 
+/* The rule count of code (QA and four digits) at severity sev (an index
+ * in severities): found in O(1), so a file of millions of findings with
+ * distinct codes stays linear. */
 static struct rule_count *
-rule_of(struct summary *s, const char *code, const char *id,
-	const char *severity)
+rule_of(struct summary *s, const char *code, const char *id, int sev)
 {
-	size_t i;
+	size_t slot = (size_t)strtoul(code + 2, NULL, 10) * N_SEVERITIES +
+		      (size_t)sev;
+	struct rule_count *r;
 
-	for (i = 0; i < s->n_rules; i++)
-		if (strcmp(s->rules[i].code, code) == 0 &&
-		    strcmp(s->rules[i].severity, severity) == 0)
-			return &s->rules[i];
+	if (!s->rule_index) {
+		s->rule_index = calloc((size_t)N_CODES * N_SEVERITIES,
+				       sizeof(*s->rule_index));
+		if (!s->rule_index)
+			return NULL;
+	}
+	if (s->rule_index[slot])
+		return &s->rules[s->rule_index[slot] - 1];
 	if (s->n_rules == s->cap_rules) {
 		size_t cap = s->cap_rules ? s->cap_rules * 2 : 32;
 		struct rule_count *n = realloc(s->rules, cap * sizeof(*n));
@@ -241,14 +258,18 @@ rule_of(struct summary *s, const char *code, const char *id,
 		s->rules = n;
 		s->cap_rules = cap;
 	}
-	memset(&s->rules[s->n_rules], 0, sizeof(s->rules[0]));
-	snprintf(s->rules[s->n_rules].code, sizeof(s->rules[0].code), "%s",
-		 code);
-	s->rules[s->n_rules].id = strdup(id);
-	s->rules[s->n_rules].severity = strdup(severity);
-	if (!s->rules[s->n_rules].id || !s->rules[s->n_rules].severity)
+	r = &s->rules[s->n_rules];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->code, sizeof(r->code), "%s", code);
+	r->id = strdup(id);
+	r->severity = strdup(severities[sev]);
+	if (!r->id || !r->severity) {
+		free(r->id);
+		free(r->severity);
 		return NULL;
-	return &s->rules[s->n_rules++];
+	}
+	s->rule_index[slot] = (int32_t)++s->n_rules;
+	return r;
 }
 
 static const char *
@@ -310,8 +331,166 @@ add_row(struct summary *s, const char *path, const char *verdict,
 	s->n_rows++;
 }
 
+/* Why a report line is turned away, for its one-line diagnostic. */
+struct bad {
+	char what[320];
+};
+
+/* Up to 48 bytes of a string from the report, for a diagnostic (escaped
+ * when printed, by qa_cli_say). */
+static const char *
+clip(char *buf, size_t cap, const char *v)
+{
+	size_t n = strlen(v);
+
+	snprintf(buf, cap, "%.48s%s", v, n > 48 ? "..." : "");
+	return buf;
+}
+
+static bool
+bad_type(struct bad *b, const char *where, const char *want)
+{
+	snprintf(b->what, sizeof(b->what), "%s is not %s", where, want);
+	return false;
+}
+
+/* A string member that, when present, must be one; *out NULL when
+ * absent. */
+static bool
+opt_string(struct bad *b, const cJSON *o, const char *key, const char *where,
+	   const char **out)
+{
+	const cJSON *x = qa_json_child(o, key);
+
+	*out = NULL;
+	if (!x)
+		return true;
+	if (!cJSON_IsString(x)) {
+		char w[96];
+
+		snprintf(w, sizeof(w), "%s.%s", where, key);
+		return bad_type(b, w, "a string");
+	}
+	*out = x->valuestring;
+	return true;
+}
+
+static int
+severity_index(const char *sev)
+{
+	int i;
+
+	for (i = 0; i < N_SEVERITIES; i++)
+		if (strcmp(sev, severities[i]) == 0)
+			return i;
+	return -1;
+}
+
+static bool
+is_code(const char *c)
+{
+	return c[0] == 'Q' && c[1] == 'A' && strspn(c + 2, "0123456789") == 4 &&
+	       c[6] == '\0';
+}
+
+/*
+ * Checks what fold reads from one document against the report schema
+ * (docs/quantaudit-1.schema.json): "inputs" and "errors" arrays of
+ * objects, each input's "verdict" pass, warn or fail, "path" a string,
+ * "findings" an array of objects whose "code" is QA and four digits and
+ * whose "severity" is error, warning or info. Anything else would be
+ * counted as something it is not (a verdict "FAIL" as a pass, a code
+ * holding a terminal escape in the text table), so the line is turned
+ * away with why. Counts ("bytes", "params") that are no count are 0, as
+ * before.
+ */
+static bool
+valid_doc(const cJSON *doc, struct bad *b)
+{
+	const cJSON *inputs = qa_json_child(doc, "inputs");
+	const cJSON *errors = qa_json_child(doc, "errors");
+	const cJSON *error = qa_json_child(doc, "error");
+	const cJSON *in, *f;
+	const char *v;
+	char where[96], buf[64];
+	size_t i = 0, k;
+
+	if (error && !cJSON_IsObject(error))
+		return bad_type(b, "error", "an object");
+	if (error && !opt_string(b, error, "path", "error", &v))
+		return false;
+	if (errors && !cJSON_IsArray(errors))
+		return bad_type(b, "errors", "an array");
+	cJSON_ArrayForEach(in, errors) {
+		snprintf(where, sizeof(where), "errors[%zu]", i++);
+		if (!cJSON_IsObject(in))
+			return bad_type(b, where, "an object");
+		if (!opt_string(b, in, "path", where, &v))
+			return false;
+	}
+	if (!error && !inputs && !errors)
+		return bad_type(b, "the report", "one with \"inputs\"");
+	if (inputs && !cJSON_IsArray(inputs))
+		return bad_type(b, "inputs", "an array");
+	i = 0;
+	cJSON_ArrayForEach(in, inputs) {
+		const cJSON *findings = qa_json_child(in, "findings");
+
+		snprintf(where, sizeof(where), "inputs[%zu]", i++);
+		if (!cJSON_IsObject(in))
+			return bad_type(b, where, "an object");
+		if (!opt_string(b, in, "path", where, &v))
+			return false;
+		if (!opt_string(b, in, "verdict", where, &v))
+			return false;
+		if (!v || (strcmp(v, "pass") && strcmp(v, "warn") &&
+			   strcmp(v, "fail"))) {
+			snprintf(b->what, sizeof(b->what), "%s.verdict is %s%s%s,"
+				 " not pass, warn or fail", where, v ? "'" : "",
+				 v ? clip(buf, sizeof(buf), v) : "missing",
+				 v ? "'" : "");
+			return false;
+		}
+		if (findings && !cJSON_IsArray(findings)) {
+			snprintf(where + strlen(where), sizeof(where) -
+				 strlen(where), ".findings");
+			return bad_type(b, where, "an array");
+		}
+		k = 0;
+		cJSON_ArrayForEach(f, findings) {
+			char fw[128];
+			const char *code, *sev;
+
+			snprintf(fw, sizeof(fw), "%s.findings[%zu]", where, k++);
+			if (!cJSON_IsObject(f))
+				return bad_type(b, fw, "an object");
+			if (!opt_string(b, f, "code", fw, &code) ||
+			    !opt_string(b, f, "severity", fw, &sev) ||
+			    !opt_string(b, f, "id", fw, &v))
+				return false;
+			if (!code || !is_code(code)) {
+				snprintf(b->what, sizeof(b->what), "%s.code is "
+					 "%s%s%s, not QA and four digits", fw,
+					 code ? "'" : "", code ? clip(buf,
+					 sizeof(buf), code) : "missing",
+					 code ? "'" : "");
+				return false;
+			}
+			if (!sev || severity_index(sev) < 0) {
+				snprintf(b->what, sizeof(b->what), "%s.severity "
+					 "is %s%s%s, not error, warning or info",
+					 fw, sev ? "'" : "", sev ? clip(buf,
+					 sizeof(buf), sev) : "missing",
+					 sev ? "'" : "");
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 /* One quantaudit/1 document (one line of --format jsonl, or a whole
- * --format json report): every input in it. */
+ * --format json report), checked by valid_doc: every input in it. */
 static void
 fold(struct summary *s, const cJSON *doc)
 {
@@ -339,9 +518,9 @@ fold(struct summary *s, const cJSON *doc)
 		uint64_t errors = 0, warnings = 0;
 
 		s->models++;
-		if (verdict && strcmp(verdict, "fail") == 0)
+		if (strcmp(verdict, "fail") == 0)
 			s->fail++;
-		else if (verdict && strcmp(verdict, "warn") == 0)
+		else if (strcmp(verdict, "warn") == 0)
 			s->warn++;
 		else
 			s->pass++;
@@ -350,16 +529,12 @@ fold(struct summary *s, const cJSON *doc)
 		/* a rule counts once per model, and per finding */
 		cJSON_ArrayForEach(f, findings) {
 			const char *code = str_of(f, "code");
-			const char *sev = str_of(f, "severity");
+			int sev = severity_index(str_of(f, "severity"));
 			struct rule_count *r;
-			const cJSON *g;
-			bool seen = false;
 
-			if (!code || !sev)
-				continue;
-			if (strcmp(sev, "error") == 0)
+			if (sev == 0)
 				errors++;
-			else if (strcmp(sev, "warning") == 0)
+			else if (sev == 1)
 				warnings++;
 			r = rule_of(s, code, str_of(f, "id") ? str_of(f, "id") :
 				    "", sev);
@@ -368,16 +543,10 @@ fold(struct summary *s, const cJSON *doc)
 				return;
 			}
 			r->findings++;
-			cJSON_ArrayForEach(g, findings) {
-				if (g == f)
-					break;
-				if (str_of(g, "code") && str_of(g, "severity") &&
-				    strcmp(str_of(g, "code"), code) == 0 &&
-				    strcmp(str_of(g, "severity"), sev) == 0)
-					seen = true;
-			}
-			if (!seen)
+			if (r->last_model != s->models) {
+				r->last_model = s->models;
 				r->models++;
+			}
 		}
 		add_row(s, str_of(in, "path"), verdict, errors, warnings,
 			num_of(model, "bytes"));
@@ -478,44 +647,181 @@ opens_document(const char *line)
 	       strlen(line + 1);
 }
 
+/* The longest line of a JSON Lines file read (a report line of a model
+ * with a 256k-token vocabulary and every finding is a few MB). */
+#define SUMMARY_LINE_MAX ((size_t)64 << 20)
+
+/*
+ * The next line of f (its newline kept) into *buf, at most
+ * SUMMARY_LINE_MAX bytes kept: a longer one is read to its end and not
+ * kept (*too_long). Embedded NUL bytes are kept and counted. Returns the
+ * line's length (0 at the end of the file), -1 out of memory.
+ */
+static int64_t
+next_line(FILE *f, char **buf, size_t *cap, bool *too_long)
+{
+	size_t n = 0;
+	int64_t total = 0;
+	int ch;
+
+	*too_long = false;
+	while ((ch = getc(f)) != EOF) {
+		total++;
+		if (!*too_long) {
+			if (n + 2 > *cap) {
+				size_t nc = *cap ? *cap * 2 : 4096;
+				char *nb;
+
+				if (nc > SUMMARY_LINE_MAX + 2)
+					nc = SUMMARY_LINE_MAX + 2;
+				nb = realloc(*buf, nc);
+				if (!nb)
+					return -1;
+				*buf = nb;
+				*cap = nc;
+			}
+			if (n >= SUMMARY_LINE_MAX)
+				*too_long = true;
+			else
+				(*buf)[n++] = (char)ch;
+		}
+		if (ch == '\n')
+			break;
+	}
+	if (*buf)
+		(*buf)[n] = '\0';
+	return total;
+}
+
+struct dups {
+	char path[QA_JSON_PATH_MAX];
+	size_t copies;
+	long n;
+};
+
+static void
+on_duplicate(void *ctx, const char *path, const char *key, size_t copies)
+{
+	struct dups *d = ctx;
+
+	(void)key;
+	if (d->n++ == 0) {
+		snprintf(d->path, sizeof(d->path), "%s", path);
+		d->copies = copies;
+	}
+}
+
+/*
+ * Whether doc is a quantaudit/1 report summarize can count; why not in
+ * b. A key given twice is turned away: quantaudit writes each once, and
+ * Python's json (and jq) would count the last copy where a first-match
+ * lookup counts the first.
+ */
+static bool
+acceptable(cJSON *doc, struct bad *b)
+{
+	struct dups d;
+	const char *schema;
+
+	if (!cJSON_IsObject(doc))
+		return bad_type(b, "the line", "a JSON object");
+	memset(&d, 0, sizeof(d));
+	if (qa_json_collapse_duplicates(doc, on_duplicate, &d) < 0) {
+		snprintf(b->what, sizeof(b->what), "out of memory");
+		return false;
+	}
+	if (d.n) {
+		snprintf(b->what, sizeof(b->what), "the key %.200s appears %zu "
+			 "times in its object (a report has each key once)",
+			 d.path, d.copies);
+		return false;
+	}
+	schema = str_of(doc, "schema");
+	if (!schema || strcmp(schema, "quantaudit/1") != 0) {
+		char buf[64];
+
+		snprintf(b->what, sizeof(b->what), "its schema is %s%s%s, not "
+			 "quantaudit/1", schema ? "'" : "", schema ?
+			 clip(buf, sizeof(buf), schema) : "missing",
+			 schema ? "'" : "");
+		return false;
+	}
+	return valid_doc(doc, b);
+}
+
 /* Reads one file of JSON Lines, or one whole JSON report (--format json,
- * indented: the first line alone is not a document). */
+ * indented: the first line alone is not a document). The first line
+ * that is no report stops it with one diagnostic naming the line and
+ * the byte offset in the file. */
 static int
 read_file(struct summary *s, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
-	ssize_t len;
-	uint64_t lineno = 0;
+	int64_t len;
+	uint64_t lineno = 0, at = 0, next = 0;
+	bool too_long;
 	int rc = QA_EXIT_PASS;
 
 	if (!f) {
 		say("cannot read '%s': %s", path, strerror(errno));
 		return QA_EXIT_SYSTEM;
 	}
-	while ((len = getline(&line, &cap, f)) > 0) {
+	while ((len = next_line(f, &line, &cap, &too_long)) > 0) {
 		struct qa_json_error jerr;
-		cJSON *doc;
+		struct bad b;
+		cJSON *doc = NULL;
+		bool whole = false;
 
 		lineno++;
+		at = next;
+		next += (uint64_t)len;
+		if (too_long) {
+			say("%s:%" PRIu64 ": the line at byte %" PRIu64 " is %"
+			    PRId64 " bytes long, over the %zu bytes of a "
+			    "report line read", path, lineno, at, len,
+			    SUMMARY_LINE_MAX);
+			rc = QA_EXIT_UNRECOGNIZED;
+			break;
+		}
 		if (len == 1 && line[0] == '\n')
 			continue;
-		doc = qa_json_parse_python(line, (size_t)len, &jerr);
+		memset(&jerr, 0, sizeof(jerr));
+		if (memchr(line, '\0', (size_t)len)) {
+			snprintf(jerr.what, sizeof(jerr.what), "a NUL byte");
+			jerr.offset = (uint64_t)((char *)memchr(line, '\0',
+							  (size_t)len) - line);
+		} else {
+			doc = qa_json_parse_python(line, (size_t)len, &jerr);
+		}
 		if (!doc && lineno == 1 && opens_document(line)) {
 			/* "{" alone on the first line: a --format json
 			 * document; read whole, it is the file's one report */
 			doc = read_document(f, &jerr);
+			whole = true;
 			if (doc && fseek(f, 0, SEEK_END) != 0) {
 				cJSON_Delete(doc);
 				doc = NULL;
 			}
 		}
-		if (!doc || !cJSON_IsObject(doc) || !str_of(doc, "schema") ||
-		    strcmp(str_of(doc, "schema"), "quantaudit/1") != 0) {
-			say("%s:%" PRIu64 ": not a quantaudit/1 report line%s%s",
-			    path, lineno, doc ? "" : ": ",
-			    doc ? "" : jerr.what);
+		if (!doc) {
+			if (whole)
+				say("%s:%u: not a quantaudit/1 report: %s at "
+				    "byte %" PRIu64 " (column %u)", path,
+				    jerr.line ? jerr.line : 1, jerr.what,
+				    jerr.offset, jerr.column);
+			else
+				say("%s:%" PRIu64 ": not a quantaudit/1 report "
+				    "line: %s at byte %" PRIu64 " (column %"
+				    PRIu64 ")", path, lineno, jerr.what,
+				    at + jerr.offset, jerr.offset + 1);
+			rc = QA_EXIT_UNRECOGNIZED;
+			break;
+		}
+		if (!acceptable(doc, &b)) {
+			say("%s:%" PRIu64 ": not a quantaudit/1 report line "
+			    "(byte %" PRIu64 "): %s", path, lineno, at, b.what);
 			cJSON_Delete(doc);
 			rc = QA_EXIT_UNRECOGNIZED;
 			break;
@@ -526,6 +832,13 @@ read_file(struct summary *s, const char *path)
 			rc = QA_EXIT_SYSTEM;
 			break;
 		}
+	}
+	if (len < 0) {
+		say("out of memory");
+		rc = QA_EXIT_SYSTEM;
+	} else if (rc == QA_EXIT_PASS && ferror(f)) {
+		say("cannot read '%s': %s", path, strerror(errno));
+		rc = QA_EXIT_SYSTEM;
 	}
 	free(line);
 	fclose(f);
@@ -664,6 +977,7 @@ qa_cli_summarize(char **files, int n_files, bool json, const char *output)
 		free(s.rows[k].verdict);
 	}
 	free(s.rules);
+	free(s.rule_index);
 	free(s.rows);
 	return rc;
 }

@@ -133,6 +133,11 @@ qa_cli_remote_close(struct qa_remote *r, bool quiet, int rc)
 			   s.requests == 1 ? "" : "s", cached,
 			   s.bytes_fetched);
 	}
+	/* a damaged cache entry is no error (it is fetched again), but it
+	 * is said: a cache someone else writes can be tampered with */
+	if (s.cache_note)
+		qa_cli_say("remote: %s%s", s.cache_note, s.cache_discarded > 1 ?
+			   " (and other entries)" : "");
 	if (qa_remote_deadline_passed(r)) {
 		/* always said, quiet or not: the report above is partial */
 		qa_cli_say("error: the run's deadline of %u s passed "

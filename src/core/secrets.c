@@ -107,11 +107,26 @@ url_stop(char c)
 	       c == '>' || c == '\\' || c == '`' || c == ')' || c == '\0';
 }
 
-/* scheme://user:password@host: the password is the secret. */
+static bool token_at(const char *s, size_t n, size_t i,
+		     struct qa_secret *out);
+static bool signature_at(const char *s, size_t n, size_t i,
+			 struct qa_secret *out);
+
+/*
+ * scheme://user:password@host: the password is the secret. The userinfo
+ * ends at the last '@' of the authority, as the WHATWG URL parser reads
+ * it (an '@' before it is part of the password: user:pa@ss@host has the
+ * password "pa@ss"). When the user part holds a secret of its own
+ * (https://ghp_...:x-oauth-basic@github.com), the whole userinfo is the
+ * secret: the scan moves on past the password, so the token would
+ * otherwise stay in the text (found by fuzz_secrets: redaction left a
+ * secret behind).
+ */
 static bool
 userinfo_at(const char *s, size_t n, size_t i, struct qa_secret *out)
 {
-	size_t j, colon = 0;
+	struct qa_secret inner;
+	size_t j, k, colon = 0, at = 0;
 
 	if (n - i < 3 || memcmp(s + i, "://", 3) != 0)
 		return false;
@@ -119,14 +134,20 @@ userinfo_at(const char *s, size_t n, size_t i, struct qa_secret *out)
 		if (s[j] == ':' && !colon)
 			colon = j;
 		if (s[j] == '@')
-			break;
+			at = j;
 	}
-	if (j >= n || s[j] != '@' || !colon || j - colon < 2)
+	if (!at || !colon || colon > at || at - colon < 2)
 		return false;
 	out->at = colon + 1;
-	out->len = j - colon - 1;
+	out->len = at - colon - 1;
 	out->keep = 0;
 	out->kind = "password in a link";
+	for (k = i + 3; k < colon; k++)
+		if (token_at(s, n, k, &inner) || signature_at(s, n, k, &inner)) {
+			out->at = i + 3;
+			out->len = at - i - 3;
+			break;
+		}
 	return true;
 }
 

@@ -189,36 +189,56 @@ qa_listing_entry(const cJSON *it, struct qa_listing_entry *e)
 	return true;
 }
 
+static int
+hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
+	       c - 'a' + 10 : -1;
+}
+
 size_t
 qa_cache_extents(const char *buf, size_t len, size_t head_len,
 		 uint64_t file_size,
 		 bool (*take)(void *ctx, uint64_t off, const char *data,
-			      uint64_t n),
-		 void *ctx)
+			      uint64_t n, const unsigned char digest[32]),
+		 void *ctx, size_t *end)
 {
 	size_t k = head_len, taken = 0;
 
 	while (k < len) {
-		const char *rec = buf + k, *nl, *sp;
+		const char *rec = buf + k, *nl, *sp, *sp2;
+		unsigned char digest[32];
 		uint64_t off, n;
-		size_t data_at;
+		size_t data_at, i;
 
 		nl = memchr(rec, '\n', len - k);
 		if (!nl || rec[0] != '@')
 			break;
 		sp = memchr(rec, ' ', (size_t)(nl - rec));
-		if (!sp ||
+		sp2 = sp ? memchr(sp + 1, ' ', (size_t)(nl - sp - 1)) : NULL;
+		if (!sp2 || nl - sp2 - 1 != 64 ||
 		    !qa_http_parse_u64(rec + 1, (size_t)(sp - rec - 1), &off) ||
-		    !qa_http_parse_u64(sp + 1, (size_t)(nl - sp - 1), &n))
+		    !qa_http_parse_u64(sp + 1, (size_t)(sp2 - sp - 1), &n))
+			break;
+		for (i = 0; i < 32; i++) {
+			int hi = hexval(sp2[1 + 2 * i]), lo = hexval(sp2[2 + 2 * i]);
+
+			if (hi < 0 || lo < 0)
+				break;
+			digest[i] = (unsigned char)(hi << 4 | lo);
+		}
+		if (i < 32)
 			break;
 		data_at = (size_t)(nl + 1 - buf);
 		if (n == 0 || off > file_size || n > file_size - off ||
 		    n > (uint64_t)(len - data_at))
 			break;
-		if (!take(ctx, off, buf + data_at, n))
+		if (!take(ctx, off, buf + data_at, n, digest))
 			break;
 		taken++;
 		k = data_at + (size_t)n;
 	}
+	if (end)
+		*end = k < len ? k : len;
 	return taken;
 }

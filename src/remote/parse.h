@@ -58,14 +58,18 @@ struct qa_listing_entry {
 bool qa_listing_entry(const cJSON *item, struct qa_listing_entry *e);
 
 /* The extents of a cache file (docs/remote.md "Cache"): after head_len
- * bytes of head, records "@OFF LEN\n" and LEN bytes, each inside a file of
- * file_size bytes and inside buf. Calls take for each in order and stops
- * at the first malformed record, or when take returns false (it did not
- * take that one). Returns the number taken. */
+ * bytes of head, records "@OFF LEN SHA256\n" (SHA256 in 64 lowercase hex
+ * digits) and LEN bytes, each inside a file of file_size bytes and inside
+ * buf. Calls take for each in order with the record's digest (the caller
+ * checks it) and stops at the first malformed record, or when take returns
+ * false (it did not take that one). Returns the number taken; *end (when
+ * not NULL) is where reading stopped: len when every record was whole and
+ * taken. */
 size_t qa_cache_extents(const char *buf, size_t len, size_t head_len,
 			uint64_t file_size,
 			bool (*take)(void *ctx, uint64_t off,
-				     const char *data, uint64_t n),
-			void *ctx);
+				     const char *data, uint64_t n,
+				     const unsigned char digest[32]),
+			void *ctx, size_t *end);
 
 #endif

@@ -78,6 +78,8 @@ struct qa_remote {
 	struct qa_fs fs;
 	char last_err[768];
 	uint64_t cached_bytes, n_counted;
+	uint64_t cache_discarded;	/* cache files found damaged */
+	char cache_note[768];	/* why the first one was */
 };
 
 bool
@@ -116,6 +118,8 @@ qa_remote_stats(const struct qa_remote *r, struct qa_remote_stats *s)
 	qa_http_counts(r->http, &s->requests, &s->bytes_fetched);
 	s->bytes_cached = r->cached_bytes;
 	s->files = r->n_counted;
+	s->cache_discarded = r->cache_discarded;
+	s->cache_note = r->cache_discarded ? r->cache_note : NULL;
 }
 
 /* ---- paths and URLs --------------------------------------------------------- */
@@ -343,11 +347,38 @@ file_free(struct rfile *f)
 
 /*
  * One cache file per URL, named by the SHA-256 of the URL: a text head
- * ("quantaudit-http-cache 1", the URL, the validator, the size, one per
- * line), then records "@OFFSET LENGTH\n" followed by the bytes. Records
- * are appended in one write each; a reader stops at the first one that
- * is cut or malformed. A different validator or size starts it over.
+ * ("quantaudit-http-cache 2", the URL, the validator, the size, one per
+ * line), then records "@OFFSET LENGTH SHA256\n" followed by the bytes,
+ * SHA256 the digest of the head, "OFFSET LENGTH\n" and the bytes: a
+ * record is bound to its URL, validator, size and place, so a flipped
+ * byte, a record moved to another offset and a file copied to another
+ * URL's name (or its head edited) all fail it. Records are appended in
+ * one write each; a reader stops at the first one that is cut, malformed
+ * or fails its digest, uses those before it (each checked), counts the
+ * file as damaged (a note on stderr) and starts it over at the next
+ * write. A different validator or size starts it over silently: the
+ * file changed on the server. The digest guards against damage and
+ * mix-ups, not against whoever can write the cache folder, who can
+ * write a consistent file (docs/security.md "The HTTP cache").
  */
+#define CACHE_MAGIC "quantaudit-http-cache 2\n"
+
+/* The digest of a record: head, "OFF LEN\n", data. */
+static void
+record_digest(const char *head, size_t head_len, uint64_t off,
+	      const void *data, uint64_t len, unsigned char d[32])
+{
+	struct qa_sha256 s;
+	char rec[48];
+	int n = snprintf(rec, sizeof(rec), "%" PRIu64 " %" PRIu64 "\n", off,
+			 len);
+
+	qa_sha256_init(&s);
+	qa_sha256_update(&s, head, head_len);
+	qa_sha256_update(&s, rec, (size_t)n);
+	qa_sha256_update(&s, data, (size_t)len);
+	qa_sha256_final(&s, d);
+}
 static char *
 cache_path(const struct qa_remote *r, const char *url)
 {
@@ -401,23 +432,34 @@ cache_head(const struct rfile *f, size_t *n)
 
 	if (!h)
 		return NULL;
-	*n = (size_t)snprintf(h, cap, "quantaudit-http-cache 1\n%s\n%s\n%"
-			      PRIu64 "\n", f->url, f->etag, f->size);
+	*n = (size_t)snprintf(h, cap, CACHE_MAGIC "%s\n%s\n%" PRIu64 "\n",
+			      f->url, f->etag, f->size);
 	return h;
 }
 
 struct take_ctx {
 	struct qa_remote *r;
 	struct rfile *f;
+	const char *head;
+	size_t head_len;
+	bool bad_digest;
 };
 
-/* One extent of a cache file, copied into f's kept extents. */
+/* One extent of a cache file whose digest holds, copied into f's kept
+ * extents. */
 static bool
-take_extent(void *ctx, uint64_t off, const char *data, uint64_t len)
+take_extent(void *ctx, uint64_t off, const char *data, uint64_t len,
+	    const unsigned char digest[32])
 {
 	struct take_ctx *t = ctx;
-	unsigned char *copy = malloc((size_t)len);
+	unsigned char d[32], *copy;
 
+	record_digest(t->head, t->head_len, off, data, len, d);
+	if (memcmp(d, digest, sizeof(d)) != 0) {
+		t->bad_digest = true;
+		return false;
+	}
+	copy = malloc((size_t)len);
 	if (!copy)
 		return false;
 	memcpy(copy, data, (size_t)len);
@@ -429,14 +471,25 @@ take_extent(void *ctx, uint64_t off, const char *data, uint64_t len)
 	return true;
 }
 
+/* Counts a damaged cache file of f, keeping the first reason. */
+static void
+cache_damaged(struct qa_remote *r, const struct rfile *f, const char *why)
+{
+	if (r->cache_discarded++ == 0)
+		snprintf(r->cache_note, sizeof(r->cache_note), "the cache entry "
+			 "of %s %s; it is not used and is fetched again",
+			 f->url, why);
+}
+
 /* Loads the extents kept for f when the cache has its validator. */
 static void
 cache_load(struct qa_remote *r, struct rfile *f)
 {
 	char *path, *head, *buf = NULL;
-	size_t head_len;
+	size_t head_len, end = 0;
 	struct stat st;
 	FILE *in;
+	struct take_ctx t;
 
 	f->cache_checked = true;
 	if (!r->opt.cache_dir || !f->etag[0])
@@ -451,11 +504,37 @@ cache_load(struct qa_remote *r, struct rfile *f)
 	if (!buf || fread(buf, 1, (size_t)st.st_size, in) !=
 	    (size_t)st.st_size)
 		goto out;
-	if ((size_t)st.st_size < head_len || memcmp(buf, head, head_len) != 0)
+	if ((size_t)st.st_size < head_len || memcmp(buf, head, head_len) != 0) {
+		/* another URL's entry under this one's name (a copied or
+		 * edited file); another validator or size is the file
+		 * changing on the server, and an older format is no entry */
+		size_t m = sizeof(CACHE_MAGIC) - 1, u = strlen(f->url);
+
+		if ((size_t)st.st_size > m + u &&
+		    memcmp(buf, CACHE_MAGIC, m) == 0 &&
+		    (memcmp(buf + m, f->url, u) != 0 || buf[m + u] != '\n'))
+			cache_damaged(r, f, "holds another URL's entry");
 		goto out;
+	}
 	f->cache_valid = true;
+	memset(&t, 0, sizeof(t));
+	t.r = r;
+	t.f = f;
+	t.head = head;
+	t.head_len = head_len;
 	qa_cache_extents(buf, (size_t)st.st_size, head_len, f->size,
-			 take_extent, &(struct take_ctx){ r, f });
+			 take_extent, &t, &end);
+	if (end < (size_t)st.st_size) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "is damaged at byte %zu (%s)", end,
+			 t.bad_digest ? "a record whose checksum fails" :
+			 "a record cut short or malformed");
+		cache_damaged(r, f, why);
+		/* the records before it are checked and kept; the next
+		 * write starts the file over */
+		f->cache_valid = false;
+	}
 out:
 	if (in)
 		fclose(in);
@@ -470,10 +549,11 @@ static void
 cache_store(struct qa_remote *r, struct rfile *f, uint64_t off,
 	    const unsigned char *data, uint64_t len)
 {
-	char *path, *head, rec[64];
-	size_t head_len, n;
+	char *path, *head, rec[160];
+	size_t head_len, n, i;
 	int fd, flags;
 	char *all;
+	unsigned char d[32];
 
 	if (!r->opt.cache_dir || !f->etag[0] || mkdirs(r->opt.cache_dir) != 0)
 		return;
@@ -489,8 +569,12 @@ cache_store(struct qa_remote *r, struct rfile *f, uint64_t off,
 	fd = open(path, flags, 0600);
 	if (fd < 0)
 		goto out;
-	n = (size_t)snprintf(rec, sizeof(rec), "@%" PRIu64 " %" PRIu64 "\n",
+	record_digest(head, head_len, off, data, len, d);
+	n = (size_t)snprintf(rec, sizeof(rec), "@%" PRIu64 " %" PRIu64 " ",
 			     off, len);
+	for (i = 0; i < 32; i++)
+		n += (size_t)snprintf(rec + n, sizeof(rec) - n, "%02x", d[i]);
+	rec[n++] = '\n';
 	all = malloc(head_len + n + (size_t)len);
 	if (all) {
 		size_t k = 0;

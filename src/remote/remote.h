@@ -57,6 +57,10 @@ struct qa_remote_stats {
 	uint64_t bytes_fetched;	/* body bytes received */
 	uint64_t bytes_cached;	/* bytes served from the disk cache */
 	uint64_t files;		/* remote files read */
+	uint64_t cache_discarded;	/* cache entries found damaged or
+					 * another URL's, not used */
+	const char *cache_note;	/* why the first was (owned by the
+				 * session), NULL when none */
 };
 
 /* True when path names a remote input (http://, https://, hf://). */

@@ -40,7 +40,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${QA_FUZZ_BUILD:-$(dirname "$src")/build-campaign}
 out=${QA_CAMPAIGN_DIR:-$(dirname "$src")/fuzz-campaign}
 jobs=${QA_CAMPAIGN_JOBS:-2}
-targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest remote"}
+targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest remote pycode secrets"}
 
 case $out in
 "$src"|"$src"/*)

@@ -12,5 +12,7 @@ template) echo template.dict ;;
 pipeline) echo pipeline.dict ;;
 manifest) echo manifest.dict ;;
 remote) echo remote.dict ;;
+pycode) echo pycode.dict ;;
+secrets) echo secrets.dict ;;
 *) echo "$0: unknown fuzz target '${1:-}'" >&2; exit 2 ;;
 esac

@@ -92,7 +92,8 @@ struct extents {
 };
 
 static bool
-take(void *ctx, uint64_t off, const char *data, uint64_t n)
+take(void *ctx, uint64_t off, const char *data, uint64_t n,
+     const unsigned char digest[32])
 {
 	struct extents *x = ctx;
 
@@ -112,7 +113,7 @@ static void
 cache_file(const char *data, size_t size)
 {
 	struct extents x = { 0 };
-	size_t head_len, taken;
+	size_t head_len, taken, end = 0;
 	uint64_t file_size = 0;
 	size_t i;
 
@@ -127,9 +128,12 @@ cache_file(const char *data, size_t size)
 	x.buf = data;
 	x.len = size;
 	x.file_size = file_size;
-	taken = qa_cache_extents(data, size, head_len, file_size, take, &x);
+	taken = qa_cache_extents(data, size, head_len, file_size, take, &x,
+				 &end);
 	if (taken != x.n)
 		fail("a count of extents other than those taken");
+	if (end > size || (end < size && end < head_len))
+		fail("reading stopped outside the records");
 }
 
 static void

@@ -13,12 +13,12 @@
 # modified; the scratch folder is removed afterwards unless a target
 # crashed or QA_FUZZ_KEEP=1.
 #
-# CI runs it with 20 (10 targets, two at a time on its two CPUs: about
-# 100 seconds of fuzzing); the long campaign is campaign.sh.
+# CI runs it with 20 (12 targets, two at a time on its two CPUs: about
+# 120 seconds of fuzzing); the long campaign is campaign.sh.
 #
 # Environment: CC (default clang), QA_FUZZ_BUILD, QA_FUZZ_TARGETS (default
-# all ten: "gguf safetensors index config archive pytorch template
-# pipeline manifest remote"), QA_FUZZ_PARALLEL (targets run at once;
+# all twelve: "gguf safetensors index config archive pytorch template
+# pipeline manifest remote pycode secrets"), QA_FUZZ_PARALLEL (targets run at once;
 # default one per CPU), QA_FUZZ_KEEP, TMPDIR.
 set -eu
 
@@ -35,7 +35,7 @@ duration=$1
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${QA_FUZZ_BUILD:-$src/build-fuzz}
-targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest remote"}
+targets=${QA_FUZZ_TARGETS:-"gguf safetensors index config archive pytorch template pipeline manifest remote pycode secrets"}
 
 if [ ! -f "$build/build.ninja" ]; then
 	# -fno-sanitize-recover: a UBSan report must stop the run like an

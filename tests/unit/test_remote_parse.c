@@ -198,17 +198,22 @@ test_listing(void)
 
 struct got {
 	uint64_t off[8], n[8];
+	unsigned char digest0[32];
+	size_t end;
 	char data[8][16];
 	size_t count, stop_after;	/* refuse the stop_after-th (0: none) */
 };
 
 static bool
-take(void *ctx, uint64_t off, const char *data, uint64_t n)
+take(void *ctx, uint64_t off, const char *data, uint64_t n,
+     const unsigned char digest[32])
 {
 	struct got *g = ctx;
 
 	if (g->count == 8 || n >= 16)
 		return false;
+	if (g->count == 0)
+		memcpy(g->digest0, digest, 32);
 	g->off[g->count] = off;
 	g->n[g->count] = n;
 	memcpy(g->data[g->count], data, (size_t)n);
@@ -223,20 +228,26 @@ extents(const char *file, size_t head_len, uint64_t size, struct got *g,
 {
 	memset(g, 0, sizeof(*g));
 	g->stop_after = stop_after;
-	return qa_cache_extents(file, strlen(file), head_len, size, take, g);
+	return qa_cache_extents(file, strlen(file), head_len, size, take, g,
+				&g->end);
 }
+
+/* A digest as a record line gives it: 0x01 0x23 ... in lowercase hex. */
+#define D "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static void
 test_cache(void)
 {
-	/* as cache_store writes it: the head, then "@OFF LEN\n" and bytes */
-	static const char head[] = "quantaudit-http-cache 1\nhttps://h/m\n"
+	/* as cache_store writes it: the head, then "@OFF LEN SHA256\n" and
+	 * bytes (the digest is checked by its caller, remote.c) */
+	static const char head[] = "quantaudit-http-cache 2\nhttps://h/m\n"
 				   "\"e\"\n100\n";
 	char file[512];
 	struct got g;
 	size_t h = strlen(head);
 
-	snprintf(file, sizeof(file), "%s@0 4\nGGUF@50 3\nabc@99 1\nz", head);
+	snprintf(file, sizeof(file), "%s@0 4 " D "\nGGUF@50 3 " D "\nabc"
+		 "@99 1 " D "\nz", head);
 	CHECK_EQ(extents(file, h, 100, &g, 0), 3);
 	CHECK_EQ(g.off[0], 0);
 	CHECK_STR(g.data[0], "GGUF");
@@ -244,6 +255,9 @@ test_cache(void)
 	CHECK_STR(g.data[1], "abc");
 	CHECK_EQ(g.off[2], 99);
 	CHECK_STR(g.data[2], "z");
+	CHECK_EQ(g.digest0[0], 0x01);
+	CHECK_EQ(g.digest0[31], 0xef);
+	CHECK_EQ(g.end, strlen(file));
 	/* a refused extent (out of memory in remote.c) is not counted, and
 	 * nothing after it is offered */
 	CHECK_EQ(extents(file, h, 100, &g, 2), 1);
@@ -255,20 +269,26 @@ test_cache(void)
 		size_t want;
 		const char *why;
 	} cases[] = {
-		{ "@0 4\nGGUF@98 3\nabc@1 1\nz", 100, 1,
+		{ "@0 4 " D "\nGGUF@98 3 " D "\nabc@1 1 " D "\nz", 100, 1,
 		  "an extent past the file's end ends the list there" },
-		{ "@0 4\nGGUF@50 3\nab", 100, 1,
+		{ "@0 4 " D "\nGGUF@50 3 " D "\nab", 100, 1,
 		  "bytes cut short: the last extent is not taken" },
-		{ "0 4\nGGUF", 100, 0, "no '@'" },
+		{ "0 4 " D "\nGGUF", 100, 0, "no '@'" },
+		{ "@0 4\nGGUF", 100, 0, "no digest (the format of version 1)" },
+		{ "@0 4 " D "0\nGGUF", 100, 0, "a digest of 65 digits" },
+		{ "@0 4 0123456789ABCDEF0123456789abcdef0123456789abcdef"
+		  "0123456789abcdef\nGGUF", 100, 0, "upper-case hex" },
+		{ "@0 4 0123456789abcdef0123456789abcdef0123456789abcdef"
+		  "0123456789abcdeg\nGGUF", 100, 0, "a digit that is no hex" },
 		{ "@04\nGGUF", 100, 0, "no blank" },
-		{ "@-0 4\nGGUF", 100, 0, "a sign" },
+		{ "@-0 4 " D "\nGGUF", 100, 0, "a sign" },
 		{ "@0 \nGGUF", 100, 0, "no length" },
-		{ "@0 0\n@0 4\nGGUF", 100, 0, "length 0" },
-		{ "@18446744073709551616 1\nz", UINT64_MAX, 0,
+		{ "@0 0 " D "\n@0 4 " D "\nGGUF", 100, 0, "length 0" },
+		{ "@18446744073709551616 1 " D "\nz", UINT64_MAX, 0,
 		  "an offset of 20 digits (more than uint64_t holds)" },
-		{ "@18446744073709551614 1\nz", UINT64_MAX, 0,
+		{ "@18446744073709551614 1 " D "\nz", UINT64_MAX, 0,
 		  "20 digits, even when they fit: 19 at most" },
-		{ "@9999999999999999998 1\nz", 9999999999999999999ULL, 1,
+		{ "@9999999999999999998 1 " D "\nz", 9999999999999999999ULL, 1,
 		  "the largest offset of 19 digits" },
 	};
 	size_t i;

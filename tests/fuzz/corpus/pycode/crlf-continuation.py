@@ -1,0 +1,5 @@
+import os
+x = 1 + \
+  2
+os.system(
+  "id")

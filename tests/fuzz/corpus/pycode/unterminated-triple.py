@@ -1,0 +1,2 @@
+s = """unterminated
+os.system("id")
