@@ -17,6 +17,7 @@
 #include "core/json_file.h"
 #include "core/source.h"
 #include "core/gguf_keys.h"
+#include "core/gguf_tokens.h"
 
 #include <cjson/cJSON.h>
 
@@ -217,56 +218,6 @@ cmp_i64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Buffered little-endian reads of the GGUF file. */
-struct rd {
-	struct qa_source src;
-	uint64_t off;
-	unsigned char buf[65536];
-	uint64_t buf_off;
-	size_t buf_n;
-};
-
-static bool
-rd_get(struct rd *r, void *out, size_t n)
-{
-	unsigned char *o = out;
-
-	while (n) {
-		size_t take;
-
-		if (r->off < r->buf_off || r->off >= r->buf_off + r->buf_n) {
-			uint64_t left = r->src.size > r->off ?
-					r->src.size - r->off : 0;
-
-			r->buf_n = left < sizeof(r->buf) ? (size_t)left :
-				   sizeof(r->buf);
-			r->buf_off = r->off;
-			if (!r->buf_n || qa_source_read(&r->src, r->off, r->buf,
-							r->buf_n) != QA_OK)
-				return false;
-		}
-		take = (size_t)(r->buf_off + r->buf_n - r->off);
-		if (take > n)
-			take = n;
-		memcpy(o, r->buf + (r->off - r->buf_off), take);
-		o += take, n -= take, r->off += take;
-	}
-	return true;
-}
-
-static bool
-rd_u64(struct rd *r, uint64_t *v)
-{
-	unsigned char b[8];
-	int i;
-
-	if (!rd_get(r, b, 8))
-		return false;
-	for (*v = 0, i = 7; i >= 0; i--)
-		*v = *v << 8 | b[i];
-	return true;
-}
-
 static void
 want_id(struct ctx *c, size_t *cap, int64_t id)
 {
@@ -291,11 +242,9 @@ want_id(struct ctx *c, size_t *cap, int64_t id)
  * A real vocabulary (150k tokens) is longer than the loader keeps
  * (QA_KV_KEEP_ELEMENTS): the entries at the ids compared (the GGUF's
  * BOS/EOS/PAD ids, the source's special and added tokens) are read from
- * tokenizer.ggml.tokens in the file, one pass, stopping at the largest.
- * Layout (gguf.h, GGUF v2+): the key as u64 length and bytes, the u32
- * type ARRAY, the u32 element type STRING, the u64 count, then each
- * string as u64 length and bytes. A file that does not read so leaves
- * the entries unknown (counted as unchecked).
+ * tokenizer.ggml.tokens in the file (core/gguf_tokens.h), one pass,
+ * stopping at the largest. A file that does not read so leaves the
+ * entries unknown (counted as unchecked).
  */
 static void
 read_vocab(struct ctx *c)
@@ -304,9 +253,9 @@ read_vocab(struct ctx *c)
 		QA_GGUF_TOKENIZER_EOS_ID, QA_GGUF_TOKENIZER_PAD_ID };
 	const struct qa_kv *kv = qa_inv_kv(c->q, QA_GGUF_TOKENIZER_LIST);
 	const cJSON *arr = qa_json_child(c->tokjson, "added_tokens"), *e;
-	struct rd *r;
-	uint64_t klen, count, i, len;
-	unsigned char tb[8];
+	struct qa_gguf_tokens *t;
+	uint64_t i, len;
+	char tok[4096];
 	size_t cap = 0, k, w = 0, j;
 	int64_t v;
 
@@ -338,47 +287,37 @@ read_vocab(struct ctx *c)
 			c->want[j++] = c->want[k];
 	c->n_want = j;
 	c->want_str = qa_arena_array(c->ar, c->n_want, sizeof(*c->want_str));
-	r = malloc(sizeof(*r));
-	if (!c->want_str || !r) {
-		free(r);
+	t = malloc(sizeof(*t));
+	if (!c->want_str || !t) {
+		free(t);
 		c->n_want = 0;
 		c->nomem = true;
 		return;
 	}
-	memset(r, 0, sizeof(*r));
-	if (qa_inv_open(c->q, c->q->files[kv->file].path, &r->src) != QA_OK) {
-		free(r);
-		c->n_want = 0;
-		return;
-	}
-	r->off = kv->offset;
-	if (!rd_u64(r, &klen) || klen != strlen(kv->key) ||
-	    (r->off += klen, !rd_get(r, tb, 8)) || tb[0] != QA_V_ARRAY ||
-	    tb[1] | tb[2] | tb[3] || tb[4] != QA_V_STRING ||
-	    tb[5] | tb[6] | tb[7] || !rd_u64(r, &count) ||
-	    count != kv->value.v.arr.count)
+	if (!qa_gguf_tokens_open(t, c->q))
 		goto out;
-	for (i = 0; i < count && w < c->n_want; i++) {
-		if (!rd_u64(r, &len) || len > r->src.size)
-			break;
-		if ((int64_t)i == c->want[w]) {
-			char *s = len < 4096 ? qa_arena_alloc(c->ar,
-							       (size_t)len + 1) :
-				  NULL;
+	for (i = 0; i < t->count && w < c->n_want; i++) {
+		bool wanted = (int64_t)i == c->want[w];
+		char *s;
 
-			if (!s || !rd_get(r, s, (size_t)len))
-				break;
-			s[len] = '\0';
-			c->want_str[w++] = s;
-		} else {
-			r->off += len;
-		}
+		if (!qa_gguf_tokens_next(t, wanted ? tok : NULL,
+					 wanted ? sizeof(tok) : 0, &len))
+			break;
+		if (!wanted)
+			continue;
+		s = len < sizeof(tok) ? qa_arena_alloc(c->ar, (size_t)len + 1) :
+		    NULL;
+		if (!s)
+			break;
+		memcpy(s, tok, (size_t)len);
+		s[len] = '\0';
+		c->want_str[w++] = s;
 	}
 out:
 	for (k = w; k < c->n_want; k++)
 		c->want_str[k] = NULL;
-	qa_source_close(&r->src);
-	free(r);
+	qa_gguf_tokens_close(t);
+	free(t);
 }
 
 /*

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "core/gguf_keys.h"
+#include "core/gguf_tokens.h"
 #include "core/arena.h"
 #include "core/ckd.h"
 #include "core/inventory.h"
@@ -139,97 +140,6 @@ vocab_read(const struct qa_inventory *inv, struct vocab_info *v)
 	       (int64_t)kv->value.v.arr.count : -1;
 }
 
-/* Buffered reads of one GGUF file's token array. */
-struct tok_rd {
-	struct qa_source src;
-	uint64_t off, buf_off;
-	size_t buf_n;
-	unsigned char buf[32768];
-	bool open;
-};
-
-static bool
-rd_get(struct tok_rd *r, void *out, size_t n)
-{
-	unsigned char *o = out;
-
-	while (n) {
-		size_t take;
-
-		if (r->off < r->buf_off || r->off >= r->buf_off + r->buf_n) {
-			uint64_t left = r->src.size > r->off ?
-					r->src.size - r->off : 0;
-
-			r->buf_n = left < sizeof(r->buf) ? (size_t)left :
-				   sizeof(r->buf);
-			r->buf_off = r->off;
-			if (!r->buf_n || qa_source_read(&r->src, r->off, r->buf,
-							r->buf_n) != QA_OK)
-				return false;
-		}
-		take = (size_t)(r->buf_off + r->buf_n - r->off);
-		if (take > n)
-			take = n;
-		memcpy(o, r->buf + (r->off - r->buf_off), take);
-		o += take;
-		n -= take;
-		r->off += take;
-	}
-	return true;
-}
-
-static bool
-rd_u64(struct tok_rd *r, uint64_t *v)
-{
-	unsigned char b[8];
-	int i;
-
-	if (!rd_get(r, b, 8))
-		return false;
-	for (*v = 0, i = 7; i >= 0; i--)
-		*v = *v << 8 | b[i];
-	return true;
-}
-
-/* Positions r at the first element of tokenizer.ggml.tokens (gguf.h
- * layout: key as u64 length + bytes, u32 ARRAY, u32 STRING, u64 count). */
-static bool
-tok_open(const struct qa_inventory *inv, struct tok_rd *r)
-{
-	const struct qa_kv *kv = qa_inv_kv(inv, QA_GGUF_TOKENIZER_LIST);
-	unsigned char tb[8];
-	uint64_t klen, count;
-
-	memset(r, 0, sizeof(*r));
-	if (!kv || kv->value.type != QA_V_ARRAY ||
-	    kv->value.v.arr.elem != QA_V_STRING || kv->file >= inv->n_files ||
-	    qa_inv_open(inv, inv->files[kv->file].path, &r->src) != QA_OK)
-		return false;
-	r->open = true;
-	r->off = kv->offset;
-	if (!rd_u64(r, &klen) || klen != strlen(kv->key) ||
-	    qa_ckd_add(&r->off, r->off, klen) || !rd_get(r, tb, 8) ||
-	    tb[0] != QA_V_ARRAY || (tb[1] | tb[2] | tb[3]) ||
-	    tb[4] != QA_V_STRING || (tb[5] | tb[6] | tb[7]) ||
-	    !rd_u64(r, &count) || count != kv->value.v.arr.count)
-		return false;
-	return true;
-}
-
-/* The next token: its length and up to TOKEN_CMP_MAX bytes in s. */
-static bool
-tok_next(struct tok_rd *r, char *s, uint64_t *len)
-{
-	uint64_t take;
-
-	if (!rd_u64(r, len) || *len > r->src.size)
-		return false;
-	take = *len < TOKEN_CMP_MAX ? *len : TOKEN_CMP_MAX;
-	if (!rd_get(r, s, (size_t)take))
-		return false;
-	return !qa_ckd_add(&r->off, r->off, *len - take);
-}
-
 /*
  * The first token id >= 5 whose text differs (-1 none, -2 when a file
  * could not be read).
@@ -238,40 +148,38 @@ static int64_t
 first_token_mismatch(const struct qa_inventory *a,
 		     const struct qa_inventory *b, int64_t n)
 {
-	struct tok_rd *ra = malloc(sizeof(*ra)), *rb = malloc(sizeof(*rb));
-	static char sa[TOKEN_CMP_MAX], sb[TOKEN_CMP_MAX];
+	struct tokens_pair {
+		struct qa_gguf_tokens a, b;
+		char sa[TOKEN_CMP_MAX], sb[TOKEN_CMP_MAX];
+	} *p = calloc(1, sizeof(*p));
 	uint64_t la, lb;
 	int64_t i, bad = -1;
 
-	if (!ra || !rb) {
-		free(ra);
-		free(rb);
+	if (!p)
 		return -2;
-	}
-	if (!tok_open(a, ra) || !tok_open(b, rb)) {
+	if (!qa_gguf_tokens_open(&p->a, a) || !qa_gguf_tokens_open(&p->b, b)) {
 		bad = -2;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (!tok_next(ra, sa, &la) || !tok_next(rb, sb, &lb)) {
+		if (!qa_gguf_tokens_next(&p->a, p->sa, TOKEN_CMP_MAX, &la) ||
+		    !qa_gguf_tokens_next(&p->b, p->sb, TOKEN_CMP_MAX, &lb)) {
 			bad = -2;
 			break;
 		}
 		if (i < SPEC_VOCAB_CHECK_START_TOKEN_ID)
 			continue;
-		if (la != lb || memcmp(sa, sb, (size_t)(la < TOKEN_CMP_MAX ?
-							la : TOKEN_CMP_MAX))) {
+		if (la != lb || memcmp(p->sa, p->sb,
+				       (size_t)(la < TOKEN_CMP_MAX ?
+						la : TOKEN_CMP_MAX))) {
 			bad = i;
 			break;
 		}
 	}
 out:
-	if (ra->open)
-		qa_source_close(&ra->src);
-	if (rb->open)
-		qa_source_close(&rb->src);
-	free(ra);
-	free(rb);
+	qa_gguf_tokens_close(&p->a);
+	qa_gguf_tokens_close(&p->b);
+	free(p);
 	return bad;
 }
 
