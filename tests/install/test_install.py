@@ -9,7 +9,7 @@ and its exit code the binary's; the library must export the quantaudit_*
 API under the version node QUANTAUDIT_1 and nothing else.
 
 argv: build root, prefix, libdir, mandir, datadir, source root, and
-optionally the build's C compiler and its -fsanitize flags (a sanitized
+optionally the build's C compiler command (ccache and all) and its -fsanitize flags (a sanitized
 library links only into a program built with the same sanitizers).
 """
 import os
@@ -27,10 +27,10 @@ API = {"quantaudit_version", "quantaudit_open", "quantaudit_model_path",
 
 def main():
     build, prefix, libdir, mandir, datadir, src = sys.argv[1:7]
-    compiler = sys.argv[7] if len(sys.argv) > 7 else "cc"
+    compiler = sys.argv[7].split() if len(sys.argv) > 7 else ["cc"]
     san_flags = sys.argv[8].split() if len(sys.argv) > 8 else []
     fixtures = env_path("QA_FIXTURES")
-    for tool in ("pkg-config", compiler):
+    for tool in ("pkg-config", compiler[0]):
         if not shutil.which(tool):
             print(f"{tool} not found: skipped")
             sys.exit(SKIP)
@@ -85,7 +85,7 @@ def main():
                            capture_output=True, text=True, check=True)
     exe = os.path.join(dest, "hello")
     here = os.path.dirname(os.path.abspath(__file__))
-    cc = subprocess.run([compiler, "-std=c11", "-Wall", "-Werror"] +
+    cc = subprocess.run(compiler + ["-std=c11", "-Wall", "-Werror"] +
                         san_flags + ["-o", exe, os.path.join(here, "hello.c")] +
                         flags.stdout.split(), capture_output=True, text=True)
     c.check(cc.returncode == 0, f"hello.c builds: {cc.stderr[:400]}")
