@@ -141,7 +141,7 @@ qa_fit_exllama(const struct qa_inventory *inv,
 	uint64_t w = 0, host = 0, used, room;
 	struct kv_parts kv;
 	int kb, vb;
-	int64_t ctx, l, cap;
+	int64_t ctx, cap;
 	uint32_t i;
 
 	if (inv->format != QA_FORMAT_EXL2 && inv->format != QA_FORMAT_EXL3) {
@@ -177,19 +177,8 @@ qa_fit_exllama(const struct qa_inventory *inv,
 			 "cannot be sized");
 		return -1;
 	}
-	if (hp->kv_lora_rank > 0) {
-		snprintf(err, errlen, "MLA attention: quantaudit's exllama "
-			 "model sizes the standard K/V cache only");
+	if (qa_fit_require_full_attention(hp, "exllama", "standard K/V cache", err, errlen))
 		return -1;
-	}
-	for (l = 0; hp->layer_kind && l < hp->n_layer; l++)
-		if (hp->layer_kind[l] != QA_LAYER_FULL_ATTENTION &&
-		    hp->layer_kind[l] != QA_LAYER_UNKNOWN) {
-			snprintf(err, errlen, "layer %lld is not full "
-				 "attention: quantaudit's exllama model sizes "
-				 "the full-attention cache only", (long long)l);
-			return -1;
-		}
 	for (i = 0; i < inv->n_tensors; i++) {
 		const struct qa_tensor *t = &inv->tensors[i];
 

@@ -92,7 +92,7 @@ qa_fit_mlx(const struct qa_inventory *inv, const struct qa_fit_options *opt,
 	struct qa_fit_notes nb = { out, arena };
 	struct qa_fit_device *d;
 	uint64_t w = 0, kv, used, room;
-	int64_t ctx, l, cap;
+	int64_t ctx, cap;
 	uint32_t i;
 
 	if (opt->gpus.n != 1) {
@@ -107,21 +107,8 @@ qa_fit_mlx(const struct qa_inventory *inv, const struct qa_fit_options *opt,
 			 "in the config: the mlx-lm KV cache cannot be sized");
 		return -1;
 	}
-	if (hp->kv_lora_rank > 0) {
-		snprintf(err, errlen, "MLA attention: quantaudit's mlx-lm "
-			 "model sizes the standard KVCache only");
+	if (qa_fit_require_full_attention(hp, "mlx-lm", "standard KVCache", err, errlen))
 		return -1;
-	}
-	for (l = 0; hp->layer_kind && l < hp->n_layer; l++)
-		if (hp->layer_kind[l] != QA_LAYER_FULL_ATTENTION &&
-		    hp->layer_kind[l] != QA_LAYER_UNKNOWN) {
-			snprintf(err, errlen, "layer %lld is not full "
-				 "attention: quantaudit's mlx-lm model sizes "
-				 "the standard KVCache only (sliding-window "
-				 "and recurrent caches are not modelled)",
-				 (long long)l);
-			return -1;
-		}
 	for (i = 0; i < inv->n_tensors; i++)
 		if (qa_ckd_add(&w, w, inv->tensors[i].bytes))
 			w = UINT64_MAX;

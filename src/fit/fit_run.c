@@ -60,6 +60,14 @@ static const char *const sglang_kv_types[] = {
 	"float16", "bfloat16", "fp4_e2m1", "nvfp4", NULL,
 };
 
+/* The options of llama.cpp, vLLM and SGLang that the weights-and-KV
+ * models (mlx-lm, exllama) have no counterpart for. */
+#define SERVER_AND_LLAMACPP_KNOBS \
+	(QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT | QA_FIT_GIVEN_PP | \
+	 QA_FIT_GIVEN_EAGER | QA_FIT_GIVEN_IMPL | QA_FIT_GIVEN_TP | \
+	 QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS | QA_FIT_GIVEN_SPEC | \
+	 QA_FIT_GIVEN_TS | QA_FIT_GIVEN_UBATCH | QA_FIT_GIVEN_FA)
+
 /* mlx-lm's cache is in the activations' dtype unless --kv-bits. */
 static const char *const mlx_kv_types[] = { "auto", "f16", "bf16", NULL };
 
@@ -107,12 +115,7 @@ qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 				 "columns give --kv-bits 8 and 4)");
 			return -1;
 		}
-		return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
-			      QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
-			      QA_FIT_GIVEN_IMPL | QA_FIT_GIVEN_TP |
-			      QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
-			      QA_FIT_GIVEN_SPEC | QA_FIT_GIVEN_TS |
-			      QA_FIT_GIVEN_UBATCH | QA_FIT_GIVEN_FA,
+		return reject(g, SERVER_AND_LLAMACPP_KNOBS,
 			      "that option belongs to llama.cpp, vllm or "
 			      "sglang; the mlx-lm model takes --gpus, --ctx, "
 			      "--parallel, --margin and --kv", err, errlen);
@@ -120,12 +123,7 @@ qa_fit_validate(const struct qa_fit_options *o, char *err, size_t errlen)
 	/* exllama: the cache mode is checked against the folder's engine
 	 * (fit_exllama.c); none of the other engines' knobs */
 	if (o->engine == QA_ENGINE_EXLLAMA)
-		return reject(g, QA_FIT_GIVEN_GMU | QA_FIT_GIVEN_MNBT |
-			      QA_FIT_GIVEN_PP | QA_FIT_GIVEN_EAGER |
-			      QA_FIT_GIVEN_IMPL | QA_FIT_GIVEN_TP |
-			      QA_FIT_GIVEN_MFS | QA_FIT_GIVEN_CPS |
-			      QA_FIT_GIVEN_SPEC | QA_FIT_GIVEN_TS |
-			      QA_FIT_GIVEN_UBATCH | QA_FIT_GIVEN_FA,
+		return reject(g, SERVER_AND_LLAMACPP_KNOBS,
 			      "that option belongs to llama.cpp, vllm or "
 			      "sglang; the exllama model takes --gpus, --ctx, "
 			      "--parallel, --margin and --kv / --kv-k / --kv-v "

@@ -195,6 +195,30 @@ qa_ascii_ieq(const char *a, const char *b)
 }
 
 int
+qa_fit_require_full_attention(const struct qa_hparams *hp, const char *engine,
+			      const char *cache, char *err, size_t errlen)
+{
+	int64_t l;
+
+	if (hp->kv_lora_rank > 0) {
+		snprintf(err, errlen, "MLA attention: quantaudit's %s model "
+			 "sizes the %s only", engine, cache);
+		return -1;
+	}
+	for (l = 0; hp->layer_kind && l < hp->n_layer; l++)
+		if (hp->layer_kind[l] != QA_LAYER_FULL_ATTENTION &&
+		    hp->layer_kind[l] != QA_LAYER_UNKNOWN) {
+			snprintf(err, errlen, "layer %lld is not full "
+				 "attention: quantaudit's %s model sizes the "
+				 "%s only (sliding-window and recurrent caches "
+				 "are not modelled)", (long long)l, engine,
+				 cache);
+			return -1;
+		}
+	return 0;
+}
+
+int
 qa_serve_check_inputs(const struct qa_hparams *hp,
 		      const struct qa_gpu_set *gpus, const char *engine,
 		      const char *pool, char *err, size_t errlen)

@@ -107,6 +107,16 @@ void qa_serve_call_init(struct qa_serve_call *c,
 			size_t errlen);
 
 /*
+ * For the models that size only the standard K/V cache (mlx-lm,
+ * exllama): -1 with err saying so when hp has MLA attention or any layer
+ * that is not full attention (sliding-window, recurrent); 0 otherwise.
+ * engine names the model in the message, cache what it sizes.
+ */
+int qa_fit_require_full_attention(const struct qa_hparams *hp,
+				  const char *engine, const char *cache,
+				  char *err, size_t errlen);
+
+/*
  * The preamble every serving engine's fit shares: at least one GPU,
  * the hyperparameters the KV sizing needs (layers, hidden size), and no
  * more blocks than QA_FIT_MAX_LAYERS. engine names the engine in the

@@ -213,6 +213,23 @@ def check_fit(binary, e2, e3, c):
     c.check("fit" not in doc["inputs"][0] and "one mode for K and V" in
             (doc["inputs"][0].get("fit_error") or ""),
             "exl2: split K/V cache modes refused (no such ExLlamaV2 cache)")
+    # a sliding-window layer (transformers' config.layer_types): the
+    # model sizes full-attention K/V only, so it says so instead of a number
+    sw = e2 + "-swa"
+    shutil.copytree(e2, sw)
+    cfg = json.load(open(os.path.join(sw, "config.json")))
+    cfg["layer_types"] = (["full_attention"] * (cfg["num_hidden_layers"] - 1)
+                          + ["sliding_attention"])
+    cfg["sliding_window"] = 64
+    json.dump(cfg, open(os.path.join(sw, "config.json"), "w"))
+    code, doc, _ = run_json(binary, ["fit", sw, "--gpus", "1x16GiB",
+                                     "--engine", "exllama"])
+    want = (f"layer {cfg['num_hidden_layers'] - 1} is not full attention")
+    c.check("fit" not in doc["inputs"][0] and want in
+            (doc["inputs"][0].get("fit_error") or ""),
+            f"exl2 with a sliding-window layer: not sized "
+            f"({doc['inputs'][0].get('fit_error')})")
+    shutil.rmtree(sw)
 
 
 def check_lies(binary, tmp, c):
