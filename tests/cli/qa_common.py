@@ -10,6 +10,15 @@ import sys
 SKIP = 77
 
 
+def sanitized(binary):
+    """Whether binary was built with AddressSanitizer or ThreadSanitizer:
+    their shadow memory and quarantine make its peak RSS and its
+    instruction counts no measure of the tool's own."""
+    with open(binary, "rb") as f:
+        data = f.read()
+    return b"__asan_init" in data or b"__tsan_init" in data
+
+
 def env_path(name):
     value = os.environ.get(name)
     if not value:

@@ -38,7 +38,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from qa_common import Checker  # noqa: E402
+from qa_common import Checker, sanitized  # noqa: E402
 
 # docs/security.md "Limits and why": one run on inputs of N bytes in all
 # (file bytes plus file-name bytes) peaks at most PEAK_K * N + PEAK_C
@@ -386,12 +386,6 @@ def instructions(q, args, tmp):
     if not m:
         raise RuntimeError(f"no instruction count from cachegrind: {log}")
     return int(m.group(1).replace(",", ""))
-
-
-def sanitized(q):
-    with open(q, "rb") as f:
-        data = f.read()
-    return b"__asan_init" in data or b"__tsan_init" in data
 
 
 def have_valgrind():
