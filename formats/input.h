@@ -122,15 +122,6 @@ int qa_input_resolve(const struct qa_fs *fs, const char *path,
 void qa_model_refs_free(struct qa_model_refs *refs);
 
 /*
- * Appends a ref of kind for path (taken: freed on failure) named display
- * (path when NULL); the new ref, zeroed past those, or NULL when out of
- * memory. For the resolvers beside input.c (ollama.c).
- */
-struct qa_model_ref *qa_model_refs_add(struct qa_model_refs *refs,
-				       enum qa_ref_kind kind, char *path,
-				       const char *display);
-
-/*
  * Loads the model ref into inv (created for ref->display, inv->fs set).
  * On QA_OK the inventory holds the files, tensors, metadata, hparams, side
  * facts and findings of the model; otherwise err says why. A weight file
