@@ -51,7 +51,6 @@
 #include "fit/fit_serve.h"
 
 #define EXL_PAGE 256		/* both engines' cache page */
-#define TIGHT_SHARE 0.05
 
 /* Bits of K and V of a cache mode; 16 for FP16. EXL2 accepts only its
  * cache classes (fp16, q4, q6, q8); EXL3 any k, v in 2..8. */
@@ -136,9 +135,8 @@ qa_fit_exllama(const struct qa_inventory *inv,
 	const struct qa_hparams *hp = &inv->hp;
 	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
 	struct qa_fit_notes nb = { out, arena };
-	struct qa_fit_device *d;
 	bool exl3 = inv->format == QA_FORMAT_EXL3;
-	uint64_t w = 0, host = 0, used, room;
+	uint64_t w = 0, host = 0, room;
 	struct kv_parts kv;
 	int kb, vb;
 	int64_t ctx, cap;
@@ -200,40 +198,14 @@ qa_fit_exllama(const struct qa_inventory *inv,
 		snprintf(err, errlen, "the KV cache size overflows");
 		return -1;
 	}
-	d = &out->devices[0];
-	memset(out, 0, sizeof(*out));
-	out->engine = QA_ENGINE_EXLLAMA;
-	out->n_devices = 1;
-	snprintf(d->name, sizeof(d->name), "%s", opt->gpus.dev[0].name);
-	d->vram_bytes = opt->gpus.dev[0].vram_bytes;
-	d->usable_bytes = opt->gpus.dev[0].usable_bytes ?
-			  opt->gpus.dev[0].usable_bytes : d->vram_bytes;
-	d->first_layer = 0;
-	d->last_layer = (int32_t)(hp->n_layer - 1);
-	d->has_output = true;
-	d->weights_bytes = w;
-	d->kv_bytes = kv.cache;
-	d->compute_bytes = kv.scratch;
-	d->overhead_bytes = opt->margin_bytes;
-	used = w;
-	if (qa_ckd_add(&used, used, kv.cache) ||
-	    qa_ckd_add(&used, used, kv.scratch) ||
-	    qa_ckd_add(&used, used, d->overhead_bytes))
-		used = UINT64_MAX;
-	d->free_bytes = used > (uint64_t)INT64_MAX ? INT64_MIN :
-			(int64_t)d->usable_bytes - (int64_t)used;
+	qa_fit_single_device(out, QA_ENGINE_EXLLAMA, opt, hp->n_layer, w,
+				 kv.cache, kv.scratch, &room);
 	out->context = ctx;
 	out->kv_type_k = kb >= 16 ? "f16" :
 			 qa_arena_printf(arena, "q%d", kb);
 	out->kv_type_v = vb >= 16 ? "f16" :
 			 qa_arena_printf(arena, "q%d", vb);
 	out->host_bytes = host;
-	out->totals_weights = w;
-	out->totals_kv = kv.cache;
-	out->totals_compute = kv.scratch;
-	room = 0;
-	if (w <= d->usable_bytes && w + d->overhead_bytes <= d->usable_bytes)
-		room = d->usable_bytes - w - d->overhead_bytes;
 	if (cap <= 0)
 		cap = ctx;
 	out->max_context_f16 = max_context(hp, exl3, opt->parallel, 16, 16,
@@ -242,9 +214,6 @@ qa_fit_exllama(const struct qa_inventory *inv,
 					    room, cap);
 	out->max_context_q4_0 = max_context(hp, exl3, opt->parallel, 4, 4,
 					    room, cap);
-	out->verdict = d->free_bytes < 0 ? "does-not-fit" :
-		       (double)d->free_bytes <
-		       TIGHT_SHARE * (double)d->usable_bytes ? "tight" : "fits";
 	out->formula = exl3 ?
 		"exllamav3: W (tensor bytes as stored, less the token "
 		"embedding kept in RAM) + KV (exllamav3/cache/fp16.py or "

@@ -30,7 +30,6 @@
 #define MLX_KV_STEP 256		/* cache.py KVCache.step */
 #define MLX_KV_GROUP 64		/* generate.py kv_group_size default */
 #define MLX_ACT_BYTES 2		/* 16-bit activations (bf16/f16) */
-#define TIGHT_SHARE 0.05
 
 /* Bytes of the KV cache for ctx tokens of n_seq sequences: kv_bits 16
  * is the plain KVCache, 8 or 4 the QuantizedKVCache. UINT64_MAX on
@@ -90,8 +89,7 @@ qa_fit_mlx(const struct qa_inventory *inv, const struct qa_fit_options *opt,
 	const struct qa_hparams *hp = &inv->hp;
 	struct qa_arena *arena = (struct qa_arena *)&inv->arena;
 	struct qa_fit_notes nb = { out, arena };
-	struct qa_fit_device *d;
-	uint64_t w = 0, kv, used, room;
+	uint64_t w = 0, kv, room;
 	int64_t ctx, cap;
 	uint32_t i;
 
@@ -119,42 +117,16 @@ qa_fit_mlx(const struct qa_inventory *inv, const struct qa_fit_options *opt,
 			 "--ctx");
 		return -1;
 	}
-	d = &out->devices[0];
-	memset(out, 0, sizeof(*out));
-	out->engine = QA_ENGINE_MLX_LM;
-	out->n_devices = 1;
-	snprintf(d->name, sizeof(d->name), "%s", opt->gpus.dev[0].name);
-	d->vram_bytes = opt->gpus.dev[0].vram_bytes;
-	d->usable_bytes = opt->gpus.dev[0].usable_bytes ?
-			  opt->gpus.dev[0].usable_bytes : d->vram_bytes;
-	d->first_layer = 0;
-	d->last_layer = (int32_t)(hp->n_layer - 1);
-	d->has_output = true;
 	kv = kv_bytes(hp, ctx, opt->parallel, 16);
-	d->weights_bytes = w;
-	d->kv_bytes = kv;
-	d->overhead_bytes = opt->margin_bytes;
-	used = w;
-	if (qa_ckd_add(&used, used, kv) ||
-	    qa_ckd_add(&used, used, d->overhead_bytes))
-		used = UINT64_MAX;
-	d->free_bytes = used > (uint64_t)INT64_MAX ? INT64_MIN :
-			(int64_t)d->usable_bytes - (int64_t)used;
+	qa_fit_single_device(out, QA_ENGINE_MLX_LM, opt, hp->n_layer, w, kv,
+				 0, &room);
 	out->context = ctx;
 	out->kv_type_k = out->kv_type_v = "f16";
-	out->totals_weights = w;
-	out->totals_kv = kv;
-	room = 0;
-	if (w <= d->usable_bytes && w + d->overhead_bytes <= d->usable_bytes)
-		room = d->usable_bytes - w - d->overhead_bytes;
 	if (cap <= 0)
 		cap = ctx;
 	out->max_context_f16 = max_context(hp, opt->parallel, 16, room, cap);
 	out->max_context_q8_0 = max_context(hp, opt->parallel, 8, room, cap);
 	out->max_context_q4_0 = max_context(hp, opt->parallel, 4, room, cap);
-	out->verdict = d->free_bytes < 0 ? "does-not-fit" :
-		       (double)d->free_bytes <
-		       TIGHT_SHARE * (double)d->usable_bytes ? "tight" : "fits";
 	out->formula = "mlx-lm: W (tensor bytes as stored: packed weights, "
 		       "scales, biases) + KV (mlx_lm/models/cache.py KVCache, "
 		       "16-bit, steps of 256 tokens) + margin; docs/fit.md";

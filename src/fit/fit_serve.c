@@ -194,6 +194,44 @@ qa_ascii_ieq(const char *a, const char *b)
 	return *a == *b;
 }
 
+void
+qa_fit_single_device(struct qa_fit_result *out, int engine,
+		     const struct qa_fit_options *opt, int64_t n_layer,
+		     uint64_t w, uint64_t kv, uint64_t compute, uint64_t *room)
+{
+	struct qa_fit_device *d = &out->devices[0];
+	uint64_t used = w;
+
+	memset(out, 0, sizeof(*out));
+	out->engine = engine;
+	out->n_devices = 1;
+	snprintf(d->name, sizeof(d->name), "%s", opt->gpus.dev[0].name);
+	d->vram_bytes = opt->gpus.dev[0].vram_bytes;
+	d->usable_bytes = opt->gpus.dev[0].usable_bytes ?
+			  opt->gpus.dev[0].usable_bytes : d->vram_bytes;
+	d->first_layer = 0;
+	d->last_layer = (int32_t)(n_layer - 1);
+	d->has_output = true;
+	d->weights_bytes = w;
+	d->kv_bytes = kv;
+	d->compute_bytes = compute;
+	d->overhead_bytes = opt->margin_bytes;
+	if (qa_ckd_add(&used, used, kv) || qa_ckd_add(&used, used, compute) ||
+	    qa_ckd_add(&used, used, d->overhead_bytes))
+		used = UINT64_MAX;
+	d->free_bytes = used > (uint64_t)INT64_MAX ? INT64_MIN :
+			(int64_t)d->usable_bytes - (int64_t)used;
+	out->totals_weights = w;
+	out->totals_kv = kv;
+	out->totals_compute = compute;
+	*room = 0;
+	if (w <= d->usable_bytes && w + d->overhead_bytes <= d->usable_bytes)
+		*room = d->usable_bytes - w - d->overhead_bytes;
+	out->verdict = d->free_bytes < 0 ? "does-not-fit" :
+		       (double)d->free_bytes <
+		       0.05 * (double)d->usable_bytes ? "tight" : "fits";
+}
+
 int
 qa_fit_require_full_attention(const struct qa_hparams *hp, const char *engine,
 			      const char *cache, char *err, size_t errlen)

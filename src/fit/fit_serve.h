@@ -107,6 +107,19 @@ void qa_serve_call_init(struct qa_serve_call *c,
 			size_t errlen);
 
 /*
+ * The one device of a weights-and-KV model (mlx-lm, exllama): out reset
+ * for engine, its device from opt's first GPU holding all n_layer layers
+ * and the output, with weights w, KV kv, compute compute and opt's
+ * margin; its free bytes, the totals and the verdict ("tight" under 5 %
+ * of the usable memory free). *room gets what is left for KV once the
+ * weights and the margin are in.
+ */
+void qa_fit_single_device(struct qa_fit_result *out, int engine,
+			  const struct qa_fit_options *opt, int64_t n_layer,
+			  uint64_t w, uint64_t kv, uint64_t compute,
+			  uint64_t *room);
+
+/*
  * For the models that size only the standard K/V cache (mlx-lm,
  * exllama): -1 with err saying so when hp has MLA attention or any layer
  * that is not full attention (sliding-window, recurrent); 0 otherwise.
