@@ -36,9 +36,9 @@ def finish(w):
     w.close()
 
 
-def llama_keys(w, layers=1, embd=256, ff=512, heads=4, vocab=64):
+def llama_keys(w, layers=1, embd=256, ff=512, heads=4, vocab=64, ctx=128):
     w.add_block_count(layers)
-    w.add_context_length(128)
+    w.add_context_length(ctx)
     w.add_embedding_length(embd)
     w.add_feed_forward_length(ff)
     w.add_head_count(heads)

@@ -25,6 +25,7 @@ import tempfile
 try:
     import numpy as np
     import gguf
+    import gguf_fixtures as gf
 except ImportError:
     sys.exit(77)
 
@@ -34,14 +35,7 @@ QA = sys.argv[1]
 def model(path, layers, embd, ff, heads, vocab, ctx, tokens=None,
           bos=1, eos=2):
     w = gguf.GGUFWriter(path, "llama")
-    w.add_block_count(layers)
-    w.add_context_length(ctx)
-    w.add_embedding_length(embd)
-    w.add_feed_forward_length(ff)
-    w.add_head_count(heads)
-    w.add_head_count_kv(heads)
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_vocab_size(vocab)
+    gf.llama_keys(w, layers, embd, ff, heads, vocab, ctx)
     w.add_tokenizer_model("llama")
     w.add_token_list(tokens or [f"t{i}" for i in range(vocab)])
     w.add_bos_token_id(bos)
