@@ -56,6 +56,10 @@ int qa_gguf_load_file(struct qa_inventory *inv, uint32_t file_index,
 int qa_st_probe(const uint8_t *buf, size_t len, uint64_t file_size);
 int qa_st_load_file(struct qa_inventory *inv, uint32_t file_index,
 		    struct qa_source *src);
+/* Reads the values of the HQQ metadata tensors among tensors first..
+ * (formats/st_values.c) into qa_tensor.value; QA_OK or QA_E_NOMEM. */
+int qa_st_read_small_values(struct qa_inventory *inv, uint32_t first,
+			    struct qa_source *src);
 /* Test hook: false makes the safetensors reader take its general
  * scanner for every entry, so the fuzz target can check that the fast
  * path for the library's own layout gives the same report. */

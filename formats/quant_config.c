@@ -292,6 +292,7 @@ method_from_string(const char *s)
 		{ "bitsandbytes", QA_QM_BITSANDBYTES },
 		{ "exl2", QA_QM_EXL2 },
 		{ "exl3", QA_QM_EXL3 },
+		{ "hqq", QA_QM_HQQ },
 	};
 	size_t i;
 
@@ -879,6 +880,64 @@ parse_exl(struct ctx *c, const cJSON *q)
 						    QA_FORMAT_EXL3;
 }
 
+/*
+ * HQQ through transformers: quantization_config = {quant_method "hqq",
+ * quant_config, skip_modules} (transformers utils/quantization_config.py
+ * HqqConfig.to_dict). quant_config is hqq's BaseQuantizeConfig dict
+ * {weight_quant_params {nbits, group_size, axis, ...}, scale_quant_params,
+ * zero_quant_params, offload_meta} (mobiusml/hqq hqq/core/quantize.py
+ * l.1077-1120), or, from a dynamic_config, one such dict per linear tag
+ * ("self_attn.q_proj": the module name without "model", "layers" and
+ * the layer numbers, transformers integrations/hqq.py
+ * name_to_linear_tag); skip_modules are tags too ("lm_head"). A tag is
+ * matched as a substring of the module name, as it is its tail.
+ */
+static void
+hqq_params(const cJSON *qcfg, int *bits, int *group)
+{
+	const cJSON *w = qa_json_child(qcfg, "weight_quant_params");
+	int v;
+
+	if (int_of(qa_json_child(w, "nbits"), &v) && v > 0 && v <= 8)
+		*bits = v;
+	*group = group_of(qa_json_child(w, "group_size"));
+}
+
+static void
+parse_hqq(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *qcfg = qa_json_child(q, "quant_config");
+	const cJSON *e;
+
+	c->inv->format = QA_FORMAT_HQQ;
+	qc->data_type = "int";
+	parse_list(c, qa_json_child(q, "skip_modules"), QA_PAT_SUBSTRING,
+		   "skip_modules");
+	if (!cJSON_IsObject(qcfg))
+		return;
+	if (qa_json_child(qcfg, "weight_quant_params")) {
+		hqq_params(qcfg, &qc->bits, &qc->group_size);
+		return;
+	}
+	for (e = qcfg->child; e; e = e->next) {
+		struct qa_quant_override *o;
+
+		if (!e->string || !e->string[0])
+			continue;
+		o = add_override(c, e->string, QA_PAT_SUBSTRING,
+				 "quant_config");
+		if (!o)
+			continue;
+		if (cJSON_IsNull(e) ||
+		    !cJSON_IsObject(qa_json_child(e, "weight_quant_params"))) {
+			o->skip = true;
+			continue;
+		}
+		hqq_params(e, &o->bits, &o->group_size);
+	}
+}
+
 static void
 qc_init(struct qa_quant_config *qc)
 {
@@ -949,6 +1008,9 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 	case QA_QM_EXL2:
 	case QA_QM_EXL3:
 		parse_exl(&c, q);
+		break;
+	case QA_QM_HQQ:
+		parse_hqq(&c, q);
 		break;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:

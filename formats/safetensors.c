@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * safetensors file reader: the 8-byte little-endian header length N, the
- * N-byte JSON header, and a byte buffer that is never read.
+ * N-byte JSON header, and a byte buffer that is not read (but for the
+ * few HQQ metadata scalars of formats/st_values.c).
  *
  * It enforces every rule of the reference Rust reader
  * (huggingface/safetensors `SafeTensors::read_metadata` and
@@ -1600,6 +1601,7 @@ qa_st_load_file(struct qa_inventory *inv, uint32_t file_index, struct qa_source 
 	struct st_scan sc;
 	struct st_ctx c;
 	uint64_t n = 0, hend;
+	uint32_t first;
 	char *hdr;
 	int rc, i;
 
@@ -1649,7 +1651,10 @@ qa_st_load_file(struct qa_inventory *inv, uint32_t file_index, struct qa_source 
 	c.data_start = hend;
 	c.file_size = src->size;
 	c.s = &sc;
+	first = inv->n_tensors;
 	rc = parse_header(&c, hdr, (size_t)n);
+	if (rc == QA_OK)
+		rc = qa_st_read_small_values(inv, first, src);
 	qa_big_free(sc.items, sc.cap_items * sizeof(*sc.items));
 	qa_big_free(sc.dims, sc.cap_dims * sizeof(*sc.dims));
 	free(sc.buf);

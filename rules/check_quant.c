@@ -42,7 +42,7 @@
 #define MAX_NAME 512
 /* First and last code of the family. */
 #define CODE_FIRST 3001
-#define CODE_LAST 3017
+#define CODE_LAST 3018
 
 /* One aggregated finding: modules sharing a name pattern. */
 struct agg_item {
@@ -1258,6 +1258,30 @@ shape_mlx(struct shape_ctx *s, int bits, int group)
 			   U(dim(w, 0)), U(in_w), bits, U(in_s), group);
 }
 
+/*
+ * HQQ: each layer stores its own nbits and group_size (hqq/core/
+ * quantize.py HQQLinear.state_dict), read into m->bits / m->group_size;
+ * transformers and vLLM build the layer from the config instead
+ * (transformers integrations/hqq.py prepare_for_hqq_linear; vLLM
+ * hqq_marlin.py HQQMarlinConfig.from_config), so the two must agree.
+ */
+static void
+shape_hqq(struct shape_ctx *s, int bits, int group)
+{
+	const struct qa_tensor *w = sibling(s->c->inv, s->m, "W_q");
+
+	if (s->m->bits > 0 && bits > 0 && bits != s->m->bits)
+		bad_packed(s, w, "W_q holds %d-bit values (its nbits tensor, "
+			   "and the packed size agrees) but the config "
+			   "declares %d bits: loaders build the layer from "
+			   "the config", s->m->bits, bits);
+	else if (s->m->group_size > 0 && group > 0 &&
+		 group != s->m->group_size)
+		bad_packed(s, w, "W_q is grouped by %d (its group_size "
+			   "tensor) but the config declares group %d",
+			   s->m->group_size, group);
+}
+
 static void
 check_shapes(struct ctx *c)
 {
@@ -1306,6 +1330,10 @@ check_shapes(struct ctx *c)
 		case QA_SCHEME_MLX_AFFINE: case QA_SCHEME_MLX_MXFP4:
 		case QA_SCHEME_MLX_NVFP4: case QA_SCHEME_MLX_MXFP8:
 			shape_mlx(&s, bits, group);
+			break;
+		case QA_SCHEME_HQQ:
+			if (m->decl_bits > 0 || m->decl_group > 0)
+				shape_hqq(&s, m->decl_bits, m->decl_group);
 			break;
 		default:
 			break;
@@ -1399,6 +1427,8 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		return s == QA_SCHEME_EXL2;
 	case QA_QM_EXL3:
 		return s == QA_SCHEME_EXL3;
+	case QA_QM_HQQ:
+		return s == QA_SCHEME_HQQ;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		return true;
@@ -1900,6 +1930,50 @@ check_exl(struct ctx *c)
 		check_exl_head(c, head);
 }
 
+/* ---- QA3018: HQQ named from its tensors ------------------------------ */
+
+static void
+check_hqq(struct ctx *c)
+{
+	struct qa_inventory *inv = c->inv;
+	unsigned n = 0, nbits[9] = { 0 }, other = 0;
+	char mix[128];
+	size_t len = 0;
+	uint32_t i;
+	int b;
+
+	if (inv->format != QA_FORMAT_HQQ || !inv->format_from_tensors)
+		return;
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+
+		if (m->scheme != QA_SCHEME_HQQ)
+			continue;
+		n++;
+		if (m->bits >= 1 && m->bits <= 8)
+			nbits[m->bits]++;
+		else
+			other++;
+	}
+	mix[0] = '\0';
+	for (b = 8; b >= 1; b--)
+		if (nbits[b] && len + 24 < sizeof(mix))
+			len += (size_t)snprintf(mix + len, sizeof(mix) - len,
+						"%s%u at %d-bit", len ? ", " : "",
+						nbits[b], b);
+	if (other && len + 32 < sizeof(mix))
+		snprintf(mix + len, sizeof(mix) - len,
+			 "%s%u in 8bit_u8 of unread bits", len ? ", " : "",
+			 other);
+	qa_inv_finding(inv, QA3018, NULL, -1, NULL,
+		       "%u HQQ layers (%s; W_q, scale, zero tensors) and no "
+		       "quantization_config naming hqq: named hqq from the "
+		       "tensors, as hqq's own save_to_safetensors writes it; "
+		       "it loads with hqq's from_quantized, and vLLM or "
+		       "transformers need quant_method hqq in the config",
+		       n, mix);
+}
+
 static void
 run(struct qa_inventory *inv, const struct qa_check_options *opt)
 {
@@ -1925,6 +1999,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_nothing_quantized(&c, &nq);
 	check_method(&c);
 	check_exl(&c);
+	check_hqq(&c);
 	if (nq > 0) {
 		check_blocks(&c);
 		check_claims(&c);

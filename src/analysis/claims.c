@@ -1734,6 +1734,39 @@ claim_exl(struct matcher *mx, enum qa_role role, int *bits)
 	return rc == QA_QCLASS_EMBED ? 0 : -1;
 }
 
+/*
+ * HQQ through transformers: prepare_for_hqq_linear (transformers
+ * integrations/hqq.py) quantizes every nn.Linear whose linear tag is not
+ * in skip_modules (lm_head by default); with a per-tag quant_config only
+ * the tags it lists, each at its own bits (a tag it leaves out gets None:
+ * kept dense). Embeddings are no Linears.
+ */
+static int
+claim_hqq(struct matcher *mx, const char *name, enum qa_role role,
+	  int *bits)
+{
+	const struct qa_quant_config *qc = mx->qc;
+	enum qa_quant_class rc = qa_role_quant_class(role);
+	const struct qa_quant_override *o;
+	bool unsure;
+	int ex;
+
+	if (rc == QA_QCLASS_EMBED)
+		return 0;
+	ex = excluded(mx, name, role);
+	if (ex == 1)
+		return 0;
+	o = first_override(mx, name, role, &unsure);
+	if (unsure || ex < 0 || rc == QA_QCLASS_UNSURE)
+		return -1;
+	if (qc->n_overrides > 0) {
+		if (!o || o->skip)
+			return 0;
+		return claim_bits(1, bits, o->bits);
+	}
+	return claim_bits(1, bits, qc->bits);
+}
+
 static int
 claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 {
@@ -1770,6 +1803,8 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 	case QA_QM_EXL2:
 	case QA_QM_EXL3:
 		return claim_exl(mx, role, bits);
+	case QA_QM_HQQ:
+		return claim_hqq(mx, module, role, bits);
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		break;

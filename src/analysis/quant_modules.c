@@ -74,6 +74,13 @@ enum sfx {
 	S_EXL3_SU,		/* older packed sign bits */
 	S_EXL3_SV,
 	S_EXL3_CODEBOOK,	/* mcg / mul1 markers */
+	S_HQQ_WQ,		/* HQQ W_q (its scale: S_GGUF_SCALE) */
+	S_HQQ_ZERO,
+	S_HQQ_NBITS,		/* I32 scalars, values read (st_values.c) */
+	S_HQQ_GROUP,
+	S_HQQ_AXIS,
+	S_HQQ_SHAPE,		/* I64 [2]: out, in */
+	S_HQQ_META,		/* the other flags and strings */
 	S_COUNT
 };
 
@@ -132,6 +139,28 @@ static const struct {
 	{ "sv", S_EXL3_SV },
 	{ "mcg", S_EXL3_CODEBOOK },
 	{ "mul1", S_EXL3_CODEBOOK },
+	/* HQQ (mobiusml/hqq hqq/core/quantize.py HQQLinear.state_dict
+	 * l.668-690 and the meta of Quantizer.quantize l.150-164; vLLM's
+	 * loader lists the same names, vllm/model_executor/layers/
+	 * quantization/hqq_marlin.py create_weights ignore_parameters) */
+	{ "W_q", S_HQQ_WQ },
+	{ "zero", S_HQQ_ZERO },
+	{ "nbits", S_HQQ_NBITS },
+	{ "group_size", S_HQQ_GROUP },
+	{ "axis", S_HQQ_AXIS },
+	{ "shape", S_HQQ_SHAPE },
+	{ "packing", S_HQQ_META },
+	{ "compute_dtype", S_HQQ_META },
+	{ "unpack_view_dtype", S_HQQ_META },
+	{ "channel_wise", S_HQQ_META },
+	{ "encoded_state_dict", S_HQQ_META },
+	{ "offload_meta", S_HQQ_META },
+	{ "optimize", S_HQQ_META },
+	{ "quant_scale", S_HQQ_META },
+	{ "quant_zero", S_HQQ_META },
+	{ "round_zero", S_HQQ_META },
+	{ "stores_quant_config", S_HQQ_META },
+	{ "view_as_float", S_HQQ_META },
 };
 
 /* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
@@ -855,6 +884,8 @@ decide_weight(struct ctx *c, struct decision *d)
 		S_BNB_QUANT_STATE, S_AUX, S_MLX_BIASES, S_MLX_GLOBAL_SCALE,
 		S_EXL2_SCALE_MAX, S_EXL2_GROUPS, S_EXL2_INVPERM, S_EXL2_PERM,
 		S_EXL3_SUH, S_EXL3_SVH, S_EXL3_SU, S_EXL3_SV, S_EXL3_CODEBOOK,
+		S_HQQ_ZERO, S_HQQ_NBITS, S_HQQ_GROUP, S_HQQ_AXIS, S_HQQ_SHAPE,
+		S_HQQ_META,
 	};
 	size_t i;
 
@@ -1200,6 +1231,136 @@ decide_exl3(struct ctx *c, struct decision *d)
 	return finish(d);
 }
 
+/*
+ * HQQ (mobiusml/hqq, commit e0b1d00e): Quantizer.quantize (hqq/core/
+ * quantize.py l.86-190) reshapes a weight of out x in into groups of g
+ * values (axis 1: W.reshape(-1, g), one group per row; axis 0:
+ * W.reshape(g, -1), one per column), keeps one scale and one zero per
+ * group (BF16/F16 [N, 1] or [1, N], N = out * in / g) and packs the
+ * integers along dim 0 (bit_to_packing l.40-49; hqq/core/bitpack.py):
+ *   8bit_u8 (nbits 8, 6, 5)  U8 rows = N       (axis 1; g for axis 0)
+ *   4bit_u8                  U8 rows = N / 2
+ *   3bit_32                  I32 rows = ceil(N / 10), 10 values a word
+ *   2bit_u8 (2, 1.58)        U8 rows = N / 4
+ *   1bit_u8                  U8 rows = N / 8
+ * W_q's other dim is g (axis 1) or N (axis 0). view_as_float stores the
+ * same bytes as the compute dtype, so sizes are checked in bytes. The
+ * bits, group size, axis and (out, in) are tensors of their own whose
+ * values formats/st_values.c reads; without them (a read that failed)
+ * the config's bits and group size stand in, and an axis-1 U8 W_q still
+ * tells g and the packing (5, 6 and 8 bits share 8bit_u8: then the bits
+ * stay unknown), while axis 0 says nothing more and stays unknown.
+ */
+/* A value read from the file, or -1 when there is none; a value out of
+ * [1, max] is INT64_MIN: the layer says something HQQ never writes. */
+static int64_t
+value_of(const struct qa_tensor *t, uint64_t i, int64_t max)
+{
+	if (!t || !t->value || i >= t->elements)
+		return -1;
+	return t->value[i] >= 0 && t->value[i] <= max ? t->value[i] :
+							  INT64_MIN;
+}
+
+/* Stored bytes HQQ packs n values of nbits into, for m columns. */
+static bool
+hqq_bytes(int nbits, uint64_t n, uint64_t m, uint64_t *bytes)
+{
+	uint64_t rows;
+
+	switch (nbits) {
+	case 8: case 6: case 5: rows = n; break;
+	case 4: rows = n / 2; break;
+	case 2: rows = n / 4; break;
+	case 1: rows = n / 8; break;
+	case 3:
+		if (qa_ckd_mul(&rows, ceil_div(n, 10), 4))
+			return false;
+		break;
+	default: return false;
+	}
+	return !qa_ckd_mul(bytes, rows, m);
+}
+
+static bool
+decide_hqq(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *wq = slot(c, S_HQQ_WQ);
+	const struct qa_tensor *sc = slot(c, S_GGUF_SCALE);
+	const struct qa_tensor *zr = slot(c, S_HQQ_ZERO);
+	const struct qa_tensor *sh = slot(c, S_HQQ_SHAPE);
+	int64_t nbits = value_of(slot(c, S_HQQ_NBITS), 0, 8);
+	int64_t g = value_of(slot(c, S_HQQ_GROUP), 0, INT32_MAX);
+	int64_t axis = value_of(slot(c, S_HQQ_AXIS), 0, 1);
+	int64_t out = value_of(sh, 0, INT64_MAX), in = value_of(sh, 1, INT64_MAX);
+	uint64_t n, params, bytes, packed;
+	bool u8;
+
+	if (nbits == INT64_MIN || nbits == 0 || g == INT64_MIN || g == 0 ||
+	    axis == INT64_MIN || out == INT64_MIN || in == INT64_MIN ||
+	    out == 0 || in == 0)
+		return false;
+	if (!sc || !zr || wq->n_dims != 2 || sc->n_dims != 2 ||
+	    zr->elements != sc->elements || sc->elements == 0 ||
+	    !is_float(sc->dtype))
+		return false;
+	n = sc->elements;
+	if (axis < 0)
+		axis = sc->shape[1] == 1 && sc->shape[0] > 1 ? 1 :
+		       sc->shape[0] == 1 && sc->shape[1] > 1 ? 0 : -1;
+	if (axis != 0 && axis != 1)
+		return false;
+	if (nbits < 0)
+		nbits = c->config_bits;
+	if (g < 0)
+		g = c->config_group;
+	u8 = strcmp(wq->dtype, "U8") == 0;
+	if (g <= 0 && axis == 1 && (u8 || strcmp(wq->dtype, "I32") == 0))
+		g = (int64_t)wq->shape[1];
+	if (g <= 0 || g > INT32_MAX || qa_ckd_mul(&params, n, (uint64_t)g))
+		return false;
+	packed = axis == 1 ? n : (uint64_t)g;
+	if (nbits < 0 && u8 && axis == 1) {
+		/* the packing from the byte count: 8bit_u8 leaves 5, 6 and
+		 * 8 bits apart from nothing but the nbits tensor */
+		if (wq->bytes == params / 2)
+			nbits = 4;
+		else if (wq->bytes == params / 4)
+			nbits = 2;
+		else if (wq->bytes == params / 8)
+			nbits = 1;
+	}
+	if (nbits > 0) {
+		if (!hqq_bytes((int)nbits, packed, axis == 1 ? (uint64_t)g : n,
+			       &bytes) || bytes != wq->bytes)
+			return false;
+	} else if (!(u8 && axis == 1 && wq->bytes == params)) {
+		return false;
+	}
+	d->scheme = QA_SCHEME_HQQ;
+	d->experts = 1;
+	d->bits = nbits > 0 ? (int)nbits : -1;
+	d->group = (int)g;
+	if (out > 0 && in > 0 && sh->elements == 2) {
+		uint64_t p;
+
+		d->out = (uint64_t)out;
+		d->in = (uint64_t)in;
+		if (qa_ckd_mul(&p, d->out, d->in) || p != params)
+			return false;
+	} else {
+		/* the shape tensor unread: the count is still exact */
+		d->out = params;
+		d->in = 1;
+	}
+	d->label = d->bits > 0 ?
+		qa_arena_printf(&c->inv->arena, "HQQ int%d g%d%s", d->bits,
+				d->group, axis == 0 ? " axis 0" : "") :
+		qa_arena_printf(&c->inv->arena, "HQQ 8bit_u8 (5-8 bits) g%d%s",
+				d->group, axis == 0 ? " axis 0" : "");
+	return finish(d);
+}
+
 static void
 decide(struct ctx *c, struct decision *d)
 {
@@ -1219,6 +1380,9 @@ decide(struct ctx *c, struct decision *d)
 	} else if (slot(c, S_EXL3_TRELLIS)) {
 		d->payload = (uint32_t)c->g->slot[S_EXL3_TRELLIS];
 		ok = decide_exl3(c, d);
+	} else if (slot(c, S_HQQ_WQ)) {
+		d->payload = (uint32_t)c->g->slot[S_HQQ_WQ];
+		ok = decide_hqq(c, d);
 	} else if (slot(c, S_WEIGHT_PACKED)) {
 		d->payload = (uint32_t)c->g->slot[S_WEIGHT_PACKED];
 		ok = decide_packed(c, d);
@@ -1505,34 +1669,35 @@ qa_quant_modules_build(struct qa_inventory *inv)
 		size_t len;
 		enum sfx s = split_name(name, &len);
 
-		/* .scale is a sibling only as a GGUF NVFP4 companion;
-		 * JAX-style norms name weights scale. */
-		if (s == S_GGUF_SCALE && inv->tensors[i].ggml_type < 0) {
-			s = S_NONE;
-			len = strlen(name);
-		}
 		m.sfx[i] = s;
 		key_len[i] = (uint32_t)len;
 	}
-	/* Two passes: gpt-oss _scales/_bias and KV-cache scales only join
-	 * a group that the first pass created (a _blocks payload, a
-	 * k_proj), so e_score_correction_bias stays a tensor of its own. */
+	/* Two passes: gpt-oss _scales/_bias, KV-cache scales and HQQ's
+	 * scale, zero and metadata only join a group that the first pass
+	 * created (a _blocks payload, a k_proj, a W_q), so
+	 * e_score_correction_bias stays a tensor of its own, and so does a
+	 * JAX-style norm weight named scale (a safetensors .scale is a
+	 * sibling only of an HQQ W_q; in a GGUF, of an NVFP4 weight). */
 	for (k = 0; k < 2; k++)
 		for (i = 0; i < inv->n_tensors; i++) {
 			const char *name = inv->tensors[i].name;
 			size_t len = key_len[i];
 			enum sfx s = m.sfx[i];
-			bool late;
+			bool late, hqq;
 			struct group *g;
 
+			hqq = (s == S_GGUF_SCALE &&
+			       inv->tensors[i].ggml_type < 0) ||
+			      (s >= S_HQQ_ZERO && s <= S_HQQ_META);
 			late = s == S_GLUED_SCALES || s == S_GLUED_BIAS ||
-			       s == S_KV_SCALE;
+			       s == S_KV_SCALE || hqq;
 			if (late != (k == 1))
 				continue;
 			g = map_get(&m, name, len, !late || s == S_KV_SCALE);
 			if (late && s != S_KV_SCALE &&
-			    (!g || g->slot[S_BLOCKS] < 0)) {
-				/* not a gpt-oss sibling: its own tensor */
+			    (!g || g->slot[hqq ? S_HQQ_WQ : S_BLOCKS] < 0)) {
+				/* not a gpt-oss or HQQ sibling: its own
+				 * tensor */
 				s = S_NONE;
 				g = map_get(&m, name, strlen(name), true);
 			}

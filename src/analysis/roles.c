@@ -168,6 +168,13 @@ static const struct lit quant_suffixes[] = {
 	/* ExLlamaV3 (exllamav3/modules/quant/exl3.py get_tensors) */
 	LIT("trellis"), LIT("suh"), LIT("svh"), LIT("su"), LIT("sv"),
 	LIT("mcg"), LIT("mul1"),
+	/* HQQ (mobiusml/hqq hqq/core/quantize.py HQQLinear.state_dict) */
+	LIT("W_q"), LIT("zero"), LIT("nbits"), LIT("group_size"),
+	LIT("axis"), LIT("shape"), LIT("packing"), LIT("compute_dtype"),
+	LIT("unpack_view_dtype"), LIT("channel_wise"),
+	LIT("encoded_state_dict"), LIT("offload_meta"), LIT("optimize"),
+	LIT("quant_scale"), LIT("quant_zero"), LIT("round_zero"),
+	LIT("stores_quant_config"), LIT("view_as_float"),
 };
 
 /*

@@ -375,14 +375,20 @@ decide_format(struct qa_inventory *inv)
 	 * config (exllamav2/module.py l.116-121 "q_weight"; exllamav3/
 	 * modules/linear.py is_exl3_storage l.383-387 "trellis"), so a
 	 * folder of their tensors without a quantization_config is still
-	 * theirs: named from the tensors, and said so (QA3016). */
+	 * theirs: named from the tensors, and said so (QA3016). So is HQQ's
+	 * own save_to_safetensors, which writes no quantization config
+	 * (mobiusml/hqq hqq/models/base.py; QA3018). */
 	if (inv->kind == QA_KIND_HF_DIR || inv->kind == QA_KIND_SAFETENSORS)
 		for (i = 0; i < inv->n_modules; i++)
 			if (inv->modules[i].scheme == QA_SCHEME_EXL2 ||
-			    inv->modules[i].scheme == QA_SCHEME_EXL3) {
-				inv->format = inv->modules[i].scheme ==
-					      QA_SCHEME_EXL2 ? QA_FORMAT_EXL2 :
-							       QA_FORMAT_EXL3;
+			    inv->modules[i].scheme == QA_SCHEME_EXL3 ||
+			    inv->modules[i].scheme == QA_SCHEME_HQQ) {
+				enum qa_scheme s = inv->modules[i].scheme;
+
+				inv->format = s == QA_SCHEME_EXL2 ?
+					      QA_FORMAT_EXL2 :
+					      s == QA_SCHEME_EXL3 ?
+					      QA_FORMAT_EXL3 : QA_FORMAT_HQQ;
 				inv->format_from_tensors = true;
 				return;
 			}

@@ -193,6 +193,10 @@ struct qa_tensor {
 				 * payload its module's, scales and zeros 0,
 				 * a plain tensor its elements */
 	bool mtp;		/* part of an MTP / nextn head */
+	/* Its elements as integers, for the few tiny tensors whose values
+	 * the analysis needs (HQQ nbits, group_size, axis, shape; read by
+	 * formats/st_values.c), else NULL. */
+	const int64_t *value;
 };
 
 /* Normalized hyperparameters; -1 means unknown. */

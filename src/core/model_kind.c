@@ -169,5 +169,20 @@ qa_model_engines(const struct qa_inventory *inv)
 			   qa_quant_method_name(inv->quant.method)) == 0)
 			m |= row->engines;
 	}
+	/* vLLM's HQQ kernel takes 4-bit, group 64, axis 1 only ("The only
+	 * supported HQQ group size is currently 64", vllm-project/vllm
+	 * vllm/model_executor/layers/quantization/hqq_marlin.py
+	 * HQQMarlinConfig; its repack unpacks 4bit_u8 along dim 0): a layer
+	 * of any other kind, as quant_modules.c labels it, fails the load */
+	if (inv->format == QA_FORMAT_HQQ && (m & QA_ENG(VLLM))) {
+		uint32_t i;
+
+		for (i = 0; i < inv->n_modules; i++)
+			if (inv->modules[i].scheme == QA_SCHEME_HQQ &&
+			    (!inv->modules[i].precision ||
+			     strcmp(inv->modules[i].precision,
+				    "HQQ int4 g64") != 0))
+				m &= ~QA_ENG(VLLM);
+	}
 	return m;
 }

@@ -31,6 +31,7 @@ enum qa_quant_method {
 	QA_QM_MLX,		/* mlx-lm: config.json "quantization" */
 	QA_QM_EXL2,		/* ExLlamaV2: quant_method exl2 */
 	QA_QM_EXL3,		/* ExLlamaV3: quant_method exl3 */
+	QA_QM_HQQ,		/* HQQ via transformers: quant_method hqq */
 	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
 };
 
@@ -140,7 +141,8 @@ struct qa_quant_config {
 	X(MLX_NVFP4, "MLX-nvfp4") \
 	X(MLX_MXFP8, "MLX-mxfp8") \
 	X(EXL2, "EXL2") \
-	X(EXL3, "EXL3")
+	X(EXL3, "EXL3") \
+	X(HQQ, "HQQ")
 
 enum qa_scheme {
 #define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,

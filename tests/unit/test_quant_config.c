@@ -714,11 +714,38 @@ test_precedence(void)
 
 	/* an unknown method is kept as written; the claim is unknown */
 	write_json("p7/config.json", "{" LLAMA_CFG ",'quantization_config':{"
-		   "'quant_method':'hqq','nbits':4}}");
+		   "'quant_method':'quanto','weights':'int4'}}");
 	inv = load_dir("p7");
 	CHECK_EQ(inv->quant.method, QA_QM_OTHER);
-	CHECK_STR(inv->quant.method_raw, "hqq");
+	CHECK_STR(inv->quant.method_raw, "quanto");
 	CLAIM(&inv->quant, "model.layers.0.mlp.up_proj", FFN_UP, -1, -1);
+	qa_inventory_destroy(inv);
+
+	/* HQQ as transformers' HqqConfig.to_dict writes it: one
+	 * weight_quant_params for all, lm_head skipped; then one per linear
+	 * tag (a tag it leaves out stays dense) */
+	write_json("p8/config.json", "{" LLAMA_CFG ",'quantization_config':{"
+		   "'quant_method':'hqq','skip_modules':['lm_head'],"
+		   "'quant_config':{'weight_quant_params':{'nbits':4,"
+		   "'group_size':64,'axis':1},'scale_quant_params':null}}}");
+	inv = load_dir("p8");
+	CHECK_EQ(inv->quant.method, QA_QM_HQQ);
+	CHECK_EQ(inv->quant.bits, 4);
+	CHECK_EQ(inv->quant.group_size, 64);
+	CLAIM(&inv->quant, "model.layers.0.mlp.up_proj", FFN_UP, 1, 4);
+	CLAIM(&inv->quant, "lm_head", LM_HEAD, 0, -1);
+	CLAIM(&inv->quant, "model.embed_tokens", EMBED, 0, -1);
+	qa_inventory_destroy(inv);
+	write_json("p9/config.json", "{" LLAMA_CFG ",'quantization_config':{"
+		   "'quant_method':'hqq','skip_modules':['lm_head'],"
+		   "'quant_config':{'self_attn.q_proj':{'weight_quant_params':"
+		   "{'nbits':8,'group_size':64}},'mlp.down_proj':"
+		   "{'weight_quant_params':{'nbits':2,'group_size':32}}}}}");
+	inv = load_dir("p9");
+	CHECK_EQ(inv->quant.method, QA_QM_HQQ);
+	CLAIM(&inv->quant, "model.layers.3.self_attn.q_proj", ATTN_Q, 1, 8);
+	CLAIM(&inv->quant, "model.layers.3.mlp.down_proj", FFN_DOWN, 1, 2);
+	CLAIM(&inv->quant, "model.layers.3.mlp.up_proj", FFN_UP, 0, -1);
 	qa_inventory_destroy(inv);
 
 	/* A single safetensors file given directly: its folder's config.json
