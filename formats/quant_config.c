@@ -293,6 +293,7 @@ method_from_string(const char *s)
 		{ "exl2", QA_QM_EXL2 },
 		{ "exl3", QA_QM_EXL3 },
 		{ "hqq", QA_QM_HQQ },
+		{ "torchao", QA_QM_TORCHAO },
 	};
 	size_t i;
 
@@ -938,6 +939,129 @@ parse_hqq(struct ctx *c, const cJSON *q)
 	}
 }
 
+/*
+ * torchao through transformers: quantization_config = {quant_method
+ * "torchao", quant_type, modules_to_not_convert,
+ * include_input_output_embeddings} (transformers utils/
+ * quantization_config.py TorchAoConfig.to_dict). quant_type is
+ * {"default": config} where a config is torchao's config_to_dict
+ * {"_type": "Int8WeightOnlyConfig", "_data": {...}} (pytorch/ao torchao/
+ * core/config.py), or, for an FqnToConfig, one config per module under
+ * _data.fqn_to_config: "_default", an exact name, "re:" a regex, null
+ * for a module kept dense (torchao/quantization/quant_api.py
+ * FqnToConfig). Older files give the config as a string
+ * ("int4_weight_only") with quant_type_kwargs.
+ */
+static void
+tao_leaf(const cJSON *cfg, int *bits, int *group, const char **dtype)
+{
+	const char *type = str_of(qa_json_child(cfg, "_type"));
+	const cJSON *d = qa_json_child(cfg, "_data");
+	const char *wd = str_of(qa_json_child(qa_json_child(d, "weight_dtype"),
+					      "_data"));
+	const cJSON *gran = qa_json_child(d, "granularity");
+	const char *gtype = str_of(qa_json_child(gran, "_type"));
+	int v;
+
+	*bits = -1;
+	*group = -1;
+	if (dtype)
+		*dtype = NULL;
+	if (!type)
+		return;
+	if (wd && (strncmp(wd, "int", 3) == 0 || strncmp(wd, "uint", 4) == 0)) {
+		v = atoi(wd + (wd[0] == 'u' ? 4 : 3));
+		if (v >= 1 && v <= 8)
+			*bits = v;
+	} else if (strncmp(type, "Float8", 6) == 0) {
+		*bits = 8;
+	} else if (strncmp(type, "Int8DynamicActivationInt4", 25) == 0 ||
+		   strncmp(type, "Int4", 4) == 0) {
+		*bits = 4;
+	} else if (strncmp(type, "Int8", 4) == 0 &&
+		   !strstr(type, "Intx")) {
+		*bits = 8;
+	}
+	if (dtype)
+		*dtype = strncmp(type, "Float8", 6) == 0 ? "float" :
+			 *bits > 0 ? "int" : NULL;
+	if (int_of(qa_json_child(d, "group_size"), &v) && v > 0)
+		*group = v;
+	else if (gtype && strcmp(gtype, "PerGroup") == 0 &&
+		 int_of(qa_json_child(qa_json_child(gran, "_data"),
+				      "group_size"), &v) && v > 0)
+		*group = v;
+	else if (gtype && (strcmp(gtype, "PerRow") == 0 ||
+			   strcmp(gtype, "PerAxis") == 0 ||
+			   strcmp(gtype, "PerTensor") == 0))
+		*group = 0;
+}
+
+static void
+parse_torchao(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *qt = qa_json_child(q, "quant_type");
+	const cJSON *def = qa_json_child(qt, "default");
+	const cJSON *map, *e;
+	const char *legacy = str_of(qt);
+
+	parse_list(c, qa_json_child(q, "modules_to_not_convert"),
+		   QA_PAT_SUBSTRING, "modules_to_not_convert");
+	qc->embeddings_quantized = bool_of(qa_json_child(q,
+			"include_input_output_embeddings")) == 1;
+	if (legacy) {
+		/* transformers < 4.52: a name and quant_type_kwargs */
+		const cJSON *kw = qa_json_child(q, "quant_type_kwargs");
+		int v;
+
+		qc->format = dup(c, legacy);
+		qc->bits = strstr(legacy, "int4") ? 4 :
+			   strstr(legacy, "int8") || strstr(legacy, "float8") ?
+			   8 : -1;
+		qc->data_type = strstr(legacy, "float8") ? "float" : "int";
+		if (int_of(qa_json_child(kw, "group_size"), &v) && v > 0)
+			qc->group_size = v;
+		return;
+	}
+	if (!cJSON_IsObject(def))
+		return;
+	map = qa_json_child(qa_json_child(def, "_data"), "fqn_to_config");
+	if (!cJSON_IsObject(map))
+		map = qa_json_child(qa_json_child(def, "_data"),
+				    "module_fqn_to_config");
+	if (!cJSON_IsObject(map)) {
+		qc->format = dup(c, str_of(qa_json_child(def, "_type")));
+		tao_leaf(def, &qc->bits, &qc->group_size, &qc->data_type);
+		return;
+	}
+	qc->format = dup(c, str_of(qa_json_child(def, "_type")));
+	for (e = map->child; e; e = e->next) {
+		struct qa_quant_override *o;
+		bool re;
+
+		if (!e->string || !e->string[0])
+			continue;
+		if (strcmp(e->string, "_default") == 0) {
+			tao_leaf(e, &qc->bits, &qc->group_size,
+				 &qc->data_type);
+			continue;
+		}
+		re = strncmp(e->string, "re:", 3) == 0;
+		o = add_override(c, e->string + (re ? 3 : 0),
+				 re ? QA_PAT_REGEX : QA_PAT_EXACT,
+				 "fqn_to_config");
+		if (!o)
+			continue;
+		if (cJSON_IsNull(e)) {
+			o->skip = true;
+			continue;
+		}
+		tao_leaf(e, &o->bits, &o->group_size, NULL);
+		o->scheme = dup(c, str_of(qa_json_child(e, "_type")));
+	}
+}
+
 static void
 qc_init(struct qa_quant_config *qc)
 {
@@ -1011,6 +1135,9 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 		break;
 	case QA_QM_HQQ:
 		parse_hqq(&c, q);
+		break;
+	case QA_QM_TORCHAO:
+		parse_torchao(&c, q);
 		break;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:

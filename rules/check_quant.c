@@ -1429,6 +1429,8 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		return s == QA_SCHEME_EXL3;
 	case QA_QM_HQQ:
 		return s == QA_SCHEME_HQQ;
+	case QA_QM_TORCHAO:
+		return s == QA_SCHEME_TORCHAO;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		return true;

@@ -1767,6 +1767,41 @@ claim_hqq(struct matcher *mx, const char *name, enum qa_role role,
 	return claim_bits(1, bits, qc->bits);
 }
 
+/*
+ * torchao through transformers: every nn.Linear is quantized except
+ * modules_to_not_convert, which defaults to the output embedding and
+ * its tied input (TorchAoHfQuantizer, transformers quantizers/
+ * quantizer_torchao.py get_modules_to_not_convert), unless
+ * include_input_output_embeddings; an FqnToConfig gives a module its
+ * own config or None (torchao quant_api.py FqnToConfig; "_default" for
+ * the rest).
+ */
+static int
+claim_torchao(struct matcher *mx, const char *name, enum qa_role role,
+	      int *bits)
+{
+	const struct qa_quant_config *qc = mx->qc;
+	enum qa_quant_class rc = qa_role_quant_class(role);
+	const struct qa_quant_override *o;
+	bool unsure;
+	int ex;
+
+	ex = excluded(mx, name, role);
+	if (ex == 1)
+		return 0;
+	o = first_override(mx, name, role, &unsure);
+	if (unsure || ex < 0)
+		return -1;
+	if (o)
+		return o->skip ? 0 : claim_bits(1, bits, o->bits);
+	if (rc == QA_QCLASS_EMBED || rc == QA_QCLASS_LM_HEAD)
+		return qc->embeddings_quantized ? claim_bits(1, bits,
+							     qc->bits) : 0;
+	if (rc == QA_QCLASS_UNSURE)
+		return -1;
+	return claim_bits(1, bits, qc->bits);
+}
+
 static int
 claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 {
@@ -1805,6 +1840,8 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 		return claim_exl(mx, role, bits);
 	case QA_QM_HQQ:
 		return claim_hqq(mx, module, role, bits);
+	case QA_QM_TORCHAO:
+		return claim_torchao(mx, module, role, bits);
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		break;

@@ -81,6 +81,9 @@ enum sfx {
 	S_HQQ_AXIS,
 	S_HQQ_SHAPE,		/* I64 [2]: out, in */
 	S_HQQ_META,		/* the other flags and strings */
+	S_TAO_QDATA,		/* torchao <module>._weight_qdata */
+	S_TAO_SCALE,
+	S_TAO_ZP,
 	S_COUNT
 };
 
@@ -161,6 +164,14 @@ static const struct {
 	{ "round_zero", S_HQQ_META },
 	{ "stores_quant_config", S_HQQ_META },
 	{ "view_as_float", S_HQQ_META },
+	/* torchao tensor subclasses flattened for safetensors: the weight's
+	 * tensor data names behind "_weight_" (pytorch/ao torchao/prototype/
+	 * safetensors/safetensors_support.py flatten_tensor_state_dict;
+	 * transformers quantizers/quantizer_torchao.py
+	 * checkpoint_key_patterns) */
+	{ "_weight_qdata", S_TAO_QDATA },
+	{ "_weight_scale", S_TAO_SCALE },
+	{ "_weight_zero_point", S_TAO_ZP },
 };
 
 /* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
@@ -885,7 +896,7 @@ decide_weight(struct ctx *c, struct decision *d)
 		S_EXL2_SCALE_MAX, S_EXL2_GROUPS, S_EXL2_INVPERM, S_EXL2_PERM,
 		S_EXL3_SUH, S_EXL3_SVH, S_EXL3_SU, S_EXL3_SV, S_EXL3_CODEBOOK,
 		S_HQQ_ZERO, S_HQQ_NBITS, S_HQQ_GROUP, S_HQQ_AXIS, S_HQQ_SHAPE,
-		S_HQQ_META,
+		S_HQQ_META, S_TAO_SCALE, S_TAO_ZP,
 	};
 	size_t i;
 
@@ -1361,6 +1372,65 @@ decide_hqq(struct ctx *c, struct decision *d)
 	return finish(d);
 }
 
+/*
+ * torchao, saved by transformers as safetensors (the tensor subclass of
+ * each quantized weight flattened into its data tensors, pytorch/ao
+ * torchao/prototype/safetensors/safetensors_support.py, the subclass and
+ * its block_size in the header's __metadata__):
+ *   Int8Tensor                qdata I8 [out, in], scale [out, in/g]
+ *                             (F32 [out, 1] per row), zero_point I8
+ *   IntxUnpackedToInt8Tensor  the same, one int1-int8 value per int8
+ *                             (torchao/quantization/quantize_/workflows/
+ *                             intx/intx_unpacked_to_int8_tensor.py):
+ *                             the config's weight_dtype gives the bits
+ *   Float8Tensor              qdata F8_E4M3 [out, in], scale [out, 1]
+ * Packed subclasses (Int4Tensor and the other int4 layouts write U8 or
+ * I32 qdata) are not read: they stay unknown, and named.
+ */
+static bool
+decide_torchao(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *qd = slot(c, S_TAO_QDATA);
+	const struct qa_tensor *sc = slot(c, S_TAO_SCALE);
+	const struct qa_tensor *zp = slot(c, S_TAO_ZP);
+	uint64_t out, in, groups;
+	bool fp8 = is_fp8(qd->dtype);
+
+	if (!sc || qd->n_dims != 2 || (!fp8 && strcmp(qd->dtype, "I8") != 0))
+		return false;
+	out = qd->shape[0];
+	in = qd->shape[1];
+	if (sc->n_dims == 2 && sc->shape[0] == out)
+		groups = sc->shape[1];
+	else if ((sc->n_dims == 1 && sc->shape[0] == out) ||
+		 sc->elements == 1)
+		groups = 1;
+	else
+		return false;
+	if (zp && zp->elements != sc->elements)
+		return false;
+	if (!group_of(c, in, groups, &groups))
+		return false;
+	d->scheme = QA_SCHEME_TORCHAO;
+	d->experts = 1;
+	d->out = out;
+	d->in = in;
+	d->group = sc->elements == 1 ? 0 : (int)groups;
+	d->bits = !fp8 && c->config_bits >= 1 && c->config_bits <= 8 ?
+		  c->config_bits : 8;
+	if (fp8)
+		d->label = qa_arena_printf(&c->inv->arena, "torchao FP8 %s",
+					   group_text(c->inv, d->group));
+	else if (d->bits == 8)
+		d->label = qa_arena_printf(&c->inv->arena, "torchao int8 %s",
+					   group_text(c->inv, d->group));
+	else
+		d->label = qa_arena_printf(&c->inv->arena, "torchao int%d %s "
+					   "(int8-stored)", d->bits,
+					   group_text(c->inv, d->group));
+	return finish(d);
+}
+
 static void
 decide(struct ctx *c, struct decision *d)
 {
@@ -1380,6 +1450,9 @@ decide(struct ctx *c, struct decision *d)
 	} else if (slot(c, S_EXL3_TRELLIS)) {
 		d->payload = (uint32_t)c->g->slot[S_EXL3_TRELLIS];
 		ok = decide_exl3(c, d);
+	} else if (slot(c, S_TAO_QDATA)) {
+		d->payload = (uint32_t)c->g->slot[S_TAO_QDATA];
+		ok = decide_torchao(c, d);
 	} else if (slot(c, S_HQQ_WQ)) {
 		d->payload = (uint32_t)c->g->slot[S_HQQ_WQ];
 		ok = decide_hqq(c, d);

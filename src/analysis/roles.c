@@ -175,6 +175,8 @@ static const struct lit quant_suffixes[] = {
 	LIT("encoded_state_dict"), LIT("offload_meta"), LIT("optimize"),
 	LIT("quant_scale"), LIT("quant_zero"), LIT("round_zero"),
 	LIT("stores_quant_config"), LIT("view_as_float"),
+	/* torchao flattened subclasses (torchao/prototype/safetensors) */
+	LIT("_weight_qdata"), LIT("_weight_scale"), LIT("_weight_zero_point"),
 };
 
 /*

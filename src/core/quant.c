@@ -21,6 +21,7 @@ qa_quant_method_name(enum qa_quant_method m)
 	case QA_QM_EXL2: return "exl2";
 	case QA_QM_EXL3: return "exl3";
 	case QA_QM_HQQ: return "hqq";
+	case QA_QM_TORCHAO: return "torchao";
 	case QA_QM_OTHER: return "other";
 	}
 	return "other";

@@ -32,6 +32,7 @@ enum qa_quant_method {
 	QA_QM_EXL2,		/* ExLlamaV2: quant_method exl2 */
 	QA_QM_EXL3,		/* ExLlamaV3: quant_method exl3 */
 	QA_QM_HQQ,		/* HQQ via transformers: quant_method hqq */
+	QA_QM_TORCHAO,		/* torchao via transformers */
 	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
 };
 
@@ -104,6 +105,9 @@ struct qa_quant_config {
 	 * head_bits is lm_head's (-1 absent; 16 for an EXL3 FP16 head). */
 	double bpw;			/* < 0 unknown */
 	int head_bits;
+	/* torchao include_input_output_embeddings: the embeddings and
+	 * lm_head are quantized too (added with torchao; additive) */
+	bool embeddings_quantized;
 	/* Added by formats/quant_config.c: a lower-precedence config file
 	 * that declares another method (config.json says gptq, a side file
 	 * says auto-round); the winner is kept as vLLM does, the conflict is
@@ -142,7 +146,8 @@ struct qa_quant_config {
 	X(MLX_MXFP8, "MLX-mxfp8") \
 	X(EXL2, "EXL2") \
 	X(EXL3, "EXL3") \
-	X(HQQ, "HQQ")
+	X(HQQ, "HQQ") \
+	X(TORCHAO, "torchao")
 
 enum qa_scheme {
 #define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,
