@@ -294,6 +294,8 @@ method_from_string(const char *s)
 		{ "exl3", QA_QM_EXL3 },
 		{ "hqq", QA_QM_HQQ },
 		{ "torchao", QA_QM_TORCHAO },
+		{ "quark", QA_QM_QUARK },
+		{ "qqq", QA_QM_QQQ },
 	};
 	size_t i;
 
@@ -1062,6 +1064,109 @@ parse_torchao(struct ctx *c, const cJSON *q)
 	}
 }
 
+/*
+ * AMD Quark: quantization_config = {quant_method "quark",
+ * global_quant_config {weight, input_tensors, output_tensors, bias},
+ * layer_quant_config {pattern: the same}, layer_type_quant_config,
+ * exclude [...], export {weight_format, pack_method}} (amd-quark 0.13
+ * quark/torch/export/api.py export_safetensors, quantization/config/
+ * config.py QConfig.to_dict). A tensor spec is {dtype "int4" "uint4"
+ * "int8" "fp8_e4m3" "fp4" "fp6_e2m3"..., qscheme per_tensor /
+ * per_channel / per_group, group_size, symmetric, scale_format}. vLLM
+ * matches layer_quant_config keys with fnmatch when they hold a '*'
+ * (vllm/model_executor/layers/quantization/quark/quark.py
+ * _find_matched_config) and exclude entries exactly or as "re:" regexes
+ * (quark_utils.py should_ignore_layer).
+ */
+static int
+quark_bits(const char *dtype)
+{
+	if (!dtype)
+		return -1;
+	if (strncmp(dtype, "int", 3) == 0 || strncmp(dtype, "uint", 4) == 0) {
+		int v = atoi(dtype + (dtype[0] == 'u' ? 4 : 3));
+
+		return v >= 1 && v <= 16 ? v : -1;
+	}
+	if (strncmp(dtype, "fp8", 3) == 0)
+		return 8;
+	if (strncmp(dtype, "fp6", 3) == 0)
+		return 6;
+	if (strcmp(dtype, "fp4") == 0)
+		return 4;
+	return -1;
+}
+
+static void
+quark_spec(const cJSON *spec, int *bits, int *group)
+{
+	const char *qs = str_of(qa_json_child(spec, "qscheme"));
+
+	*bits = quark_bits(str_of(qa_json_child(spec, "dtype")));
+	*group = qs && strcmp(qs, "per_group") == 0 ?
+		 group_of(qa_json_child(spec, "group_size")) :
+		 qs ? 0 : -1;
+}
+
+static void
+parse_quark(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const cJSON *g = qa_json_child(q, "global_quant_config");
+	const cJSON *w = qa_json_child(g, "weight");
+	const cJSON *in = qa_json_child(g, "input_tensors");
+	const cJSON *ex = qa_json_child(q, "exclude");
+	const cJSON *e;
+	int v;
+
+	if (cJSON_IsArray(w))	/* two-stage specs: the first is the payload */
+		w = cJSON_GetArrayItem(w, 0);
+	if (cJSON_IsArray(in))
+		in = cJSON_GetArrayItem(in, 0);
+	quark_spec(w, &qc->bits, &qc->group_size);
+	qc->data_type = dup(c, str_of(qa_json_child(w, "dtype")));
+	qc->format = dup(c, str_of(qa_json_child(w, "qscheme")));
+	qc->sym = bool_of(qa_json_child(w, "symmetric"));
+	if (cJSON_IsObject(in)) {
+		v = quark_bits(str_of(qa_json_child(in, "dtype")));
+		qc->act_bits = v;
+	}
+	if (cJSON_IsArray(ex))
+		for (e = ex->child; e; e = e->next) {
+			const char *t = str_of(e);
+
+			if (!t || !t[0])
+				continue;
+			if (strncmp(t, "re:", 3) == 0)
+				add_exclude(c, t + 3, QA_PAT_REGEX, "exclude");
+			else
+				add_exclude(c, t, strchr(t, '*') ? QA_PAT_GLOB :
+					    QA_PAT_EXACT, "exclude");
+		}
+	e = qa_json_child(q, "layer_quant_config");
+	if (cJSON_IsObject(e))
+		for (e = e->child; e; e = e->next) {
+			struct qa_quant_override *o;
+			const cJSON *lw = qa_json_child(e, "weight");
+
+			if (!e->string || !e->string[0])
+				continue;
+			o = add_override(c, e->string,
+					 strchr(e->string, '*') ? QA_PAT_GLOB :
+					 QA_PAT_EXACT, "layer_quant_config");
+			if (!o)
+				continue;
+			if (cJSON_IsArray(lw))
+				lw = cJSON_GetArrayItem(lw, 0);
+			if (!cJSON_IsObject(lw)) {
+				o->skip = true;
+				continue;
+			}
+			quark_spec(lw, &o->bits, &o->group_size);
+			o->scheme = dup(c, str_of(qa_json_child(lw, "dtype")));
+		}
+}
+
 static void
 qc_init(struct qa_quant_config *qc)
 {
@@ -1138,6 +1243,14 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 		break;
 	case QA_QM_TORCHAO:
 		parse_torchao(&c, q);
+		break;
+	case QA_QM_QUARK:
+		parse_quark(&c, q);
+		break;
+	case QA_QM_QQQ:
+		/* GPTQModel QQQConfig is a GPTQConfig (gptqmodel/
+		 * quantization/config.py l.3531): the same keys */
+		parse_gptq(&c, q);
 		break;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:

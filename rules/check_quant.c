@@ -42,7 +42,7 @@
 #define MAX_NAME 512
 /* First and last code of the family. */
 #define CODE_FIRST 3001
-#define CODE_LAST 3018
+#define CODE_LAST 3019
 
 /* One aggregated finding: modules sharing a name pattern. */
 struct agg_item {
@@ -1431,6 +1431,14 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		return s == QA_SCHEME_HQQ;
 	case QA_QM_TORCHAO:
 		return s == QA_SCHEME_TORCHAO;
+	case QA_QM_QQQ:
+		return s == QA_SCHEME_QQQ;
+	case QA_QM_QUARK:
+		/* quark/torch/export: packed ints, or FP8 / INT8 / MX
+		 * weights with scales as compressed-tensors writes them */
+		return s == QA_SCHEME_QUARK_INT || s == QA_SCHEME_INT8 ||
+		       s == QA_SCHEME_FP8 || s == QA_SCHEME_MXFP4 ||
+		       s == QA_SCHEME_MXFP8;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		return true;
@@ -1932,6 +1940,58 @@ check_exl(struct ctx *c)
 		check_exl_head(c, head);
 }
 
+/* ---- QA3019: a layout not read ------------------------------------- */
+
+/*
+ * A module whose scheme stayed unknown and that is a weight: a Linear or
+ * head by role, or a payload with siblings. A lone integer buffer
+ * (position_ids) is no weight and says nothing about precision.
+ */
+static void
+check_unread(struct ctx *c)
+{
+	struct qa_inventory *inv = c->inv;
+	struct agg a = { 0 };
+	uint32_t i, k;
+
+	for (i = 0; i < inv->n_modules; i++) {
+		const struct qa_module *m = &inv->modules[i];
+		const struct qa_tensor *p = payload(inv, m);
+		char detail[384];
+		size_t len = 0, nl;
+
+		/* a known layout with a bad sibling is QA3008 / QA3009's */
+		if (m->scheme != QA_SCHEME_UNKNOWN || !m->name || !p ||
+		    (m->n_tensors < 2 && !claimable_role(m->role)) ||
+		    guess_scheme(inv, m) != QA_SCHEME_UNKNOWN)
+			continue;
+		nl = strlen(m->name);
+		len = (size_t)snprintf(detail, sizeof(detail),
+				       "tensors ");
+		for (k = 0; k < m->n_tensors && k < 6 &&
+		     len + 64 < sizeof(detail); k++) {
+			const struct qa_tensor *t = &inv->tensors[m->tensors[k]];
+			const char *sfx = strlen(t->name) > nl &&
+					  strncmp(t->name, m->name, nl) == 0 ?
+					  t->name + nl : t->name;
+
+			len += (size_t)snprintf(detail + len,
+						sizeof(detail) - len,
+						"%s%s %s", k ? ", " : "", sfx,
+						t->dtype ? t->dtype : "?");
+		}
+		if (k < m->n_tensors && len + 16 < sizeof(detail))
+			len += (size_t)snprintf(detail + len,
+						sizeof(detail) - len,
+						" and %u more", m->n_tensors - k);
+		snprintf(detail + len, sizeof(detail) - len,
+			 ": no layout quantaudit reads; precision, bits per "
+			 "weight and parameters not audited");
+		agg_add(c, &a, m, detail, detail, p);
+	}
+	agg_emit(c, &a, QA3019, NULL, "unread layouts");
+}
+
 /* ---- QA3018: HQQ named from its tensors ------------------------------ */
 
 static void
@@ -2002,6 +2062,7 @@ run(struct qa_inventory *inv, const struct qa_check_options *opt)
 	check_method(&c);
 	check_exl(&c);
 	check_hqq(&c);
+	check_unread(&c);
 	if (nq > 0) {
 		check_blocks(&c);
 		check_claims(&c);

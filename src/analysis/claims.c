@@ -1802,6 +1802,35 @@ claim_torchao(struct matcher *mx, const char *name, enum qa_role role,
 	return claim_bits(1, bits, qc->bits);
 }
 
+/*
+ * AMD Quark: every Linear takes layer_quant_config's first matching
+ * entry, else the global config, unless exclude names it (vLLM
+ * quark.py get_quant_method, _find_matched_config; Quark's own
+ * ModelQuantizer the same); Quark quantizes nn.Linear only.
+ */
+static int
+claim_quark(struct matcher *mx, const char *name, enum qa_role role,
+	    int *bits)
+{
+	const struct qa_quant_config *qc = mx->qc;
+	enum qa_quant_class rc = qa_role_quant_class(role);
+	const struct qa_quant_override *o;
+	bool unsure;
+	int ex;
+
+	if (rc == QA_QCLASS_EMBED)
+		return 0;
+	ex = excluded(mx, name, role);
+	if (ex == 1)
+		return 0;
+	o = first_override(mx, name, role, &unsure);
+	if (unsure || ex < 0 || rc == QA_QCLASS_UNSURE)
+		return -1;
+	if (o)
+		return o->skip ? 0 : claim_bits(1, bits, o->bits);
+	return claim_bits(1, bits, qc->bits);
+}
+
 static int
 claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 {
@@ -1818,6 +1847,7 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 		return 0;
 	switch (qc->method) {
 	case QA_QM_GPTQ:
+	case QA_QM_QQQ:		/* QQQConfig is a GPTQConfig */
 		return claim_gptq(mx, module, role, bits);
 	case QA_QM_AWQ:
 		return claim_awq(mx, module, role, bits);
@@ -1842,6 +1872,8 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 		return claim_hqq(mx, module, role, bits);
 	case QA_QM_TORCHAO:
 		return claim_torchao(mx, module, role, bits);
+	case QA_QM_QUARK:
+		return claim_quark(mx, module, role, bits);
 	case QA_QM_NONE:
 	case QA_QM_OTHER:
 		break;

@@ -84,6 +84,9 @@ enum sfx {
 	S_TAO_QDATA,		/* torchao <module>._weight_qdata */
 	S_TAO_SCALE,
 	S_TAO_ZP,
+	S_QQQ_SCHANNEL,		/* GPTQModel QQQ s_channel (B, s_group join it) */
+	S_QQQ_B,
+	S_QQQ_SGROUP,
 	S_COUNT
 };
 
@@ -172,6 +175,11 @@ static const struct {
 	{ "_weight_qdata", S_TAO_QDATA },
 	{ "_weight_scale", S_TAO_SCALE },
 	{ "_weight_zero_point", S_TAO_ZP },
+	/* GPTQModel QQQ (gptqmodel/nn_modules/qlinear/qqq.py l.138-164):
+	 * B and s_group join a module only beside its s_channel */
+	{ "s_channel", S_QQQ_SCHANNEL },
+	{ "B", S_QQQ_B },
+	{ "s_group", S_QQQ_SGROUP },
 };
 
 /* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
@@ -877,6 +885,48 @@ decide_mlx(struct ctx *c, struct decision *d, const struct qa_tensor *w,
  */
 static bool decide_dense(struct decision *d, const struct qa_tensor *w);
 
+/*
+ * AMD Quark's packed integers (amd-quark 0.13 quark/torch/export/
+ * safetensors export, pack_method "reorder"; quark/torch/utils/pack.py):
+ * AWQ GEMM's layout under Quark's names, weight I32 [in, out*b/32]
+ * (32/b values a word along the output, in AWQ's order), weight_scale
+ * [in/g, out], weight_zero_point I32 [in/g, out*b/32] when asymmetric;
+ * so b = 32 * weight cols / scale cols, as for AWQ GEMM.
+ */
+static bool
+decide_quark(struct ctx *c, struct decision *d, const struct qa_tensor *w,
+	     const struct qa_tensor *ws, const struct qa_tensor *zp)
+{
+	struct mat p = mat_of(w), s = mat_of(ws), z = { 0 };
+	uint64_t g;
+	int b;
+
+	if (!p.ok || !s.ok || ws->n_dims != 2 || p.r == 0 || p.c == 0 ||
+	    s.r == 0 || s.c == 0 || !is_float(ws->dtype) ||
+	    (32 * p.c) % s.c)
+		return false;
+	b = (int)(32 * p.c / s.c);
+	if (b < 2 || b > 8 || 32 % b)
+		return false;
+	if (zp) {
+		z = mat_of(zp);
+		if (!z.ok || zp->n_dims != 2 || z.r != s.r || z.c != p.c ||
+		    strcmp(zp->dtype, "I32") != 0)
+			return false;
+	}
+	d->scheme = QA_SCHEME_QUARK_INT;
+	d->bits = b;
+	d->experts = 1;
+	d->out = s.c;
+	d->in = p.r;
+	if (!group_of(c, d->in, s.r, &g))
+		return false;
+	d->group = (int)g;
+	d->label = qa_arena_printf(&c->inv->arena, "Quark int%d %s", b,
+				   group_text(c->inv, d->group));
+	return finish(d);
+}
+
 static bool
 decide_weight(struct ctx *c, struct decision *d)
 {
@@ -896,7 +946,7 @@ decide_weight(struct ctx *c, struct decision *d)
 		S_EXL2_SCALE_MAX, S_EXL2_GROUPS, S_EXL2_INVPERM, S_EXL2_PERM,
 		S_EXL3_SUH, S_EXL3_SVH, S_EXL3_SU, S_EXL3_SV, S_EXL3_CODEBOOK,
 		S_HQQ_ZERO, S_HQQ_NBITS, S_HQQ_GROUP, S_HQQ_AXIS, S_HQQ_SHAPE,
-		S_HQQ_META, S_TAO_SCALE, S_TAO_ZP,
+		S_HQQ_META, S_TAO_SCALE, S_TAO_ZP, S_QQQ_SCHANNEL, S_QQQ_SGROUP,
 	};
 	size_t i;
 
@@ -996,6 +1046,8 @@ decide_weight(struct ctx *c, struct decision *d)
 					   d->group);
 		return finish(d);
 	}
+	if (ws && strcmp(w->dtype, "I32") == 0 && w->n_dims == 2)
+		return decide_quark(c, d, w, ws, slot(c, S_WEIGHT_ZP));
 	if (ws) {
 		if (is_fp8(w->dtype) && is_e8m0(ws->dtype)) {
 			struct mat s = mat_of(ws);
@@ -1431,6 +1483,48 @@ decide_torchao(struct ctx *c, struct decision *d)
 	return finish(d);
 }
 
+/*
+ * GPTQModel QQQ, W4A8 (gptqmodel/nn_modules/qlinear/qqq.py QQQQuantLinear
+ * l.138-164, after vLLM's QQQ Marlin kernel): B I32 [in/16, out*16/8]
+ * (16x16 tiles of 4-bit codes, 8 a word), s_channel F32 [1, out],
+ * s_group F16 [in/g, out] for g = 128, or empty for per-channel. 4-bit
+ * only (SUPPORTS_BITS [4]).
+ */
+static bool
+decide_qqq(struct ctx *c, struct decision *d)
+{
+	const struct qa_tensor *b = slot(c, S_QQQ_B);
+	const struct qa_tensor *sc = slot(c, S_QQQ_SCHANNEL);
+	const struct qa_tensor *sg = slot(c, S_QQQ_SGROUP);
+	struct mat q;
+	uint64_t out, in, g = 0;
+
+	if (!b || strcmp(b->dtype, "I32") != 0 || b->n_dims != 2 ||
+	    sc->n_dims != 2 || sc->shape[0] != 1)
+		return false;
+	q = mat_of(b);
+	out = sc->shape[1];
+	if (!q.ok || out == 0 || q.c != 2 * out || q.r == 0 ||
+	    qa_ckd_mul(&in, q.r, 16))
+		return false;
+	/* groups of 128 exactly (SUPPORTS_GROUP_SIZE [-1, 128]) */
+	if (sg && sg->elements > 0) {
+		if (sg->n_dims != 2 || sg->shape[1] != out ||
+		    sg->shape[0] == 0 || in != 128 * sg->shape[0])
+			return false;
+		g = 128;
+	}
+	d->scheme = QA_SCHEME_QQQ;
+	d->bits = 4;
+	d->group = (int)g;
+	d->experts = 1;
+	d->out = out;
+	d->in = in;
+	d->label = qa_arena_printf(&c->inv->arena, "QQQ int4 %s",
+				   group_text(c->inv, d->group));
+	return finish(d);
+}
+
 static void
 decide(struct ctx *c, struct decision *d)
 {
@@ -1450,6 +1544,11 @@ decide(struct ctx *c, struct decision *d)
 	} else if (slot(c, S_EXL3_TRELLIS)) {
 		d->payload = (uint32_t)c->g->slot[S_EXL3_TRELLIS];
 		ok = decide_exl3(c, d);
+	} else if (slot(c, S_QQQ_SCHANNEL)) {
+		d->payload = (uint32_t)(c->g->slot[S_QQQ_B] >= 0 ?
+					c->g->slot[S_QQQ_B] :
+					c->g->slot[S_QQQ_SCHANNEL]);
+		ok = decide_qqq(c, d);
 	} else if (slot(c, S_TAO_QDATA)) {
 		d->payload = (uint32_t)c->g->slot[S_TAO_QDATA];
 		ok = decide_torchao(c, d);
@@ -1759,18 +1858,23 @@ qa_quant_modules_build(struct qa_inventory *inv)
 			bool late, hqq;
 			struct group *g;
 
+			enum sfx need;
+
 			hqq = (s == S_GGUF_SCALE &&
 			       inv->tensors[i].ggml_type < 0) ||
 			      (s >= S_HQQ_ZERO && s <= S_HQQ_META);
+			need = hqq ? S_HQQ_WQ :
+			       s == S_QQQ_B || s == S_QQQ_SGROUP ?
+			       S_QQQ_SCHANNEL : S_BLOCKS;
 			late = s == S_GLUED_SCALES || s == S_GLUED_BIAS ||
-			       s == S_KV_SCALE || hqq;
+			       s == S_KV_SCALE || hqq || need == S_QQQ_SCHANNEL;
 			if (late != (k == 1))
 				continue;
 			g = map_get(&m, name, len, !late || s == S_KV_SCALE);
 			if (late && s != S_KV_SCALE &&
-			    (!g || g->slot[hqq ? S_HQQ_WQ : S_BLOCKS] < 0)) {
-				/* not a gpt-oss or HQQ sibling: its own
-				 * tensor */
+			    (!g || g->slot[need] < 0)) {
+				/* not a gpt-oss, HQQ or QQQ sibling: its
+				 * own tensor */
 				s = S_NONE;
 				g = map_get(&m, name, strlen(name), true);
 			}

@@ -177,6 +177,8 @@ static const struct lit quant_suffixes[] = {
 	LIT("stores_quant_config"), LIT("view_as_float"),
 	/* torchao flattened subclasses (torchao/prototype/safetensors) */
 	LIT("_weight_qdata"), LIT("_weight_scale"), LIT("_weight_zero_point"),
+	/* GPTQModel QQQ (gptqmodel/nn_modules/qlinear/qqq.py) */
+	LIT("B"), LIT("s_channel"), LIT("s_group"),
 };
 
 /*

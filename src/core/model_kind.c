@@ -169,6 +169,24 @@ qa_model_engines(const struct qa_inventory *inv)
 			   qa_quant_method_name(inv->quant.method)) == 0)
 			m |= row->engines;
 	}
+	/* vLLM's Quark loader builds a scheme from the weight and input
+	 * specs and refuses the rest ("No quark compatible scheme was
+	 * found", vllm/model_executor/layers/quantization/quark/quark.py
+	 * _get_scheme_from_config): FP8 or INT8 weights only with quantized
+	 * activations (W8A8), OCP MX fp4/fp6 weights per group of 32 with
+	 * or without; weight-only integer and FP8 checkpoints do not load */
+	if (inv->quant.method == QA_QM_QUARK && (m & QA_ENG(VLLM))) {
+		const char *dt = inv->quant.data_type;
+		bool w8a8 = dt && (strcmp(dt, "fp8_e4m3") == 0 ||
+				   strcmp(dt, "int8") == 0) &&
+			    inv->quant.act_bits == 8;
+		bool mx = dt && (strcmp(dt, "fp4") == 0 ||
+				 strncmp(dt, "fp6", 3) == 0) &&
+			  inv->quant.group_size == 32;
+
+		if (!w8a8 && !mx)
+			m &= ~QA_ENG(VLLM);
+	}
 	/* vLLM's HQQ kernel takes 4-bit, group 64, axis 1 only ("The only
 	 * supported HQQ group size is currently 64", vllm-project/vllm
 	 * vllm/model_executor/layers/quantization/hqq_marlin.py

@@ -22,6 +22,8 @@ qa_quant_method_name(enum qa_quant_method m)
 	case QA_QM_EXL3: return "exl3";
 	case QA_QM_HQQ: return "hqq";
 	case QA_QM_TORCHAO: return "torchao";
+	case QA_QM_QUARK: return "quark";
+	case QA_QM_QQQ: return "qqq";
 	case QA_QM_OTHER: return "other";
 	}
 	return "other";

@@ -33,6 +33,8 @@ enum qa_quant_method {
 	QA_QM_EXL3,		/* ExLlamaV3: quant_method exl3 */
 	QA_QM_HQQ,		/* HQQ via transformers: quant_method hqq */
 	QA_QM_TORCHAO,		/* torchao via transformers */
+	QA_QM_QUARK,		/* AMD Quark export_safetensors */
+	QA_QM_QQQ,		/* GPTQModel QQQ (W4A8) */
 	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
 };
 
@@ -147,7 +149,9 @@ struct qa_quant_config {
 	X(EXL2, "EXL2") \
 	X(EXL3, "EXL3") \
 	X(HQQ, "HQQ") \
-	X(TORCHAO, "torchao")
+	X(TORCHAO, "torchao") \
+	X(QUARK_INT, "Quark-int") \
+	X(QQQ, "QQQ")
 
 enum qa_scheme {
 #define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,

@@ -208,12 +208,20 @@ def test_hostile(binary, tmp, c):
     for name, tensors in cases.items():
         path = os.path.join(tmp, name + ".safetensors")
         write(path, tensors)
-        code, doc, err = run_json(binary, ["inspect", path])
-        mods = {x["name"]: x for x in doc["inputs"][0]["modules"]}
+        code, doc, err = run_json(binary, ["check", path])
+        inp = doc["inputs"][0]
+        mods = {x["name"]: x for x in inp.get("modules", [])}
+        if not mods:
+            _, tdoc, _ = run_json(binary, ["inspect", path])
+            mods = {x["name"]: x for x in tdoc["inputs"][0]["modules"]}
         x = mods.get("m.a", {})
-        c.check(code in (0, 1) and x.get("scheme") == "unknown",
-                f"hostile {name}: unknown, no crash ({code}, "
-                f"{x.get('scheme')}, {err[:200]})")
+        named = [f for f in inp["findings"] if f["code"] == "QA3019" and
+                 "m.a" in f["message"] and ".W_q U8" in f["message"]]
+        c.check(code == 0 and x.get("scheme") == "unknown" and named and
+                inp["verdict"] == "warn",
+                f"hostile {name}: unknown, named by QA3019, no crash "
+                f"({code}, {x.get('scheme')}, "
+                f"{[f['code'] for f in inp['findings']]}, {err[:200]})")
     # the same layer told right: 4-bit g64, 64 x 128
     path = os.path.join(tmp, "right.safetensors")
     write(path, layer("m.a", 4, (64, 128)))
