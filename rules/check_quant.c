@@ -1430,7 +1430,7 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 	case QA_QM_HQQ:
 		return s == QA_SCHEME_HQQ;
 	case QA_QM_TORCHAO:
-		return s == QA_SCHEME_TORCHAO;
+		return s == QA_SCHEME_TORCHAO || s == QA_SCHEME_TORCHAO_FP8;
 	case QA_QM_QQQ:
 		return s == QA_SCHEME_QQQ;
 	case QA_QM_QUARK:

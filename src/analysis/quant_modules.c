@@ -1463,7 +1463,9 @@ decide_torchao(struct ctx *c, struct decision *d)
 		return false;
 	if (!group_of(c, in, groups, &groups))
 		return false;
-	d->scheme = QA_SCHEME_TORCHAO;
+	/* two schemes: vLLM builds a fused layer with one method, and
+	 * Float8Tensor parts beside Int8Tensor ones are two (QA3003) */
+	d->scheme = fp8 ? QA_SCHEME_TORCHAO_FP8 : QA_SCHEME_TORCHAO;
 	d->experts = 1;
 	d->out = out;
 	d->in = in;

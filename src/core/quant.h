@@ -150,6 +150,7 @@ struct qa_quant_config {
 	X(EXL3, "EXL3") \
 	X(HQQ, "HQQ") \
 	X(TORCHAO, "torchao") \
+	X(TORCHAO_FP8, "torchao-FP8") \
 	X(QUARK_INT, "Quark-int") \
 	X(QQQ, "QQQ")
 
