@@ -1735,15 +1735,14 @@ claim_exl(struct matcher *mx, enum qa_role role, int *bits)
 }
 
 /*
- * HQQ through transformers: prepare_for_hqq_linear (transformers
- * integrations/hqq.py) quantizes every nn.Linear whose linear tag is not
- * in skip_modules (lm_head by default); with a per-tag quant_config only
- * the tags it lists, each at its own bits (a tag it leaves out gets None:
- * kept dense). Embeddings are no Linears.
+ * Methods that replace every nn.Linear (never an embedding) unless an
+ * exclude list names it, each at the first per-module entry that matches,
+ * else the global config; with unlisted_dense, a config of per-module
+ * entries quantizes only the modules it lists.
  */
 static int
-claim_hqq(struct matcher *mx, const char *name, enum qa_role role,
-	  int *bits)
+claim_linear_entries(struct matcher *mx, const char *name, enum qa_role role,
+		     int *bits, bool unlisted_dense)
 {
 	const struct qa_quant_config *qc = mx->qc;
 	enum qa_quant_class rc = qa_role_quant_class(role);
@@ -1759,12 +1758,25 @@ claim_hqq(struct matcher *mx, const char *name, enum qa_role role,
 	o = first_override(mx, name, role, &unsure);
 	if (unsure || ex < 0 || rc == QA_QCLASS_UNSURE)
 		return -1;
-	if (qc->n_overrides > 0) {
-		if (!o || o->skip)
-			return 0;
-		return claim_bits(1, bits, o->bits);
-	}
+	if (o)
+		return o->skip ? 0 : claim_bits(1, bits, o->bits);
+	if (unlisted_dense && qc->n_overrides > 0)
+		return 0;
 	return claim_bits(1, bits, qc->bits);
+}
+
+/*
+ * HQQ through transformers: prepare_for_hqq_linear (transformers
+ * integrations/hqq.py) quantizes every nn.Linear whose linear tag is not
+ * in skip_modules (lm_head by default); with a per-tag quant_config only
+ * the tags it lists, each at its own bits (a tag it leaves out gets None:
+ * kept dense). Embeddings are no Linears.
+ */
+static int
+claim_hqq(struct matcher *mx, const char *name, enum qa_role role,
+	  int *bits)
+{
+	return claim_linear_entries(mx, name, role, bits, true);
 }
 
 /*
@@ -1812,23 +1824,7 @@ static int
 claim_quark(struct matcher *mx, const char *name, enum qa_role role,
 	    int *bits)
 {
-	const struct qa_quant_config *qc = mx->qc;
-	enum qa_quant_class rc = qa_role_quant_class(role);
-	const struct qa_quant_override *o;
-	bool unsure;
-	int ex;
-
-	if (rc == QA_QCLASS_EMBED)
-		return 0;
-	ex = excluded(mx, name, role);
-	if (ex == 1)
-		return 0;
-	o = first_override(mx, name, role, &unsure);
-	if (unsure || ex < 0 || rc == QA_QCLASS_UNSURE)
-		return -1;
-	if (o)
-		return o->skip ? 0 : claim_bits(1, bits, o->bits);
-	return claim_bits(1, bits, qc->bits);
+	return claim_linear_entries(mx, name, role, bits, false);
 }
 
 static int
