@@ -218,4 +218,8 @@ void qa_quant_config_parse(struct qa_inventory *inv, const cJSON *config,
 			   const char *config_path,
 			   const struct qa_side_doc *docs, size_t n_docs);
 
+/* The quantization claim of an Ollama safetensors model, from its
+ * tensor blobs' metadata, into inv->quant (formats/quant_config.c). */
+void qa_quant_config_ollama(struct qa_inventory *inv);
+
 #endif /* QA_FORMATS_FORMAT_H */

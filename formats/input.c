@@ -66,6 +66,7 @@ qa_model_refs_free(struct qa_model_refs *refs)
 		free(refs->v[i].root);
 		free(refs->v[i].base);
 		qa_ollama_side_free(refs->v[i].ollama);
+		qa_ollama_vfs_release(refs->v[i].ollama_vfs);
 	}
 	if (refs) {
 		free(refs->v);
@@ -1472,7 +1473,14 @@ kind_label(const struct qa_inventory *inv, const struct qa_model_ref *ref)
 	}
 }
 
-/* struct qa_inventory.release_members of a model read from an archive. */
+/* struct qa_inventory.release_members of an Ollama safetensors model
+ * and of a model read from an archive. */
+static void
+release_ollama_vfs(void *ctx)
+{
+	qa_ollama_vfs_release(ctx);
+}
+
 static void
 release_archive(void *ctx)
 {
@@ -1495,6 +1503,18 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		if (rc != QA_OK) {
 			snprintf(err, errlen, "%s: out of memory", ref->display);
 			return rc;
+		}
+	}
+	/* An Ollama safetensors model's layers are the folder's files
+	 * (formats/ollama.h), readable as long as the inventory lives. */
+	if (ref->ollama_vfs) {
+		/* the blobs are read through the inventory's own fs */
+		qa_ollama_vfs_set_outer(ref->ollama_vfs, inv->fs);
+		inv->fs = qa_ollama_vfs_fs(ref->ollama_vfs);
+		if (!inv->release_members) {
+			inv->member_fs = inv->fs;
+			inv->members_ctx = qa_ollama_vfs_ref(ref->ollama_vfs);
+			inv->release_members = release_ollama_vfs;
 		}
 	}
 	/* Inside an archive the members are the files (formats/archive.h). */
@@ -1521,6 +1541,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		rc = QA_OK;
 	} else if (ref->kind == QA_REF_HF_DIR) {
 		rc = qa_hf_load_dir(inv, ref->path);
+		if (rc == QA_OK && ref->ollama_vfs)
+			qa_quant_config_ollama(inv);
 	} else {
 		rc = load_file(inv, ref, err, errlen);
 	}
@@ -1530,6 +1552,8 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 		rc = load_mmproj(inv, ref->mmproj, ref->split_index);
 	if (rc == QA_OK && ref->ollama)
 		qa_ollama_annotate(inv, ref->ollama);
+	if (ref->ollama_vfs)
+		inv->fs = outer;
 	if (ref->archive) {
 		/* A member the archive could not give (encrypted, past the
 		 * streaming bound) is the archive's finding, not a system

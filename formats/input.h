@@ -29,6 +29,8 @@ enum qa_ref_kind {
 
 struct qa_split_index;
 struct qa_archive;
+struct qa_ollama_side;
+struct qa_ollama_vfs;
 
 /* One model found at a path. Strings are malloc'd (qa_model_refs_free). */
 struct qa_format;
@@ -71,6 +73,9 @@ struct qa_model_ref {
 	/* An Ollama manifest's side layers (formats/ollama.h), owned; NULL
 	 * for other inputs. */
 	struct qa_ollama_side *ollama;
+	/* An Ollama safetensors model's layers served as a folder (path
+	 * is its root; formats/ollama.h), one reference; NULL otherwise. */
+	struct qa_ollama_vfs *ollama_vfs;
 	/* The base model a GGUF LoRA adapter is checked against (an
 	 * Ollama adapter layer's model blob), loaded beside it as --base
 	 * is; NULL none. */

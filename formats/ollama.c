@@ -139,6 +139,7 @@ qa_ollama_side_free(struct qa_ollama_side *side)
 	free(side->parent);
 	free(side->unknown);
 	free(side->missing);
+	free(side->bad_names);
 	free(side);
 }
 
@@ -212,6 +213,103 @@ weight_ref(struct qa_model_refs *out, char *blob, const char *display,
 	return r->note ? r : NULL;
 }
 
+/*
+ * One layer of the safetensors layout (x/create): a tensor layer is
+ * served as "<name>.safetensors", a json layer as its name; a draft's
+ * (tensors "draft.<name>", configs "draft/<file>": x/create/draft.go)
+ * are counted, not served: the draft is not audited. blob is taken.
+ */
+static int
+st_layer(const struct qa_fs *fs, const char *manifest,
+	 struct qa_ollama_side *side, struct qa_ollama_vfs **vfs,
+	 const char *kind, const char *name, char *blob, const char *digest)
+{
+	bool tensor = strcmp(kind, "tensor") == 0;
+	char rel[1100];
+
+	if (tensor)
+		side->n_tensor_layers++;
+	else
+		side->n_json_layers++;
+	if (!name || !qa_ollama_layer_name_ok(name)) {
+		char what[160];
+
+		snprintf(what, sizeof(what), "%s layer \"%.100s\"", kind,
+			 name ? name : "(no name)");
+		list_add(&side->bad_names, what);
+		free(blob);
+		return QA_OK;
+	}
+	if (strncmp(name, "draft.", 6) == 0 ||
+	    strncmp(name, "draft/", 6) == 0) {
+		side->n_st_draft_layers++;
+		free(blob);
+		return QA_OK;
+	}
+	if (!blob || !is_file(fs, blob)) {
+		char what[1200];
+
+		snprintf(what, sizeof(what), "%s %s", kind, name);
+		list_add(&side->missing, what);
+		if (tensor)
+			side->n_tensor_missing++;
+		(void)digest;
+		free(blob);
+		return QA_OK;
+	}
+	if (!*vfs) {
+		*vfs = qa_ollama_vfs_new(fs, manifest);
+		if (!*vfs) {
+			free(blob);
+			return QA_E_NOMEM;
+		}
+	}
+	snprintf(rel, sizeof(rel), "%s%s", name, tensor ? ".safetensors" : "");
+	return qa_ollama_vfs_add(*vfs, rel, blob);
+}
+
+/* The ref of a safetensors-layout model: the manifest as a folder. */
+static int
+st_model(struct qa_model_refs *out, const char *path, const char *display,
+	 struct qa_ollama_vfs **vfs, struct qa_ollama_side **side,
+	 char *err, size_t errlen)
+{
+	struct qa_model_ref *r;
+	const char *twice;
+	char note[600];
+
+	if (!*vfs) {
+		snprintf(err, errlen, "'%s': none of the manifest's %u tensor "
+			 "layers has its blob in the store (an interrupted "
+			 "pull?)", display, (*side)->n_tensor_layers);
+		return QA_E_UNRECOGNIZED;
+	}
+	twice = qa_ollama_vfs_seal(*vfs);
+	if (twice) {
+		char what[1200];
+
+		snprintf(what, sizeof(what), "\"%s\" named twice (the "
+			 "first served)", twice);
+		list_add(&(*side)->bad_names, what);
+	}
+	r = add_ref(out, strdup(path), display);
+	if (!r)
+		return QA_E_NOMEM;
+	r->kind = QA_REF_HF_DIR;
+	r->container = QA_FORMAT_OLLAMA_ST;
+	r->unconfined = true;	/* the blobs are outside the "folder" */
+	r->ollama_vfs = *vfs;
+	*vfs = NULL;
+	r->ollama = *side;
+	*side = NULL;
+	snprintf(note, sizeof(note), "Ollama model %s: %u safetensors "
+		 "tensor layers and %u json layers, read as the checkpoint "
+		 "folder they were made from", display,
+		 r->ollama->n_tensor_layers, r->ollama->n_json_layers);
+	r->note = strdup(note);
+	return r->note ? QA_OK : QA_E_NOMEM;
+}
+
 int
 qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 			   const char *display, struct qa_model_refs *out,
@@ -224,7 +322,7 @@ qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 	char *adapters[8], *drafts[2];
 	unsigned n_adapters = 0, n_drafts = 0, i;
 	size_t model_at = 0;
-	unsigned n_tensor_layers = 0;
+	struct qa_ollama_vfs *vfs = NULL;
 	struct qa_model_ref *r;
 	cJSON *doc;
 	int rc = QA_E_UNRECOGNIZED;
@@ -293,11 +391,13 @@ qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 			continue;
 		} else if (kind && (strcmp(kind, "tensor") == 0 ||
 				    strcmp(kind, "json") == 0)) {
-			/* the safetensors layout (x/create: one tensor
-			 * blob per layer, config files as json layers) */
-			if (strcmp(kind, "tensor") == 0)
-				n_tensor_layers++;
-			free(blob);
+			/* the safetensors layout (formats/ollama_st.c) */
+			rc = st_layer(fs, path, side, &vfs, kind,
+				      str_of(qa_json_child(l, "name")), blob,
+				      dg);
+			if (rc != QA_OK)
+				goto out;
+			rc = QA_E_UNRECOGNIZED;
 			continue;
 		} else if (kind && strcmp(kind, "embed") == 0) {
 			/* deprecated, ignored by Ollama (images.go) */
@@ -318,18 +418,13 @@ qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 		}
 		free(blob);
 	}
-	if (!model && n_tensor_layers) {
-		/* x/create/client/create.go (MinOllamaVersion 0.19.0):
-		 * application/vnd.ollama.image.tensor layers, each a
-		 * safetensors blob named by its tensor (x/create/writer.go
-		 * l.12, l.79), quantized ones with <name>.scale / .bias and
-		 * a quant_type (x/create/quantize.go l.58-126) */
-		snprintf(err, errlen, "'%s' is an Ollama safetensors model "
-			 "(%u tensor layers, one safetensors blob each): "
-			 "quantaudit does not read this layout yet, so "
-			 "nothing of it is audited", display, n_tensor_layers);
+	if (!model && side->n_tensor_layers) {
+		rc = st_model(out, path, display, &vfs, &side, err, errlen);
 		goto out;
 	}
+	if (side->n_tensor_layers || side->n_json_layers)
+		list_add(&side->unknown, MT_PREFIX "tensor and .json beside "
+			 "a model layer");
 	if (!model) {
 		snprintf(err, errlen, "'%s' is an Ollama manifest without a "
 			 "model layer%s", path, root ? "" : " (and not under a "
@@ -402,6 +497,7 @@ out:
 	for (i = 0; i < n_drafts; i++)
 		free(drafts[i]);
 	qa_ollama_side_free(side);
+	qa_ollama_vfs_release(vfs);
 	free(root);
 	free(model);
 	free(proj);
@@ -790,7 +886,17 @@ qa_ollama_annotate(struct qa_inventory *inv,
 #define HAVE(cond, ...) do { if ((cond) && hl < sizeof(have)) \
 	hl += (size_t)snprintf(have + hl, sizeof(have) - hl, __VA_ARGS__); \
 	} while (0)
-	HAVE(1, "the model layer (a GGUF)");
+	if (side->n_tensor_layers) {
+		HAVE(1, "%u safetensors tensor layers and %u json layers "
+		     "(the layout of `ollama create` from safetensors, read "
+		     "as the folder they were made from)",
+		     side->n_tensor_layers, side->n_json_layers);
+		HAVE(side->n_st_draft_layers, ", a draft's %u layers "
+		     "(draft.* and draft/, not audited)",
+		     side->n_st_draft_layers);
+	} else {
+		HAVE(1, "the model layer (a GGUF)");
+	}
 	HAVE(side->n_projectors, ", %u projector%s", side->n_projectors,
 	     side->n_projectors == 1 ? " (counted with the model)" :
 	     "s (the first counted with the model)");
@@ -819,6 +925,25 @@ qa_ollama_annotate(struct qa_inventory *inv,
 			       "layers of media type %s are not read by "
 			       "quantaudit: what they hold is not audited",
 			       side->unknown);
+	if (side->n_st_draft_layers)
+		qa_inv_finding(inv, QA1808, side->manifest, -1, NULL,
+			       "a draft model of %u tensor and json layers "
+			       "(x/create/draft.go: tensors \"draft.*\", "
+			       "configs \"draft/*\") is not read by "
+			       "quantaudit: it is not audited, and fit does "
+			       "not count its memory", side->n_st_draft_layers);
+	if (side->bad_names)
+		qa_inv_finding(inv, QA1809, side->manifest, -1, NULL,
+			       "%s: not a plain relative name, so no loader "
+			       "finds the layer by it; it was not read",
+			       side->bad_names);
+	if (side->n_tensor_missing) {
+		/* the set is incomplete: no engine loads it */
+		if (!inv->weights.missing_files++)
+			inv->weights.first_missing = qa_arena_strdup(
+				&inv->arena, "a tensor layer's blob");
+		inv->weights.missing_files += side->n_tensor_missing - 1;
+	}
 	if (side->missing)
 		qa_inv_finding(inv, QA1802, side->manifest, -1, NULL,
 			       "%s: named by the manifest but not in the "

@@ -40,6 +40,12 @@ struct qa_ollama_side {
 	char *unknown;
 	/* layers whose blob the store lacks, "kind sha256-..." (NULL) */
 	char *missing;
+	/* the safetensors layout (x/create): its tensor and json layers,
+	 * 0 for a GGUF model; layer names it could not serve ("a, b") */
+	unsigned n_tensor_layers, n_json_layers;
+	unsigned n_tensor_missing;	/* tensor layers without a blob */
+	unsigned n_st_draft_layers;	/* a draft's ("draft." / "draft/") */
+	char *bad_names;
 };
 
 /*
@@ -55,10 +61,38 @@ int qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 /* Reads the side layers of ref into inv after the weights loaded: the
  * Go template (a chat template of Go syntax, structure checked), the
  * system prompt, the params (num_ctx, stop), the licenses; digests of
- * these small blobs verified; findings QA1801-QA1808. */
+ * these small blobs verified; findings QA1801-QA1809. */
 void qa_ollama_annotate(struct qa_inventory *inv,
 			const struct qa_ollama_side *side);
 
 void qa_ollama_side_free(struct qa_ollama_side *side);
+
+/*
+ * The safetensors layout of a newer Ollama (formats/ollama_st.c): a
+ * manifest of tensor and json layers served as the checkpoint folder
+ * they came from, <root>/<layer name> (a tensor layer's name gets
+ * ".safetensors"), every other path passed to outer. Reference
+ * counted: the ref holds one, an inventory that reads through it
+ * another.
+ */
+struct qa_ollama_vfs;
+
+struct qa_ollama_vfs *qa_ollama_vfs_new(const struct qa_fs *outer,
+					const char *root);
+/* Serves blob (taken) as rel; QA_OK or QA_E_NOMEM. */
+int qa_ollama_vfs_add(struct qa_ollama_vfs *o, const char *rel, char *blob);
+/* Done adding: the first path named twice, or NULL. */
+const char *qa_ollama_vfs_seal(struct qa_ollama_vfs *o);
+size_t qa_ollama_vfs_count(const struct qa_ollama_vfs *o);
+const struct qa_fs *qa_ollama_vfs_fs(struct qa_ollama_vfs *o);
+/* The fs the blobs are read through (the resolver's may not outlive
+ * resolution: the loader sets its own). */
+void qa_ollama_vfs_set_outer(struct qa_ollama_vfs *o,
+			     const struct qa_fs *outer);
+const char *qa_ollama_vfs_root(const struct qa_ollama_vfs *o);
+struct qa_ollama_vfs *qa_ollama_vfs_ref(struct qa_ollama_vfs *o);
+void qa_ollama_vfs_release(struct qa_ollama_vfs *o);
+/* Whether a layer name is a plain relative path the folder can hold. */
+bool qa_ollama_layer_name_ok(const char *name);
 
 #endif /* QA_FORMATS_OLLAMA_H */

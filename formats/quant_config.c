@@ -21,6 +21,7 @@
 #include "formats/format.h"
 #include "core/json_file.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -1347,4 +1348,158 @@ qa_quant_config_parse(struct qa_inventory *inv, const cJSON *cfg,
 	}
 	if (qc->file)
 		inv->quant_config_file = qc->file;
+}
+
+/* ---- Ollama's safetensors layout -------------------------------------- */
+
+/* bits, default group size and MLX mode of an Ollama quant_type
+ * (ollama x/quant/quant.go byType and Canonical: the aliases FP8 / Q8
+ * are int8, FP4 / Q4 int4); false for a type it does not know. */
+static bool
+ollama_quant_type(const char *t, int *bits, int *group, const char **mode)
+{
+	static const struct {
+		const char *name;
+		int bits, group;
+		const char *mode;
+	} types[] = {
+		{ "nvfp4", 4, 16, "nvfp4" }, { "mxfp4", 4, 32, "mxfp4" },
+		{ "mxfp8", 8, 32, "mxfp8" }, { "int4", 4, 64, "affine" },
+		{ "fp4", 4, 64, "affine" }, { "q4", 4, 64, "affine" },
+		{ "int8", 8, 64, "affine" }, { "fp8", 8, 64, "affine" },
+		{ "q8", 8, 64, "affine" },
+	};
+	size_t i;
+
+	for (i = 0; t && i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(t, types[i].name) == 0) {
+			*bits = types[i].bits;
+			*group = types[i].group;
+			*mode = types[i].mode;
+			return true;
+		}
+	return false;
+}
+
+/* A decimal integer written as text ("64"). */
+static bool
+int_of_text(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* A string __metadata__ value of file f: key, or prefix + "." + key. */
+static const char *
+file_meta(const struct qa_inventory *inv, uint32_t f, const char *prefix,
+	  size_t prefix_len, const char *key)
+{
+	size_t k = strlen(key);
+	uint32_t i;
+
+	for (i = 0; i < inv->n_kvs; i++) {
+		const struct qa_kv *kv = &inv->kvs[i];
+		const char *kk = kv->key;
+
+		if (kv->file != f || kv->value.type != QA_V_STRING || !kk)
+			continue;
+		if (prefix) {
+			if (strncmp(kk, prefix, prefix_len) != 0 ||
+			    kk[prefix_len] != '.')
+				continue;
+			kk += prefix_len + 1;
+		}
+		if (strlen(kk) == k && memcmp(kk, key, k) == 0)
+			return kv->value.v.str.s;
+	}
+	return NULL;
+}
+
+/*
+ * Ollama's safetensors layout (formats/ollama_st.c): each quantized
+ * tensor <name> has <name>.scale in its blob, and the blob's
+ * __metadata__ gives quant_type and group_size, once for the blob or as
+ * "<name>.quant_type" per tensor (x/create/quantize.go
+ * quantizeBlobLocked; read back the same way by x/mlxrunner/model/
+ * root.go). The weights are MLX's (mlx.Quantize), so the claim is an
+ * MLX one, module by module; config.json is the source folder's copy
+ * (x/create/pipeline.go importConfigBlobs), so a quantization_config in
+ * it describes what Ollama imported from, not these blobs, and is
+ * replaced. A tensor without metadata is claimed nothing (the runner
+ * infers its type from the shapes, root.go inferQuantTypeFromShapes).
+ */
+void
+qa_quant_config_ollama(struct qa_inventory *inv)
+{
+	struct ctx c = { .inv = inv, .qc = &inv->quant };
+	struct qa_quant_config *qc = &inv->quant;
+	const char *uniform = NULL;
+	int ubits = -1, ugroup = -1;
+	bool mixed = false, any = false;
+	uint32_t t;
+
+	qc_init(qc);
+	for (t = 0; t < inv->n_tensors; t++) {
+		const struct qa_tensor *w = &inv->tensors[t];
+		size_t n = strlen(w->name), key;
+		const char *qt, *gs, *mode;
+		struct qa_quant_override *o;
+		char *module;
+		int bits, group, v;
+
+		/* <name>.scale: the name is the quantized tensor's */
+		if (n < 7 || strcmp(w->name + n - 6, ".scale") != 0)
+			continue;
+		n -= 6;
+		qt = file_meta(inv, w->file, w->name, n, "quant_type");
+		gs = file_meta(inv, w->file, w->name, n, "group_size");
+		if (!qt) {
+			qt = file_meta(inv, w->file, NULL, 0, "quant_type");
+			gs = file_meta(inv, w->file, NULL, 0, "group_size");
+		}
+		if (!ollama_quant_type(qt, &bits, &group, &mode))
+			continue;
+		if (gs && int_of_text(gs, &v) && v > 0)
+			group = v;
+		/* the module is the tensor's name without ".weight" */
+		key = n >= 7 && memcmp(w->name + n - 7, ".weight", 7) == 0 ?
+		      n - 7 : n;
+		module = qa_arena_strndup(&inv->arena, w->name, key);
+		o = module ? add_override(&c, module, QA_PAT_EXACT,
+					  "__metadata__ quant_type") : NULL;
+		if (!o) {
+			inv->out_of_memory = true;
+			return;
+		}
+		o->bits = bits;
+		o->group_size = group;
+		o->scheme = mode;
+		if (!any) {
+			any = true;
+			uniform = mode;
+			ubits = bits;
+			ugroup = group;
+		} else if (ubits != bits || ugroup != group ||
+			   strcmp(uniform, mode) != 0) {
+			mixed = true;
+		}
+	}
+	if (!any)
+		return;
+	qc->method = QA_QM_MLX;
+	qc->method_raw = "ollama quant_type";
+	qc->key = "__metadata__";
+	qc->file = "the tensor blobs' __metadata__";
+	qc->modules_listed = true;
+	if (!mixed) {
+		qc->bits = ubits;
+		qc->group_size = ugroup;
+		qc->format = uniform;
+		qc->data_type = uniform;
+	}
 }

@@ -1708,7 +1708,8 @@ claim_mlx(struct matcher *mx, const char *name, enum qa_role role,
 		return 0;
 	if (o)
 		return claim_bits(1, bits, o->bits > 0 ? o->bits : qc->bits);
-	if (rc == QA_QCLASS_ROUTER || rc == QA_QCLASS_UNSURE)
+	if (rc == QA_QCLASS_ROUTER || rc == QA_QCLASS_UNSURE ||
+	    qc->modules_listed)
 		return -1;
 	return claim_bits(1, bits, qc->bits);
 }

@@ -182,8 +182,9 @@ static const struct {
 	{ "s_group", S_QQQ_SGROUP },
 };
 
-/* bitsandbytes 4-bit: <module>.weight.<x> (bitsandbytes nn/modules.py
- * Linear4bit._save_to_state_dict, functional.py QuantState.as_dict). */
+/* <module>.weight.<x>: bitsandbytes 4-bit (bitsandbytes nn/modules.py
+ * Linear4bit._save_to_state_dict, functional.py QuantState.as_dict) and
+ * Ollama's MLX blobs. */
 static const struct {
 	const char *name;
 	enum sfx s;
@@ -194,6 +195,12 @@ static const struct {
 	{ "nested_absmax", S_BNB_NESTED_ABSMAX, false },
 	{ "nested_quant_map", S_BNB_NESTED_QUANT_MAP, false },
 	{ "quant_state.", S_BNB_QUANT_STATE, true },
+	/* Ollama's MLX blobs: <tensor>.scale, .bias, .global_scale beside
+	 * the packed <module>.weight (ollama x/create/quantize.go
+	 * arraysForItem, x/create/prequant.go) */
+	{ "scale", S_SCALES, false },
+	{ "bias", S_MLX_BIASES, false },
+	{ "global_scale", S_MLX_GLOBAL_SCALE, false },
 };
 
 static bool

@@ -33,6 +33,7 @@
 	X(PEFT_LORA, "peft-lora") \
 	X(EAGLE3, "eagle3") \
 	X(OLLAMA, "ollama") \
+	X(OLLAMA_ST, "ollama-safetensors") \
 	X(ONNX, "onnx") \
 	X(OPENVINO, "openvino")
 

@@ -87,6 +87,9 @@ struct qa_quant_config {
 	int desc_act;			/* -1 unknown, 0/1 */
 	const char *data_type;		/* AutoRound data_type, CT type */
 	int act_bits;			/* -1 unknown */
+	/* Only the overrides claim anything: a module none names is
+	 * "cannot say" (Ollama's per-blob metadata). */
+	bool modules_listed;
 	int block[2];			/* weight_block_size, 0 if none */
 	const char *kv_cache;		/* kv cache quantization, or NULL */
 	int lm_head;			/* GPTQ lm_head: -1 unknown, 0/1 */

@@ -272,6 +272,7 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 	case QA_FORMAT_MLX: case QA_FORMAT_EXL2: case QA_FORMAT_EXL3:
 	case QA_FORMAT_HQQ: case QA_FORMAT_PEFT_LORA: case QA_FORMAT_EAGLE3:
 	case QA_FORMAT_ONNX: case QA_FORMAT_OPENVINO:
+	case QA_FORMAT_OLLAMA_ST:
 		break;
 	default:
 		return false;
@@ -304,8 +305,16 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 		 e == QA_ENGINE_SGLANG ? "python/sglang/srt/layers/"
 		 "quantization/__init__.py" : "rules/loaders.def",
 		 names[0] ? "; it loads in " : "", names,
-		 names[0] ? " (--engine " : "");
-	if (names[0]) {
+		 names[0] && inv->format != QA_FORMAT_OLLAMA_ST ?
+		 " (--engine " : "");
+	if (names[0] && inv->format == QA_FORMAT_OLLAMA_ST) {
+		/* x/mlxrunner sizes its own MLX cache: no model of it here */
+		len = strlen(err);
+		if (len < errlen)
+			snprintf(err + len, errlen - len, " (its MLX runner, "
+				 "ollama x/mlxrunner), which quantaudit has no "
+				 "memory model of: nothing was sized");
+	} else if (names[0]) {
 		len = strlen(err);
 		if (len < errlen)
 			snprintf(err + len, errlen - len, "%s)",

@@ -253,17 +253,20 @@ def main():
         c.check(code == 1 and any("template" in x for x in
                                   messages(m, "QA1802")),
                 f"missing template blob: exit {code} {codes(m)}")
-        # the safetensors layout (x/create): recognized and named, not
-        # audited (exit 3), never read as another format
+        # the safetensors layout (x/create; tests/cli/test_ollama_st.py
+        # reads real ones): a tensor layer whose blob is no safetensors
+        # file is that file's error, at the layer's name
         t1, _ = st.layer("tensor", b"\0" * 16,
                          name="model.embed_tokens.weight")
         cfg, _ = st.layer("json", "{}", name="config.json")
         st.manifest("stmodel:latest", [t1, cfg])
-        code, out, err = run(binary, ["check", "stmodel"])
-        c.check(code == 3 and "Ollama safetensors model" in err and
-                "not audited" in err.replace("nothing of it is audited",
-                                             "not audited"),
-                f"safetensors layout: exit {code} {err.strip()[:300]}")
+        code, doc, err = run_json(binary, ["check", "stmodel"])
+        s = doc["inputs"][0]
+        c.check(code == 1 and s["model"]["format"] == "ollama-safetensors"
+                and any(f["code"] == "QA1205" and f["file"].endswith(
+                    "/stmodel/latest/model.embed_tokens.weight.safetensors")
+                    for f in s["findings"]),
+                f"safetensors layout: exit {code} {codes(s)}")
     return c.finish()
 
 

@@ -1,0 +1,305 @@
+# SPDX-License-Identifier: MIT
+"""Ollama's safetensors models (`ollama create` of a safetensors folder,
+x/create; ollama/ollama at fb307609), in a store laid out as Ollama writes
+it: one application/vnd.ollama.image.tensor layer per tensor, "name" the
+tensor's (x/create/writer.go l.12, l.79; x/create/plan.go planFloat), each
+blob a safetensors file; a quantized tensor's blob holds the MLX-packed
+weight, "<name>.scale" and "<name>.bias" with __metadata__ quant_type and
+group_size (x/create/quantize.go quantizeBlobLocked, arraysForItem,
+loadAndQuantizeArray: mlx.Quantize, then mlx.SaveSafetensorsWithMetadata);
+every .json of the source folder but the shard index an
+application/vnd.ollama.image.json layer named by its file name
+(x/create/pipeline.go importConfigBlobs); the config blob a ConfigV2 with
+model_format "safetensors" (x/create/client/create.go newManifestWriter).
+
+The quantized blobs are written by MLX itself (mlx.core.quantize and
+save_safetensors, the functions Ollama's cgo wrapper calls); which tensors
+are quantized, and at which type, follows x/create/create.go
+GetTensorQuantization for `--quantize int4` (2-D ".weight" tensors of at
+least 1024 values, not embeddings or norms; lm_head, k_proj, v_proj and
+down_proj promoted to int8; the last dimension a multiple of 64). The
+expected values come from the source model (torch's parameter count) and
+from the blob headers, never from quantaudit.
+"""
+import hashlib
+import json
+import os
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qa_common import SKIP, Checker, run, run_json  # noqa: E402
+import st_producers as sp  # noqa: E402
+
+MT = "application/vnd.ollama.image."
+LIB = "registry.ollama.ai/library/"
+# x/quant/quant.go byType
+QTYPES = {"int4": (64, 4, "affine"), "int8": (64, 8, "affine"),
+          "mxfp8": (32, 8, "mxfp8"), "nvfp4": (16, 4, "nvfp4")}
+
+
+def quant_type(name, shape, quantize):
+    """x/create/create.go GetTensorQuantization for a dense model."""
+    if "embed" in name or "norm" in name or not name.endswith(".weight"):
+        return ""
+    if len(shape) != 2 or shape[0] * shape[1] < 1024:
+        return ""
+    eight = {"int4": "int8", "nvfp4": "mxfp8", "mxfp4": "mxfp8"}.get(
+        quantize, quantize)
+    if name.endswith("lm_head.weight"):
+        return eight if shape[-1] % QTYPES[eight][0] == 0 else ""
+    if shape[-1] % QTYPES[quantize][0]:
+        return ""
+    if quantize == "int4" and any(p in name for p in
+                                  (".v_proj", ".k_proj", "down_proj")):
+        return eight
+    return quantize
+
+
+class Store:
+    def __init__(self, root):
+        self.root = root
+        os.makedirs(os.path.join(root, "blobs"), exist_ok=True)
+
+    def blob(self, data):
+        d = hashlib.sha256(data).hexdigest()
+        path = os.path.join(self.root, "blobs", "sha256-" + d)
+        with open(path, "wb") as f:
+            f.write(data)
+        return {"digest": "sha256:" + d, "size": len(data), "path": path}
+
+    def layer(self, kind, data, name=None):
+        b = self.blob(data)
+        layer = {"mediaType": MT + kind, "digest": b["digest"],
+                 "size": b["size"]}
+        if name is not None:
+            layer["name"] = name
+        return layer
+
+    def manifest(self, name, layers, file_type):
+        config = self.blob(json.dumps({
+            "model_format": "safetensors", "file_type": file_type,
+            "capabilities": ["completion"], "requires": "0.19.0"}).encode())
+        doc = {"schemaVersion": 2,
+               "mediaType":
+               "application/vnd.docker.distribution.manifest.v2+json",
+               "config": {"mediaType":
+                          "application/vnd.docker.container.image.v1+json",
+                          "digest": config["digest"],
+                          "size": config["size"]},
+               "layers": layers}
+        model, tag = name.split(":")
+        path = os.path.join(self.root, "manifests", LIB + model, tag)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(json.dumps(doc) + "\n")
+        return path
+
+
+def st_bytes_header(data):
+    n = struct.unpack("<Q", data[:8])[0]
+    h = json.loads(data[8:8 + n])
+    meta = h.pop("__metadata__", {})
+    return {k: (v["dtype"], v["shape"],
+                v["data_offsets"][1] - v["data_offsets"][0])
+            for k, v in h.items()}, meta
+
+
+def ollama_create(src, store, name, quantize, tmp, keep_meta=True,
+                  extra_layers=()):
+    """The layers `ollama create --quantize <quantize>` writes for the
+    safetensors folder src; returns (manifest path, {tensor: (dtype, shape,
+    bytes)} of every blob, {module: (qtype, bytes)})."""
+    import mlx.core as mx
+    from safetensors.numpy import save as st_save
+    from safetensors import safe_open
+    layers, tensors, modules = [], {}, {}
+    for fn in sorted(os.listdir(src)):
+        if not fn.endswith(".safetensors"):
+            continue
+        with safe_open(os.path.join(src, fn), "np") as f:
+            names = list(f.keys())
+        arrs = mx.load(os.path.join(src, fn))
+        for tn in names:
+            a = arrs[tn]
+            q = quant_type(tn, list(a.shape), quantize) if quantize else ""
+            if q:
+                gs, bits, mode = QTYPES[q]
+                out = mx.quantize(a, group_size=gs, bits=bits, mode=mode)
+                d = {tn: out[0], tn + ".scale": out[1]}
+                if len(out) > 2 and out[2] is not None:
+                    d[tn + ".bias"] = out[2]
+                meta = {"quant_type": q, "group_size": str(gs)}
+                path = os.path.join(tmp, "blob.safetensors")
+                mx.save_safetensors(path, d,
+                                    metadata=meta if keep_meta else None)
+                data = open(path, "rb").read()
+            else:
+                # an unquantized tensor keeps its source bytes and dtype
+                import numpy as np
+                raw = np.array(a.view(mx.uint16)) if a.dtype == mx.bfloat16 \
+                    else np.array(a)
+                data = st_save({tn: raw})
+                if a.dtype == mx.bfloat16:
+                    # relabel U16 as BF16: the bytes are the source's
+                    n = struct.unpack("<Q", data[:8])[0]
+                    h = data[8:8 + n].replace(b'"U16"', b'"BF16"')
+                    data = struct.pack("<Q", len(h)) + h + data[8 + n:]
+            hdr, _ = st_bytes_header(data)
+            tensors.update(hdr)
+            if q:
+                modules[tn[:-len(".weight")]] = (
+                    q, sum(b for _, _, b in hdr.values()))
+            layers.append(store.layer("tensor", data, tn))
+    for fn in sorted(os.listdir(src)):
+        if fn.endswith(".json") and fn != "model.safetensors.index.json":
+            layers.append(store.layer(
+                "json", open(os.path.join(src, fn), "rb").read(), fn))
+    layers.extend(extra_layers)
+    path = store.manifest(name, layers, quantize or "")
+    return path, tensors, modules
+
+
+def codes(inp):
+    return [f["code"] for f in inp.get("findings", [])]
+
+
+def check_model(binary, path, tensors, modules, params, c, what):
+    code, doc, err = run_json(binary, ["check", path])
+    if not c.check(doc is not None, f"{what}: JSON report ({err[:300]})"):
+        return
+    inp = doc["inputs"][0]
+    m = inp["model"]
+    c.check(code == 0 and inp["verdict"] == "pass",
+            f"{what}: check passes ({code}, {inp['verdict']}, "
+            f"{[(f['code'], f['message'][:80]) for f in inp['findings'] if f['severity'] != 'info']})")
+    c.check(m["format"] == "ollama-safetensors",
+            f"{what}: format {m['format']}")
+    c.check(m["kind"] == "model", f"{what}: kind {m['kind']}")
+    c.check(m["engines"] == ["ollama"], f"{what}: engines {m['engines']}")
+    c.check(m["params"] == params,
+            f"{what}: params {m['params']}, torch counts {params}")
+    c.check(m.get("tensor_count", len(tensors)) == len(tensors),
+            f"{what}: {m.get('tensor_count')} tensors, the blobs hold "
+            f"{len(tensors)}")
+    c.check("QA1801" in codes(inp) and any(
+        "safetensors tensor layers" in f["message"]
+        for f in inp["findings"] if f["code"] == "QA1801"),
+        f"{what}: QA1801 names the safetensors layout")
+    q = m["quantization"]
+    if modules:
+        c.check(q["method"] == "mlx", f"{what}: method {q['method']}")
+    code, tdoc, _ = run_json(binary, ["inspect", path])
+    mods = {x["name"]: x for x in tdoc["inputs"][0]["modules"]}
+    for name, (qt, size) in sorted(modules.items()):
+        gs, bits, mode = QTYPES[qt]
+        scheme = "MLX-" + mode
+        x = mods.get(name)
+        if not c.check(x is not None, f"{what}: module {name} present"):
+            continue
+        c.check(x["scheme"] == scheme and x["bits"] == bits and
+                x["group_size"] == gs and x["bytes"] == size,
+                f"{what}: {name} {x['scheme']} {x['bits']}b "
+                f"g{x['group_size']} {x['bytes']}B, want {scheme} {bits}b "
+                f"g{gs} {size}B")
+    c.check(not any(x["scheme"] == "unknown" or "GPTQ" in (x["scheme"] or "")
+                    for x in mods.values()),
+            f"{what}: no unknown or GPTQ module")
+    return inp
+
+
+def main():
+    binary = sys.argv[1]
+    gone = sp.missing("torch", "transformers", "mlx.core", "safetensors")
+    if gone:
+        print(f"SKIP: {gone} is not installed (pip install -r "
+              "requirements-test.txt)")
+        sys.exit(SKIP)
+    c = Checker()
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "src")
+        params = sp.tiny_llama(src)
+        store = Store(os.path.join(tmp, "models"))
+
+        # int4 with its int8 promotions, as `ollama create -q int4`
+        path, tensors, modules = ollama_create(src, store, "tiny:int4",
+                                               "int4", tmp)
+        c.check({q for q, _ in modules.values()} == {"int4", "int8"},
+                f"fixture: int4 and int8 modules ({modules})")
+        inp = check_model(binary, path, tensors, modules, params, c,
+                          "int4")
+        # the same by name in the store, as `ollama run tiny:int4`
+        os.environ["OLLAMA_MODELS"] = store.root
+        os.environ["HOME"] = tmp
+        code, doc, err = run_json(binary, ["check", "tiny:int4"])
+        c.check(doc is not None and
+                doc["inputs"][0]["model"]["format"] == "ollama-safetensors",
+                f"by name: {err[:200]}")
+
+        # no engine quantaudit models loads it: fit says so, sizes nothing
+        for eng in ([], ["--engine", "llama.cpp"], ["--engine", "mlx-lm"]):
+            code, out, err = run(binary, ["fit", path, "--gpus", "1x16GiB"]
+                                 + eng)
+            c.check(code != 0 and ": fits" not in out and
+                    "x/mlxrunner" in out and "nothing was sized" in out,
+                    f"fit {eng}: refused, not sized ({code}: "
+                    f"{(out + err)[-300:]})")
+
+        # unquantized (bf16) import
+        store16 = Store(os.path.join(tmp, "models16"))
+        path16, t16, m16 = ollama_create(src, store16, "tiny:bf16", "",
+                                         tmp)
+        inp = check_model(binary, path16, t16, m16, params, c, "bf16")
+
+        # no quant metadata: int4 g64 and int8 g32 (and 2-bit g128) fit
+        # the same shapes, so the layers are named, never guessed
+        storen = Store(os.path.join(tmp, "models-nometa"))
+        pathn, tn, mn = ollama_create(src, storen, "tiny:nometa", "int4",
+                                      tmp, keep_meta=False)
+        code, doc, err = run_json(binary, ["inspect", pathn])
+        mods = {x["name"]: x for x in doc["inputs"][0]["modules"]}
+        q4 = [n for n, (q, _) in mn.items() if q == "int4"]
+        c.check(q4 and all(mods[n]["scheme"] == "unknown" for n in q4),
+                f"no metadata: int4 modules unknown "
+                f"({[(n, mods[n]['scheme']) for n in q4]})")
+        code, doc, err = run_json(binary, ["check", pathn])
+        inp = doc["inputs"][0]
+        c.check("QA3019" in codes(inp) and inp["verdict"] != "pass",
+                f"no metadata: QA3019, verdict {inp['verdict']}")
+
+        # a store that lost a tensor blob, a hostile name, a draft
+        storeb = Store(os.path.join(tmp, "models-bad"))
+        bad = [storeb.layer("tensor", b"x" * 16, "../../etc/passwd"),
+               storeb.layer("tensor", b"y" * 16, "draft.lm_head.weight"),
+               storeb.layer("json", b"{}", "draft/config.json")]
+        pathb, tb, mb = ollama_create(src, storeb, "tiny:bad", "int4", tmp,
+                                      extra_layers=bad)
+        doc_m = json.load(open(pathb))
+        gone_layer = next(x for x in doc_m["layers"]
+                          if x.get("name") ==
+                          "model.layers.1.mlp.up_proj.weight")
+        os.unlink(os.path.join(storeb.root, "blobs",
+                               gone_layer["digest"].replace(":", "-")))
+        code, doc, err = run_json(binary, ["check", pathb])
+        inp = doc["inputs"][0]
+        cs = codes(inp)
+        c.check("QA1809" in cs and any("../../etc/passwd" in f["message"]
+                                       for f in inp["findings"]),
+                f"hostile name: QA1809 ({cs})")
+        c.check(any(f["code"] == "QA1808" and "draft" in f["message"]
+                    for f in inp["findings"]), f"draft: QA1808 ({cs})")
+        c.check(any(f["code"] == "QA1802" and "up_proj" in f["message"]
+                    for f in inp["findings"]) and
+                inp["model"]["engines"] == [] and inp["verdict"] == "fail",
+                f"missing blob: QA1802, no engine, fail "
+                f"({inp['model']['engines']}, {inp['verdict']})")
+        code, out, err = run(binary, ["fit", pathb, "--gpus", "1x16GiB"])
+        c.check(code != 0 and ": fits" not in out,
+                f"fit of an incomplete model is no 'fits' ({code}: "
+                f"{(out + err)[:200]})")
+    sys.exit(c.finish())
+
+
+if __name__ == "__main__":
+    main()
