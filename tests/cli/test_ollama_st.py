@@ -40,10 +40,19 @@ QTYPES = {"int4": (64, 4, "affine"), "int8": (64, 8, "affine"),
 
 
 def quant_type(name, shape, quantize):
-    """x/create/create.go GetTensorQuantization for a dense model."""
-    if "embed" in name or "norm" in name or not name.endswith(".weight"):
+    """x/create/create.go GetTensorQuantization (isStackedExpertWeight,
+    ShouldQuantize, isRoutingGate, isAligned, the 8-bit promotions)."""
+    stacked = ".experts." in name and not name.endswith(
+        (".bias", ".scale", ".qbias"))
+    if not stacked and ("embed" in name or "norm" in name or
+                        not name.endswith(".weight")):
         return ""
-    if len(shape) != 2 or shape[0] * shape[1] < 1024:
+    if len(shape) != 2 and not (len(shape) == 3 and stacked):
+        return ""
+    n = 1
+    for d in shape:
+        n *= d
+    if n < 1024 or name.endswith(".mlp.gate.weight"):
         return ""
     eight = {"int4": "int8", "nvfp4": "mxfp8", "mxfp4": "mxfp8"}.get(
         quantize, quantize)
@@ -51,10 +60,23 @@ def quant_type(name, shape, quantize):
         return eight if shape[-1] % QTYPES[eight][0] == 0 else ""
     if shape[-1] % QTYPES[quantize][0]:
         return ""
-    if quantize == "int4" and any(p in name for p in
-                                  (".v_proj", ".k_proj", "down_proj")):
-        return eight
+    if (quantize == "int4" or (quantize in ("nvfp4", "mxfp4") and
+                               not stacked)) and \
+            any(p in name for p in (".v_proj", ".k_proj", "down_proj")):
+        if shape[-1] % QTYPES[eight][0] == 0:
+            return eight
     return quantize
+
+
+def expert_group(name):
+    """x/create/plan.go perExpertGroup: "<prefix>.experts.<i>.<proj>.weight"
+    -> ("<prefix>.experts", i, proj), else None."""
+    parts = name.split(".")
+    for k in range(len(parts) - 3):
+        if parts[k] == "experts" and parts[k + 1].isdigit() and \
+                parts[-1] == "weight" and k + 3 == len(parts) - 1:
+            return ".".join(parts[:k + 1]), int(parts[k + 1]), parts[k + 2]
+    return None
 
 
 class Store:
@@ -106,52 +128,94 @@ def st_bytes_header(data):
             for k, v in h.items()}, meta
 
 
+def blob_bytes(mx, items, tmp, keep_meta):
+    """One tensor blob: items [(name, array, quant type)], quantized ones
+    by mlx.core.quantize and all saved by mlx.core.save_safetensors with
+    quantizeBlobLocked's metadata (quant_type and group_size once for a
+    uniform blob), or a plain safetensors file of source-dtype tensors
+    (safetensors.BuildPackedSafetensorsReader) when nothing is quantized."""
+    import numpy as np
+    from safetensors.numpy import save as st_save
+    if not any(q for _, _, q in items):
+        out = {}
+        bf16 = []
+        for name, a, _ in items:
+            if a.dtype == mx.bfloat16:
+                out[name] = np.array(a.view(mx.uint16))
+                bf16.append(name)
+            else:
+                out[name] = np.array(a)
+        data = st_save(out)
+        n = struct.unpack("<Q", data[:8])[0]
+        h = json.loads(data[8:8 + n])
+        for name in bf16:     # the bytes are the source's bf16
+            h[name]["dtype"] = "BF16"
+        hb = json.dumps(h, separators=(",", ":")).encode()
+        hb += b" " * (-len(hb) % 8)
+        return struct.pack("<Q", len(hb)) + hb + data[8 + n:]
+    d = {}
+    for name, a, q in items:
+        gs, bits, mode = QTYPES[q]
+        o = mx.quantize(a, group_size=gs, bits=bits, mode=mode)
+        d[name] = o[0]
+        d[name + ".scale"] = o[1]
+        if len(o) > 2 and o[2] is not None:
+            d[name + ".bias"] = o[2]
+    q = items[0][2]
+    meta = {"quant_type": q, "group_size": str(QTYPES[q][0])}
+    path = os.path.join(tmp, "blob.safetensors")
+    mx.save_safetensors(path, d, metadata=meta if keep_meta else None)
+    return open(path, "rb").read()
+
+
 def ollama_create(src, store, name, quantize, tmp, keep_meta=True,
                   extra_layers=()):
     """The layers `ollama create --quantize <quantize>` writes for the
-    safetensors folder src; returns (manifest path, {tensor: (dtype, shape,
-    bytes)} of every blob, {module: (qtype, bytes)})."""
+    safetensors folder src (x/create/plan.go planFloat: a blob per tensor;
+    per-expert weights stacked [E, out, in] per projection, one blob for
+    the group when its projections share a type, else one each,
+    homogeneousExpertBlobs); returns (manifest path, {tensor: (dtype,
+    shape, bytes)} of every blob, {module: (qtype, bytes)})."""
     import mlx.core as mx
-    from safetensors.numpy import save as st_save
-    from safetensors import safe_open
-    layers, tensors, modules = [], {}, {}
+    arrs = {}
     for fn in sorted(os.listdir(src)):
-        if not fn.endswith(".safetensors"):
-            continue
-        with safe_open(os.path.join(src, fn), "np") as f:
-            names = list(f.keys())
-        arrs = mx.load(os.path.join(src, fn))
-        for tn in names:
-            a = arrs[tn]
-            q = quant_type(tn, list(a.shape), quantize) if quantize else ""
+        if fn.endswith(".safetensors"):
+            arrs.update(mx.load(os.path.join(src, fn)))
+    plain, groups = [], {}
+    for tn in sorted(arrs):
+        g = expert_group(tn)
+        if g:
+            groups.setdefault(g[0], {}).setdefault(g[2], {})[g[1]] = arrs[tn]
+        else:
+            plain.append(tn)
+    blobs = []
+    for tn in plain:
+        a = arrs[tn]
+        q = quant_type(tn, list(a.shape), quantize) if quantize else ""
+        blobs.append((tn, [(tn, a, q)]))
+    for gp in sorted(groups):
+        specs = []
+        for proj in sorted(groups[gp]):
+            ex = groups[gp][proj]
+            a = mx.stack([ex[i] for i in sorted(ex)])
+            sn = f"{gp}.{proj}.weight"
+            q = quant_type(sn, list(a.shape), quantize) if quantize else ""
+            specs.append((sn, a, q))
+        if len({q for _, _, q in specs}) == 1:
+            blobs.append((gp, specs))
+        else:
+            blobs.extend((sn, [(sn, a, q)]) for sn, a, q in specs)
+    layers, tensors, modules = [], {}, {}
+    for bname, items in blobs:
+        data = blob_bytes(mx, items, tmp, keep_meta)
+        hdr, _ = st_bytes_header(data)
+        tensors.update(hdr)
+        for tn, _, q in items:
             if q:
-                gs, bits, mode = QTYPES[q]
-                out = mx.quantize(a, group_size=gs, bits=bits, mode=mode)
-                d = {tn: out[0], tn + ".scale": out[1]}
-                if len(out) > 2 and out[2] is not None:
-                    d[tn + ".bias"] = out[2]
-                meta = {"quant_type": q, "group_size": str(gs)}
-                path = os.path.join(tmp, "blob.safetensors")
-                mx.save_safetensors(path, d,
-                                    metadata=meta if keep_meta else None)
-                data = open(path, "rb").read()
-            else:
-                # an unquantized tensor keeps its source bytes and dtype
-                import numpy as np
-                raw = np.array(a.view(mx.uint16)) if a.dtype == mx.bfloat16 \
-                    else np.array(a)
-                data = st_save({tn: raw})
-                if a.dtype == mx.bfloat16:
-                    # relabel U16 as BF16: the bytes are the source's
-                    n = struct.unpack("<Q", data[:8])[0]
-                    h = data[8:8 + n].replace(b'"U16"', b'"BF16"')
-                    data = struct.pack("<Q", len(h)) + h + data[8 + n:]
-            hdr, _ = st_bytes_header(data)
-            tensors.update(hdr)
-            if q:
-                modules[tn[:-len(".weight")]] = (
-                    q, sum(b for _, _, b in hdr.values()))
-            layers.append(store.layer("tensor", data, tn))
+                modules[tn[:-len(".weight")]] = (q, sum(
+                    b for k, (_, _, b) in hdr.items()
+                    if k == tn or k.startswith(tn + ".")))
+        layers.append(store.layer("tensor", data, bname))
     for fn in sorted(os.listdir(src)):
         if fn.endswith(".json") and fn != "model.safetensors.index.json":
             layers.append(store.layer(
@@ -159,6 +223,23 @@ def ollama_create(src, store, name, quantize, tmp, keep_meta=True,
     layers.extend(extra_layers)
     path = store.manifest(name, layers, quantize or "")
     return path, tensors, modules
+
+
+def tiny_qwen3_moe(path):
+    """save_pretrained of a random bf16 Qwen3MoeForCausalLM (per-expert
+    weights, as transformers saves them); returns torch's count."""
+    import torch
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+    torch.manual_seed(0)
+    cfg = Qwen3MoeConfig(
+        vocab_size=256, hidden_size=128, intermediate_size=256,
+        moe_intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, num_experts=4,
+        num_experts_per_tok=2, max_position_embeddings=256,
+        tie_word_embeddings=False, decoder_sparse_step=1, mlp_only_layers=[])
+    model = Qwen3MoeForCausalLM(cfg).to(torch.bfloat16)
+    model.save_pretrained(path)
+    return sum(p.numel() for p in model.parameters())
 
 
 def codes(inp):
@@ -251,6 +332,18 @@ def main():
         path16, t16, m16 = ollama_create(src, store16, "tiny:bf16", "",
                                          tmp)
         inp = check_model(binary, path16, t16, m16, params, c, "bf16")
+
+        # a MoE: per-expert weights stacked [E, out, in] per projection
+        # (int4: gate/up int4 and down int8, a blob each; nvfp4: one blob
+        # for the group, k/v/lm_head promoted to mxfp8)
+        moe = os.path.join(tmp, "moe")
+        moe_params = tiny_qwen3_moe(moe)
+        for q in ("int4", "nvfp4"):
+            sq = Store(os.path.join(tmp, "models-moe-" + q))
+            pq, tq, mq = ollama_create(moe, sq, "moe:" + q, q, tmp)
+            stacked = [n for n in mq if ".experts." in n]
+            c.check(len(stacked) == 6, f"fixture moe {q}: {stacked}")
+            check_model(binary, pq, tq, mq, moe_params, c, "moe " + q)
 
         # no quant metadata: int4 g64 and int8 g32 (and 2-bit g128) fit
         # the same shapes, so the layers are named, never guessed
