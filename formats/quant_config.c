@@ -608,6 +608,9 @@ parse_ct(struct ctx *c, const cJSON *q)
 			first = false;
 			qc->bits = bits;
 			qc->group_size = group;
+			qc->per_tensor = str_of(qa_json_child(w, "strategy")) &&
+				strcmp(str_of(qa_json_child(w, "strategy")),
+				       "tensor") == 0;
 			qc->sym = bool_of(qa_json_child(w, "symmetric"));
 			qc->data_type = dup(c, type);
 			if (qa_json_child(w, "actorder"))
@@ -1127,6 +1130,7 @@ parse_quark(struct ctx *c, const cJSON *q)
 	quark_spec(w, &qc->bits, &qc->group_size);
 	qc->data_type = dup(c, str_of(qa_json_child(w, "dtype")));
 	qc->format = dup(c, str_of(qa_json_child(w, "qscheme")));
+	qc->per_tensor = qc->format && strcmp(qc->format, "per_tensor") == 0;
 	qc->sym = bool_of(qa_json_child(w, "symmetric"));
 	if (cJSON_IsObject(in)) {
 		v = quark_bits(str_of(qa_json_child(in, "dtype")));

@@ -419,6 +419,7 @@ struct decision {
 	uint64_t out, in, experts;
 	uint64_t logical;	/* payload's logical parameters */
 	bool act_order;
+	int axis;		/* HQQ's, -1 otherwise */
 	uint32_t payload;
 };
 
@@ -1423,6 +1424,7 @@ decide_hqq(struct ctx *c, struct decision *d)
 		d->out = params;
 		d->in = 1;
 	}
+	d->axis = (int)axis;
 	d->label = d->bits > 0 ?
 		qa_arena_printf(&c->inv->arena, "HQQ int%d g%d%s", d->bits,
 				d->group, axis == 0 ? " axis 0" : "") :
@@ -1540,6 +1542,7 @@ decide(struct ctx *c, struct decision *d)
 	bool ok = false;
 
 	memset(d, 0, sizeof(*d));
+	d->axis = -1;
 	d->scheme = QA_SCHEME_UNKNOWN;
 	d->bits = -1;
 	d->group = -1;
@@ -1590,6 +1593,7 @@ decide(struct ctx *c, struct decision *d)
 		const struct qa_tensor *p = &c->inv->tensors[d->payload];
 
 		memset(d, 0, sizeof(*d));
+		d->axis = -1;
 		d->payload = (uint32_t)(p - c->inv->tensors);
 		d->scheme = QA_SCHEME_UNKNOWN;
 		d->label = "unknown";
@@ -1609,6 +1613,7 @@ new_module(struct qa_inventory *inv, const char *name, size_t len,
 	const struct qa_tensor *p = &inv->tensors[payload];
 
 	memset(mod, 0, sizeof(*mod));
+	mod->axis = -1;
 	/* A module named as its whole tensor (every GGUF tensor) shares
 	 * the tensor's name: both live in the inventory's arena. */
 	mod->name = name[len] == '\0' ? name :
@@ -1773,6 +1778,7 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 	mod->in = d.in;
 	mod->experts = d.experts;
 	mod->act_order = d.act_order;
+	mod->axis = (int8_t)d.axis;
 	mod->claimed = (int8_t)(claim < 0 ? -1 : claim);
 	mod->claimed_bits = claim == 1 ? bits : -1;
 	if (d.scheme == QA_SCHEME_UNKNOWN) {

@@ -191,15 +191,15 @@ qa_model_engines(const struct qa_inventory *inv)
 	 * supported HQQ group size is currently 64", vllm-project/vllm
 	 * vllm/model_executor/layers/quantization/hqq_marlin.py
 	 * HQQMarlinConfig; its repack unpacks 4bit_u8 along dim 0): a layer
-	 * of any other kind, as quant_modules.c labels it, fails the load */
+	 * of any other kind fails the load */
 	if (inv->format == QA_FORMAT_HQQ && (m & QA_ENG(VLLM))) {
 		uint32_t i;
 
 		for (i = 0; i < inv->n_modules; i++)
 			if (inv->modules[i].scheme == QA_SCHEME_HQQ &&
-			    (!inv->modules[i].precision ||
-			     strcmp(inv->modules[i].precision,
-				    "HQQ int4 g64") != 0))
+			    (inv->modules[i].bits != 4 ||
+			     inv->modules[i].group_size != 64 ||
+			     inv->modules[i].axis != 1))
 				m &= ~QA_ENG(VLLM);
 	}
 	return m;

@@ -83,6 +83,9 @@ struct qa_quant_config {
 					 * AWQ version, CT format, quant_algo */
 	int bits;			/* -1 unknown */
 	int group_size;			/* -1 unknown, 0 per-channel */
+	bool per_tensor;		/* group_size 0 is one scale for the
+					 * whole tensor (compressed-tensors
+					 * strategy tensor, Quark per_tensor) */
 	int sym;			/* -1 unknown, 0/1 */
 	int desc_act;			/* -1 unknown, 0/1 */
 	const char *data_type;		/* AutoRound data_type, CT type */
@@ -202,6 +205,8 @@ struct qa_module {
 							 * target naming it */
 	bool act_order;		/* GPTQ desc_act: a g_idx / weight_g_idx
 				 * sibling is present */
+	int8_t axis;		/* HQQ: the axis its groups run along, 0
+				 * or 1; -1 for every other scheme */
 };
 
 #endif /* QA_SRC_QUANT_H */

@@ -872,7 +872,8 @@ quant_line(FILE *out, const struct qa_inventory *inv)
 		if (q->bits > 0 && q->group_size > 0)
 			items_add(&it, "%d-bit g%d", q->bits, q->group_size);
 		else if (q->bits > 0 && q->group_size == 0)
-			items_add(&it, "%d-bit per-channel", q->bits);
+			items_add(&it, "%d-bit per-%s", q->bits,
+				  q->per_tensor ? "tensor" : "channel");
 		else if (q->bits > 0)
 			items_add(&it, "%d-bit", q->bits);
 		if (q->block[0] > 0)

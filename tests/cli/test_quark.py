@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import SKIP, Checker, run_json  # noqa: E402
+from qa_common import SKIP, Checker, run, run_json  # noqa: E402
 import st_producers as sp  # noqa: E402
 
 # name: (weight spec, input spec or None, label, bits, group, vLLM loads)
@@ -90,6 +90,13 @@ def check_folder(binary, path, recipe, params, c):
                 x["group_size"] == group and x["bytes"] == size,
                 f"{what}: {x['name']} {x['precision']} {x['bits']}b "
                 f"g{x['group_size']} {x['bytes']}B, want {label} {size}B")
+    # the summary names the scale's extent as the config gives it
+    # (qscheme per_tensor: one scale; per_channel: one per row)
+    extent = {"fp8t": "8-bit per-tensor", "int8ch": "8-bit per-channel",
+              "int4g32": "4-bit g32"}[recipe[0]]
+    _, out, _ = run(binary, ["inspect", path])
+    quant = [ln for ln in out.splitlines() if ln.strip().startswith("quant ")]
+    c.check(quant and extent in quant[0], f"{what}: summary {quant}")
     rest = [x["name"] for x in mods if x not in linears and
             x["scheme"] != "dense"]
     c.check(not rest, f"{what}: the rest dense ({rest})")
