@@ -901,6 +901,48 @@ static bool decide_dense(struct decision *d, const struct qa_tensor *w);
  * [in/g, out], weight_zero_point I32 [in/g, out*b/32] when asymmetric;
  * so b = 32 * weight cols / scale cols, as for AWQ GEMM.
  */
+/*
+ * Quark's per-channel and per-tensor integers are not transposed (only
+ * per_group is, pack.py Pack_4_bits.transpose): weight I32 [out,
+ * in*b/32], weight_scale [out] (ch_axis 0) or a scalar, and
+ * weight_zero_point I32 packed the same way, [out*b/32] or a scalar
+ * (pack.py PackMethod._infer_scale_zero_point_shape). b is the zero
+ * point's (32 * its length / out) when it has one per row, else the
+ * config's.
+ */
+static bool
+decide_quark_rows(struct ctx *c, struct decision *d, const struct qa_tensor *w,
+		  const struct qa_tensor *ws, const struct qa_tensor *zp)
+{
+	struct mat p = mat_of(w);
+	uint64_t ns = ws->n_dims == 0 ? 1 : ws->shape[0], x;
+	bool channel = ws->n_dims == 1 && ns > 1;
+	int b = c->config_bits;
+
+	if (!p.ok || p.r == 0 || p.c == 0 || ws->n_dims > 1 ||
+	    !is_float(ws->dtype) || (channel && ns != p.r))
+		return false;
+	if (zp && (strcmp(zp->dtype, "I32") != 0 || zp->n_dims > 1))
+		return false;
+	if (zp && channel) {
+		if (zp->n_dims != 1 || (32 * zp->shape[0]) % p.r)
+			return false;
+		b = (int)(32 * zp->shape[0] / p.r);
+	}
+	if (b < 2 || b > 8 || 32 % b || qa_ckd_mul(&x, p.c, 32) ||
+	    x % (uint64_t)b)
+		return false;
+	d->scheme = QA_SCHEME_QUARK_INT;
+	d->bits = b;
+	d->experts = 1;
+	d->out = p.r;
+	d->in = x / (uint64_t)b;
+	d->group = 0;
+	d->label = qa_arena_printf(&c->inv->arena, "Quark int%d %s", b,
+				   channel ? "channel" : "tensor");
+	return finish(d);
+}
+
 static bool
 decide_quark(struct ctx *c, struct decision *d, const struct qa_tensor *w,
 	     const struct qa_tensor *ws, const struct qa_tensor *zp)
@@ -909,6 +951,8 @@ decide_quark(struct ctx *c, struct decision *d, const struct qa_tensor *w,
 	uint64_t g;
 	int b;
 
+	if (ws->n_dims < 2)
+		return decide_quark_rows(c, d, w, ws, zp);
 	if (!p.ok || !s.ok || ws->n_dims != 2 || p.r == 0 || p.c == 0 ||
 	    s.r == 0 || s.c == 0 || !is_float(ws->dtype) ||
 	    (32 * p.c) % s.c)

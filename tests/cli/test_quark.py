@@ -27,14 +27,22 @@ RECIPES = {
     "w8ch": ("int8ch", None, "INT8 channel", 8, 0, False),
     "fp8": ("fp8t", None, "FP8", 8, 0, False),
     "fp8a8": ("fp8t", "fp8t", "FP8", 8, 0, True),
+    # per-channel packs rows untransposed: weight [out, in/8], scale
+    # [out], zero point [out/8] (quark/torch/utils/pack.py)
+    "w4ch": ("int4ch", None, "Quark int4 channel", 4, 0, False),
+    "u4g64": ("uint4g64", None, "Quark int4 g64", 4, 64, False),
 }
 
 
 def spec(name):
     from quark.torch.quantization.config.config import (
-        FP8E4M3PerTensorSpec, Int4PerGroupSpec, Int8PerChannelSpec)
+        FP8E4M3PerTensorSpec, Int4PerChannelSpec, Int4PerGroupSpec,
+        Int8PerChannelSpec, Uint4PerGroupSpec)
     s = {"int4g32": lambda: Int4PerGroupSpec(ch_axis=-1, group_size=32,
                                              symmetric=False),
+         "int4ch": lambda: Int4PerChannelSpec(ch_axis=0, symmetric=True),
+         "uint4g64": lambda: Uint4PerGroupSpec(ch_axis=-1, group_size=64,
+                                               symmetric=False),
          "int8ch": lambda: Int8PerChannelSpec(ch_axis=0, symmetric=True),
          "fp8t": lambda: FP8E4M3PerTensorSpec()}[name]()
     return s.to_quantization_spec() if hasattr(s, "to_quantization_spec") \
@@ -93,7 +101,8 @@ def check_folder(binary, path, recipe, params, c):
     # the summary names the scale's extent as the config gives it
     # (qscheme per_tensor: one scale; per_channel: one per row)
     extent = {"fp8t": "8-bit per-tensor", "int8ch": "8-bit per-channel",
-              "int4g32": "4-bit g32"}[recipe[0]]
+              "int4g32": "4-bit g32", "int4ch": "4-bit per-channel",
+              "uint4g64": "4-bit g64"}[recipe[0]]
     _, out, _ = run(binary, ["inspect", path])
     quant = [ln for ln in out.splitlines() if ln.strip().startswith("quant ")]
     c.check(quant and extent in quant[0], f"{what}: summary {quant}")
