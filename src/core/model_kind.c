@@ -187,6 +187,29 @@ qa_model_engines(const struct qa_inventory *inv)
 		if (!w8a8 && !mx)
 			m &= ~QA_ENG(VLLM);
 	}
+	/* GPTQ: vLLM's and SGLang's kernels unpack GPTQ's continuous
+	 * packing at 2, 3, 4 or 8 bits ("only 2/3/4/8-bit weight
+	 * quantization is supported for GPTQ", vllm/model_executor/layers/
+	 * quantization/gptq.py GPTQConfig); GPTQModel's planar layout
+	 * (format gptq_p for 2-8 bits, always for 5-7: ModelCloud/GPTQModel
+	 * gptqmodel/utils/planar_packing.py, nn_modules/qlinear/__init__.py)
+	 * is read by GPTQModel's own kernels only */
+	if (inv->quant.method == QA_QM_GPTQ &&
+	    (m & (QA_ENG(VLLM) | QA_ENG(SGLANG)))) {
+		bool planar = inv->quant.format &&
+			      strcmp(inv->quant.format, "gptq_p") == 0;
+		uint32_t i;
+
+		for (i = 0; i < inv->n_modules && !planar; i++)
+			if (inv->modules[i].scheme == QA_SCHEME_GPTQ &&
+			    inv->modules[i].bits != 2 &&
+			    inv->modules[i].bits != 3 &&
+			    inv->modules[i].bits != 4 &&
+			    inv->modules[i].bits != 8)
+				planar = true;
+		if (planar)
+			m &= ~(QA_ENG(VLLM) | QA_ENG(SGLANG));
+	}
 	/* vLLM's HQQ kernel takes 4-bit, group 64, axis 1 only ("The only
 	 * supported HQQ group size is currently 64", vllm-project/vllm
 	 * vllm/model_executor/layers/quantization/hqq_marlin.py

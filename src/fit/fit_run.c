@@ -254,11 +254,47 @@ engine_bit(enum qa_engine e)
 }
 
 /*
+ * A quantized Hugging Face checkpoint whose method or scheme the server
+ * asked for does not build (model.engines, from rules/loaders.def and
+ * the per-scheme limits of src/core/model_kind.c: Quark weight-only
+ * integers, GPTQModel's planar gptq_p, HQQ but 4-bit g64...): the load
+ * fails, so nothing is sized for it.
+ */
+static bool
+hf_quant_refused(const struct qa_inventory *inv, enum qa_engine e, char *err,
+		 size_t errlen)
+{
+	const struct qa_quant_config *q = &inv->quant;
+
+	if ((inv->format != QA_FORMAT_HF &&
+	     inv->format != QA_FORMAT_SAFETENSORS) ||
+	    q->method == QA_QM_NONE || inv->model_kind != QA_MKIND_MODEL ||
+	    (e != QA_ENGINE_VLLM && e != QA_ENGINE_SGLANG) ||
+	    (inv->engines & engine_bit(e)))
+		return false;
+	snprintf(err, errlen, "cannot be loaded by %s: its quantization, "
+		 "%s%s%s, is not one its loader builds (%s, and the "
+		 "method's own config class; rules/loaders.def names the "
+		 "rows)%s", e == QA_ENGINE_VLLM ? "vLLM" : "SGLang",
+		 q->method == QA_QM_OTHER && q->method_raw ? q->method_raw :
+		 qa_quant_method_name(q->method),
+		 q->format && *q->format ? " " : "",
+		 q->format && *q->format ? q->format : "",
+		 e == QA_ENGINE_VLLM ?
+		 "vllm/model_executor/layers/quantization/__init__.py" :
+		 "python/sglang/srt/layers/quantization/__init__.py",
+		 inv->engines ? "" : "; no engine quantaudit knows loads it "
+		 "as it is");
+	return true;
+}
+
+/*
  * A format one engine writes for itself (MLX, EXL2...) that the engine
  * asked for cannot load (rules/loaders.def, model.engines): no sizing
  * for an engine that would refuse the files. The formats every engine
  * reads (GGUF, plain safetensors / HF folders) keep their own models'
- * refusals.
+ * refusals, but for a quantization the server does not build
+ * (hf_quant_refused).
  */
 static bool
 cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
@@ -268,6 +304,8 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 	size_t len = 0;
 	unsigned i;
 
+	if (hf_quant_refused(inv, e, err, errlen))
+		return true;
 	switch (inv->format) {
 	case QA_FORMAT_MLX: case QA_FORMAT_EXL2: case QA_FORMAT_EXL3:
 	case QA_FORMAT_HQQ: case QA_FORMAT_PEFT_LORA: case QA_FORMAT_EAGLE3:

@@ -106,6 +106,12 @@ def check_folder(binary, path, recipe, params, c):
     _, out, _ = run(binary, ["inspect", path])
     quant = [ln for ln in out.splitlines() if ln.strip().startswith("quant ")]
     c.check(quant and extent in quant[0], f"{what}: summary {quant}")
+    # fit sizes it for vLLM only where vLLM's Quark loader builds it
+    code, out, _ = run(binary, ["fit", path, "--gpus", "1x16GiB",
+                                "--engine", "vllm"])
+    c.check((code == 0 and ": fits" in out) if vllm else
+            (code != 0 and "cannot be loaded by vLLM" in out),
+            f"{what}: fit vllm ({code} {out[:200]})")
     rest = [x["name"] for x in mods if x not in linears and
             x["scheme"] != "dense"]
     c.check(not rest, f"{what}: the rest dense ({rest})")
