@@ -168,6 +168,7 @@ add_override(struct ctx *c, const char *text, enum qa_pattern_kind kind,
 	o->pattern.source = source;
 	o->bits = -1;
 	o->group_size = -1;
+	o->act_bits = -1;
 	if (!o->pattern.text) {
 		qc->n_overrides--;
 		return NULL;
@@ -1152,7 +1153,7 @@ parse_quark(struct ctx *c, const cJSON *q)
 	if (cJSON_IsObject(e))
 		for (e = e->child; e; e = e->next) {
 			struct qa_quant_override *o;
-			const cJSON *lw = qa_json_child(e, "weight");
+			const cJSON *lw = qa_json_child(e, "weight"), *li;
 
 			if (!e->string || !e->string[0])
 				continue;
@@ -1169,6 +1170,13 @@ parse_quark(struct ctx *c, const cJSON *q)
 			}
 			quark_spec(lw, &o->bits, &o->group_size);
 			o->scheme = dup(c, str_of(qa_json_child(lw, "dtype")));
+			li = qa_json_child(e, "input_tensors");
+			if (cJSON_IsArray(li))
+				li = cJSON_GetArrayItem(li, 0);
+			/* no input spec: weight-only (16-bit activations) */
+			o->act_bits = cJSON_IsObject(li) ?
+				quark_bits(str_of(qa_json_child(li, "dtype"))) :
+				16;
 		}
 }
 

@@ -109,6 +109,19 @@ gguf_type_engines(const char *format, const char *kind,
 	return m;
 }
 
+/* A Quark weight spec (dtype, activation bits, group) vLLM's loader
+ * builds a scheme for (quark.py _get_scheme_from_config). */
+static bool
+quark_vllm_scheme(const char *dt, int act_bits, int group)
+{
+	bool w8a8 = dt && (strcmp(dt, "fp8_e4m3") == 0 ||
+			   strcmp(dt, "int8") == 0) && act_bits == 8;
+	bool mx = dt && (strcmp(dt, "fp4") == 0 || strncmp(dt, "fp6", 3) == 0) &&
+		  group == 32;
+
+	return w8a8 || mx;
+}
+
 uint32_t
 qa_model_engines(const struct qa_inventory *inv)
 {
@@ -176,16 +189,23 @@ qa_model_engines(const struct qa_inventory *inv)
 	 * activations (W8A8), OCP MX fp4/fp6 weights per group of 32 with
 	 * or without; weight-only integer and FP8 checkpoints do not load */
 	if (inv->quant.method == QA_QM_QUARK && (m & QA_ENG(VLLM))) {
-		const char *dt = inv->quant.data_type;
-		bool w8a8 = dt && (strcmp(dt, "fp8_e4m3") == 0 ||
-				   strcmp(dt, "int8") == 0) &&
-			    inv->quant.act_bits == 8;
-		bool mx = dt && (strcmp(dt, "fp4") == 0 ||
-				 strncmp(dt, "fp6", 3) == 0) &&
-			  inv->quant.group_size == 32;
+		const struct qa_quant_config *q = &inv->quant;
+		uint32_t i;
 
-		if (!w8a8 && !mx)
+		if (!quark_vllm_scheme(q->data_type, q->act_bits,
+				       q->group_size))
 			m &= ~QA_ENG(VLLM);
+		/* and each layer_quant_config entry's own spec */
+		for (i = 0; i < q->n_overrides; i++) {
+			const struct qa_quant_override *o = &q->overrides[i];
+
+			if (!o->skip && o->pattern.source &&
+			    strcmp(o->pattern.source,
+				   "layer_quant_config") == 0 &&
+			    !quark_vllm_scheme(o->scheme, o->act_bits,
+					       o->group_size))
+				m &= ~QA_ENG(VLLM);
+		}
 	}
 	/* GPTQ: vLLM's and SGLang's kernels unpack GPTQ's continuous
 	 * packing at 2, 3, 4 or 8 bits ("only 2/3/4/8-bit weight

@@ -72,6 +72,8 @@ struct qa_quant_override {
 	int bits;		/* -1 = inherit */
 	int group_size;		/* -1 = inherit, 0 = per-channel */
 	const char *scheme;	/* e.g. "NVFP4", "FP8", "int" or NULL */
+	int act_bits;		/* its activations' bits (Quark's
+				 * input_tensors); -1 = inherit */
 };
 
 struct qa_quant_config {

@@ -49,7 +49,7 @@ def spec(name):
         else s
 
 
-def quark_quantize(src, dst, wspec, ispec):
+def quark_quantize(src, dst, wspec, ispec, layers=None):
     import torch
     from quark.torch import ModelQuantizer, export_safetensors
     from quark.torch.quantization.config.config import QConfig, QLayerConfig
@@ -57,7 +57,10 @@ def quark_quantize(src, dst, wspec, ispec):
     model = AutoModelForCausalLM.from_pretrained(src, dtype=torch.float32)
     layer = QLayerConfig(weight=spec(wspec),
                          input_tensors=spec(ispec) if ispec else None)
+    per_layer = {pat: QLayerConfig(weight=spec(w)) for pat, w in
+                 (layers or {}).items()}
     q = ModelQuantizer(QConfig(global_quant_config=layer,
+                               layer_quant_config=per_layer,
                                exclude=["lm_head"]))
     # static input scales need calibration: a few random token batches
     torch.manual_seed(0)
@@ -132,6 +135,20 @@ def main():
             out = os.path.join(tmp, name)
             quark_quantize(hf, out, recipe[0], recipe[1])
             check_folder(binary, out, recipe, params, c)
+        # W8A8 FP8 everywhere but the down_proj layers, weight-only int4
+        # there: vLLM builds no scheme for those layers, so it does not
+        # load the model (quark.py _get_scheme_from_config per layer)
+        out = os.path.join(tmp, "fp8a8-w4down")
+        quark_quantize(hf, out, "fp8t", "fp8t", {"*down_proj": "int4g32"})
+        _, doc, _ = run_json(binary, ["check", out])
+        m = doc["inputs"][0]["model"]
+        _, tdoc, _ = run_json(binary, ["inspect", out])
+        mods = {x["name"]: x for x in tdoc["inputs"][0]["modules"]}
+        down = mods.get("model.layers.0.mlp.down_proj", {})
+        c.check(m["engines"] == [] and down.get("precision") ==
+                "Quark int4 g32" and m["params"] == params,
+                f"fp8a8 with int4 down_proj: engines {m['engines']}, "
+                f"down_proj {down.get('precision')}, params {m['params']}")
     return c.finish()
 
 
