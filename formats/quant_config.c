@@ -298,6 +298,8 @@ method_from_string(const char *s)
 		{ "torchao", QA_QM_TORCHAO },
 		{ "quark", QA_QM_QUARK },
 		{ "qqq", QA_QM_QQQ },
+		{ "paroquant", QA_QM_PAROQUANT },
+		{ "gguf", QA_QM_GPTQM_GGUF },
 	};
 	size_t i;
 
@@ -420,6 +422,27 @@ parse_gptq(struct ctx *c, const cJSON *q)
 							   "modules_in_block_to_quantize");
 		}
 	}
+}
+
+/*
+ * GPTQModel's GGUF format: "bits" is a llama.cpp type alias ("q4_k_m",
+ * GGUFBits.serialize, gptqmodel/quantization/config.py l.418-471), every
+ * quantized Linear one tensor type of that alias (nn_modules/qlinear/
+ * gguf.py _GGUF_BITS_ALIAS_TO_TENSOR_QTYPE): kept as data_type, its
+ * width as bits.
+ */
+static void
+parse_gptqm_gguf(struct ctx *c, const cJSON *q)
+{
+	struct qa_quant_config *qc = c->qc;
+	const char *alias = str_of(qa_json_child(q, "bits"));
+
+	if (!alias)
+		return;
+	qc->data_type = dup(c, alias);
+	if ((alias[0] == 'q' || alias[0] == 'Q') && alias[1] >= '1' &&
+	    alias[1] <= '8')
+		qc->bits = alias[1] - '0';
 }
 
 static void
@@ -1261,9 +1284,15 @@ parse_config(struct qa_inventory *inv, const cJSON *q, const char *file,
 		parse_quark(&c, q);
 		break;
 	case QA_QM_QQQ:
+	case QA_QM_PAROQUANT:
 		/* GPTQModel QQQConfig is a GPTQConfig (gptqmodel/
-		 * quantization/config.py l.3531): the same keys */
+		 * quantization/config.py l.3531), ParoConfig a
+		 * PreProcessorConfig like it (l.3346): the same keys */
 		parse_gptq(&c, q);
+		break;
+	case QA_QM_GPTQM_GGUF:
+		parse_gptq(&c, q);
+		parse_gptqm_gguf(&c, q);
 		break;
 	case QA_QM_NONE:
 	case QA_QM_OTHER:

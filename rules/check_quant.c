@@ -1433,6 +1433,10 @@ scheme_fits(const struct qa_quant_config *qc, enum qa_scheme s)
 		return s == QA_SCHEME_TORCHAO || s == QA_SCHEME_TORCHAO_FP8;
 	case QA_QM_QQQ:
 		return s == QA_SCHEME_QQQ;
+	case QA_QM_PAROQUANT:
+		return s == QA_SCHEME_PAROQUANT;
+	case QA_QM_GPTQM_GGUF:
+		return s == QA_SCHEME_GPTQM_GGUF;
 	case QA_QM_QUARK:
 		/* quark/torch/export: packed ints, or FP8 / INT8 / MX
 		 * weights with scales as compressed-tensors writes them */

@@ -1845,6 +1845,8 @@ claim(struct matcher *mx, const char *module, enum qa_role role, int *bits)
 	switch (qc->method) {
 	case QA_QM_GPTQ:
 	case QA_QM_QQQ:		/* QQQConfig is a GPTQConfig */
+	case QA_QM_PAROQUANT:	/* GPTQModel configs: the same keys */
+	case QA_QM_GPTQM_GGUF:
 		return claim_gptq(mx, module, role, bits);
 	case QA_QM_AWQ:
 		return claim_awq(mx, module, role, bits);

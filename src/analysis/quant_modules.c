@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/ckd.h"
 #include "core/hash.h"
@@ -87,6 +88,8 @@ enum sfx {
 	S_QQQ_SCHANNEL,		/* GPTQModel QQQ s_channel (B, s_group join it) */
 	S_QQQ_B,
 	S_QQQ_SGROUP,
+	S_PARO_META,		/* ParoQuant rotation: theta, pairs,
+				 * channel_scales (beside a qweight) */
 	S_COUNT
 };
 
@@ -180,6 +183,12 @@ static const struct {
 	{ "s_channel", S_QQQ_SCHANNEL },
 	{ "B", S_QQQ_B },
 	{ "s_group", S_QQQ_SGROUP },
+	/* GPTQModel ParoQuant (gptqmodel/nn_modules/qlinear/paroquant.py
+	 * _register_rotation_buffers; gptqmodel/utils/paroquant.py
+	 * build_identity_rotation_buffers): beside a qweight only */
+	{ "theta", S_PARO_META },
+	{ "pairs", S_PARO_META },
+	{ "channel_scales", S_PARO_META },
 };
 
 /* <module>.weight.<x>: bitsandbytes 4-bit (bitsandbytes nn/modules.py
@@ -999,6 +1008,7 @@ decide_weight(struct ctx *c, struct decision *d)
 		S_EXL3_SUH, S_EXL3_SVH, S_EXL3_SU, S_EXL3_SV, S_EXL3_CODEBOOK,
 		S_HQQ_ZERO, S_HQQ_NBITS, S_HQQ_GROUP, S_HQQ_AXIS, S_HQQ_SHAPE,
 		S_HQQ_META, S_TAO_SCALE, S_TAO_ZP, S_QQQ_SCHANNEL, S_QQQ_SGROUP,
+		S_PARO_META,
 	};
 	size_t i;
 
@@ -1580,6 +1590,57 @@ decide_qqq(struct ctx *c, struct decision *d)
 	return finish(d);
 }
 
+/*
+ * GPTQModel's GGUF format (gptqmodel/nn_modules/qlinear/gguf.py
+ * _allocate_buffers): one qweight U8 [out, ceil(in/B)*S] of llama.cpp
+ * blocks per Linear, B values in S bytes, the type from the config's
+ * bits alias (_GGUF_BITS_ALIAS_TO_TENSOR_QTYPE, _GGUF_TYPE_INFO); no
+ * scales beside it (they are inside the blocks).
+ */
+static bool
+decide_gptqm_gguf(struct ctx *c, struct decision *d)
+{
+	static const struct {
+		const char *alias, *type;
+		int bits;
+		unsigned block, size;
+	} types[] = {
+		{ "q1_0", "Q1_0", 1, 32, 6 },
+		{ "q1_0_g128", "Q1_0_g128", 1, 128, 18 },
+		{ "q4_0", "Q4_0", 4, 32, 18 },
+		{ "q8_0", "Q8_0", 8, 32, 34 },
+		{ "q4_k", "Q4_K", 4, 256, 144 },
+		{ "q4_k_s", "Q4_K", 4, 256, 144 },
+		{ "q4_k_m", "Q4_K", 4, 256, 144 },
+		{ "q5_k", "Q5_K", 5, 256, 176 },
+		{ "q5_k_s", "Q5_K", 5, 256, 176 },
+		{ "q5_k_m", "Q5_K", 5, 256, 176 },
+		{ "q6_k", "Q6_K", 6, 256, 210 },
+	};
+	const struct qa_tensor *qw = slot(c, S_QWEIGHT);
+	const char *alias = c->inv->quant.data_type;
+	struct mat q = mat_of(qw);
+	size_t i;
+
+	if (!alias || strcmp(qw->dtype, "U8") != 0 || qw->n_dims != 2 ||
+	    !q.ok || q.r == 0 || q.c == 0)
+		return false;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcasecmp(alias, types[i].alias) == 0)
+			break;
+	if (i == sizeof(types) / sizeof(types[0]) || q.c % types[i].size)
+		return false;
+	d->scheme = QA_SCHEME_GPTQM_GGUF;
+	d->bits = types[i].bits;
+	d->group = (int)types[i].block;
+	d->experts = 1;
+	d->out = q.r;
+	/* the input padded to whole blocks, as the buffer is */
+	d->in = q.c / types[i].size * types[i].block;
+	d->label = qa_arena_printf(&c->inv->arena, "GGUF %s", types[i].type);
+	return finish(d);
+}
+
 static void
 decide(struct ctx *c, struct decision *d)
 {
@@ -1591,9 +1652,23 @@ decide(struct ctx *c, struct decision *d)
 	d->bits = -1;
 	d->group = -1;
 	d->experts = 1;
-	if (slot(c, S_QWEIGHT)) {
+	if (slot(c, S_QWEIGHT) && c->inv->quant.method == QA_QM_GPTQM_GGUF &&
+	    !slot(c, S_SCALES)) {
+		d->payload = (uint32_t)c->g->slot[S_QWEIGHT];
+		ok = decide_gptqm_gguf(c, d);
+	} else if (slot(c, S_QWEIGHT)) {
 		d->payload = (uint32_t)c->g->slot[S_QWEIGHT];
 		ok = decide_qweight(c, d);
+		/* ParoQuant: AWQ GEMM's buffers and a rotation; without it
+		 * the layer computes something else: never plain AWQ */
+		if (ok && slot(c, S_PARO_META)) {
+			ok = d->scheme == QA_SCHEME_AWQ_GEMM;
+			d->scheme = QA_SCHEME_PAROQUANT;
+			d->label = qa_arena_printf(&c->inv->arena,
+						   "ParoQuant int%d %s",
+						   d->bits, group_text(c->inv,
+						   d->group));
+		}
 	} else if (slot(c, S_EXL2_QWEIGHT)) {
 		d->payload = (uint32_t)c->g->slot[S_EXL2_QWEIGHT];
 		ok = decide_exl2(c, d);
@@ -1924,9 +1999,11 @@ qa_quant_modules_build(struct qa_inventory *inv)
 			      (s >= S_HQQ_ZERO && s <= S_HQQ_META);
 			need = hqq ? S_HQQ_WQ :
 			       s == S_QQQ_B || s == S_QQQ_SGROUP ?
-			       S_QQQ_SCHANNEL : S_BLOCKS;
+			       S_QQQ_SCHANNEL : s == S_PARO_META ? S_QWEIGHT :
+			       S_BLOCKS;
 			late = s == S_GLUED_SCALES || s == S_GLUED_BIAS ||
-			       s == S_KV_SCALE || hqq || need == S_QQQ_SCHANNEL;
+			       s == S_KV_SCALE || hqq ||
+			       need == S_QQQ_SCHANNEL || need == S_QWEIGHT;
 			if (late != (k == 1))
 				continue;
 			g = map_get(&m, name, len, !late || s == S_KV_SCALE);

@@ -179,6 +179,8 @@ static const struct lit quant_suffixes[] = {
 	LIT("_weight_qdata"), LIT("_weight_scale"), LIT("_weight_zero_point"),
 	/* GPTQModel QQQ (gptqmodel/nn_modules/qlinear/qqq.py) */
 	LIT("B"), LIT("s_channel"), LIT("s_group"),
+	/* GPTQModel ParoQuant rotations (qlinear/paroquant.py) */
+	LIT("theta"), LIT("pairs"), LIT("channel_scales"),
 };
 
 /*

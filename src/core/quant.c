@@ -24,6 +24,8 @@ qa_quant_method_name(enum qa_quant_method m)
 	case QA_QM_TORCHAO: return "torchao";
 	case QA_QM_QUARK: return "quark";
 	case QA_QM_QQQ: return "qqq";
+	case QA_QM_PAROQUANT: return "paroquant";
+	case QA_QM_GPTQM_GGUF: return "gguf";
 	case QA_QM_OTHER: return "other";
 	}
 	return "other";

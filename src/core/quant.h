@@ -35,6 +35,8 @@ enum qa_quant_method {
 	QA_QM_TORCHAO,		/* torchao via transformers */
 	QA_QM_QUARK,		/* AMD Quark export_safetensors */
 	QA_QM_QQQ,		/* GPTQModel QQQ (W4A8) */
+	QA_QM_PAROQUANT,	/* GPTQModel ParoQuant (AWQ + rotations) */
+	QA_QM_GPTQM_GGUF,	/* GPTQModel's GGUF blocks in safetensors */
 	QA_QM_OTHER,		/* a quant_method quantaudit does not know */
 };
 
@@ -160,7 +162,9 @@ struct qa_quant_config {
 	X(TORCHAO, "torchao") \
 	X(TORCHAO_FP8, "torchao-FP8") \
 	X(QUARK_INT, "Quark-int") \
-	X(QQQ, "QQQ")
+	X(QQQ, "QQQ") \
+	X(PAROQUANT, "ParoQuant") \
+	X(GPTQM_GGUF, "GGUF-blocks")
 
 enum qa_scheme {
 #define QA_SCHEME_ENUM(e, s) QA_SCHEME_##e,

@@ -35,8 +35,45 @@ LINEARS = {"self_attn.q_proj": (HIDDEN, HIDDEN),
            "mlp.down_proj": (HIDDEN, FF)}
 
 
+# config.py FORMAT -> METHOD (l.1486-1496)
+METHOD = {"gptq": "gptq", "gptq_v2": "gptq", "gptq_p": "gptq",
+          "paroquant": "paroquant", "gguf": "gguf"}
+LABEL = {"paroquant": "ParoQuant int4 g128", "gguf": "GGUF Q4_K"}
+
+
 def ceil_div(a, b):
     return -(-a // b)
+
+
+def linear_buffers(m, out, inp, bits, fmt):
+    """The buffers one Linear holds in format fmt."""
+    import numpy as np
+    t = {}
+    if fmt == "gguf":
+        # nn_modules/qlinear/gguf.py _allocate_buffers: Q4_K blocks of
+        # 256 values in 144 bytes (_GGUF_TYPE_INFO)
+        t[m + "qweight"] = np.zeros((out, ceil_div(inp, 256) * 144),
+                                    np.uint8)
+        return t
+    if fmt == "paroquant":
+        # ParoLinear is an AWQ Linear (qlinear/__init__.py AWQuantLinear:
+        # qweight [in, out*b/32], qzeros [in/g, out*b/32], scales [in/g,
+        # out]) plus its rotation (utils/paroquant.py
+        # build_identity_rotation_buffers, krot 8)
+        t[m + "qweight"] = np.zeros((inp, out * bits // 32), np.int32)
+        t[m + "qzeros"] = np.zeros((inp // GROUP, out * bits // 32),
+                                   np.int32)
+        t[m + "scales"] = np.zeros((inp // GROUP, out), np.float16)
+        t[m + "theta"] = np.zeros((8, inp // 2), np.float16)
+        t[m + "pairs"] = np.zeros((8, inp), np.int16)
+        t[m + "channel_scales"] = np.ones((1, inp), np.float16)
+        return t
+    t[m + "qweight"] = np.zeros((ceil_div(inp * bits, 32), out), np.int32)
+    t[m + "qzeros"] = np.zeros((ceil_div(inp, GROUP),
+                                ceil_div(out * bits, 32)), np.int32)
+    t[m + "scales"] = np.zeros((ceil_div(inp, GROUP), out), np.float16)
+    t[m + "g_idx"] = np.array([k // GROUP for k in range(inp)], np.int32)
+    return t
 
 
 def write_model(path, bits, fmt):
@@ -52,15 +89,7 @@ def write_model(path, bits, fmt):
         t[p + "post_attention_layernorm.weight"] = np.zeros(HIDDEN,
                                                            np.float16)
         for name, (out, inp) in LINEARS.items():
-            m = p + name + "."
-            t[m + "qweight"] = np.zeros((ceil_div(inp * bits, 32), out),
-                                        np.int32)
-            t[m + "qzeros"] = np.zeros((ceil_div(inp, GROUP),
-                                        ceil_div(out * bits, 32)), np.int32)
-            t[m + "scales"] = np.zeros((ceil_div(inp, GROUP), out),
-                                       np.float16)
-            t[m + "g_idx"] = np.array([k // GROUP for k in range(inp)],
-                                      np.int32)
+            t.update(linear_buffers(p + name + ".", out, inp, bits, fmt))
     save_file(t, os.path.join(path, "model.safetensors"))
     cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama",
            "hidden_size": HIDDEN, "intermediate_size": FF,
@@ -69,9 +98,10 @@ def write_model(path, bits, fmt):
            "max_position_embeddings": 2048, "rms_norm_eps": 1e-6,
            "torch_dtype": "float16",
            "quantization_config": {
-               "bits": bits, "dynamic": None, "group_size": GROUP,
-               "desc_act": False, "lm_head": False, "method": "gptq",
-               "quant_method": "gptq", "format": fmt,
+               "bits": "q4_k_m" if fmt == "gguf" else bits,
+               "dynamic": None, "group_size": GROUP,
+               "desc_act": False, "lm_head": False, "method": METHOD[fmt],
+               "quant_method": METHOD[fmt], "format": fmt,
                "checkpoint_format": fmt, "pack_dtype": "int32",
                "meta": {"quantizer": ["gptqmodel:6.0.0"]}}}
     with open(os.path.join(path, "config.json"), "w") as f:
@@ -91,7 +121,8 @@ def main():
     params = linear_params + 2 * VOCAB * HIDDEN + (2 * LAYERS + 1) * HIDDEN
     # (bits, format, engines that load it as it is)
     cases = [(4, "gptq", ["vllm", "sglang"]), (8, "gptq", ["vllm", "sglang"]),
-             (4, "gptq_p", []), (5, "gptq_p", []), (6, "gptq_p", [])]
+             (4, "gptq_p", []), (5, "gptq_p", []), (6, "gptq_p", []),
+             (4, "paroquant", []), (4, "gguf", [])]
     with tempfile.TemporaryDirectory() as tmp:
         for bits, fmt, engines in cases:
             what = f"{fmt} {bits}-bit"
@@ -101,15 +132,18 @@ def main():
             inp = doc["inputs"][0]
             m = inp["model"]
             q = m["quantization"]
-            c.check(q["method"] == "gptq" and q.get("format") == fmt and
+            c.check(q["method"] == METHOD[fmt] and q.get("format") == fmt and
                     q.get("bits") == bits and m["params"] == params,
                     f"{what}: {q['method']} {q.get('format')} "
                     f"{q.get('bits')}b, params {m['params']} want {params}")
             c.check(m["engines"] == engines,
                     f"{what}: engines {m['engines']}, want {engines}")
+            codes = [f["code"] for f in inp["findings"]]
+            c.check("QA3019" not in codes and "QA3009" not in codes,
+                    f"{what}: every layer read as claimed ({codes})")
             _, tdoc, _ = run_json(binary, ["inspect", path])
             mods = {x["name"]: x for x in tdoc["inputs"][0]["modules"]}
-            want = f"GPTQ int{bits} g{GROUP}"
+            want = LABEL.get(fmt, f"GPTQ int{bits} g{GROUP}")
             for name, (out, inn) in LINEARS.items():
                 full = f"model.layers.0.{name}"
                 x = mods.get(full, {})
