@@ -213,18 +213,32 @@ weight_ref(struct qa_model_refs *out, char *blob, const char *display,
 	return r->note ? r : NULL;
 }
 
+/* The folders of a safetensors-layout manifest: the model's, and its
+ * draft's (x/create/draft.go: tensors "draft.<name>", configs
+ * "draft/<file>"), served at <manifest> and <manifest>/draft. */
+struct st_folders {
+	struct qa_ollama_vfs *model, *draft;
+};
+
+static void
+st_folders_free(struct st_folders *f)
+{
+	qa_ollama_vfs_release(f->model);
+	qa_ollama_vfs_release(f->draft);
+}
+
 /*
  * One layer of the safetensors layout (x/create): a tensor layer is
- * served as "<name>.safetensors", a json layer as its name; a draft's
- * (tensors "draft.<name>", configs "draft/<file>": x/create/draft.go)
- * are counted, not served: the draft is not audited. blob is taken.
+ * served as "<name>.safetensors", a json layer as its name, a draft's in
+ * the draft's folder (its configs without "draft/"). blob is taken.
  */
 static int
 st_layer(const struct qa_fs *fs, const char *manifest,
-	 struct qa_ollama_side *side, struct qa_ollama_vfs **vfs,
-	 const char *kind, const char *name, char *blob, const char *digest)
+	 struct qa_ollama_side *side, struct st_folders *f,
+	 const char *kind, const char *name, char *blob)
 {
-	bool tensor = strcmp(kind, "tensor") == 0;
+	bool tensor = strcmp(kind, "tensor") == 0, draft;
+	struct qa_ollama_vfs **vfs;
 	char rel[1100];
 
 	if (tensor)
@@ -240,74 +254,111 @@ st_layer(const struct qa_fs *fs, const char *manifest,
 		free(blob);
 		return QA_OK;
 	}
-	if (strncmp(name, "draft.", 6) == 0 ||
-	    strncmp(name, "draft/", 6) == 0) {
+	draft = strncmp(name, tensor ? "draft." : "draft/", 6) == 0;
+	if (draft)
 		side->n_st_draft_layers++;
-		free(blob);
-		return QA_OK;
-	}
 	if (!blob || !is_file(fs, blob)) {
 		char what[1200];
 
 		snprintf(what, sizeof(what), "%s %s", kind, name);
 		list_add(&side->missing, what);
-		if (tensor)
+		if (tensor && !draft)
 			side->n_tensor_missing++;
-		(void)digest;
 		free(blob);
 		return QA_OK;
 	}
+	vfs = draft ? &f->draft : &f->model;
 	if (!*vfs) {
-		*vfs = qa_ollama_vfs_new(fs, manifest);
+		char *root = malloc(strlen(manifest) + 8);
+
+		if (root)
+			sprintf(root, "%s%s", manifest, draft ? "/draft" : "");
+		*vfs = root ? qa_ollama_vfs_new(fs, root) : NULL;
+		free(root);
 		if (!*vfs) {
 			free(blob);
 			return QA_E_NOMEM;
 		}
 	}
-	snprintf(rel, sizeof(rel), "%s%s", name, tensor ? ".safetensors" : "");
+	snprintf(rel, sizeof(rel), "%s%s", draft && !tensor ? name + 6 : name,
+		 tensor ? ".safetensors" : "");
 	return qa_ollama_vfs_add(*vfs, rel, blob);
 }
 
-/* The ref of a safetensors-layout model: the manifest as a folder. */
-static int
-st_model(struct qa_model_refs *out, const char *path, const char *display,
-	 struct qa_ollama_vfs **vfs, struct qa_ollama_side **side,
-	 char *err, size_t errlen)
+/* Seals a folder; a path named twice goes to bad_names. */
+static void
+st_seal(struct qa_ollama_vfs *vfs, struct qa_ollama_side *side)
 {
-	struct qa_model_ref *r;
-	const char *twice;
-	char note[600];
+	const char *twice = qa_ollama_vfs_seal(vfs);
 
-	if (!*vfs) {
-		snprintf(err, errlen, "'%s': none of the manifest's %u tensor "
-			 "layers has its blob in the store (an interrupted "
-			 "pull?)", display, (*side)->n_tensor_layers);
-		return QA_E_UNRECOGNIZED;
-	}
-	twice = qa_ollama_vfs_seal(*vfs);
 	if (twice) {
 		char what[1200];
 
 		snprintf(what, sizeof(what), "\"%s\" named twice (the "
 			 "first served)", twice);
-		list_add(&(*side)->bad_names, what);
+		list_add(&side->bad_names, what);
 	}
-	r = add_ref(out, strdup(path), display);
+}
+
+/* A ref reading vfs (its reference taken) as a checkpoint folder. */
+static struct qa_model_ref *
+st_ref(struct qa_model_refs *out, struct qa_ollama_vfs **vfs,
+       const char *display, const char *note)
+{
+	struct qa_model_ref *r;
+
+	r = add_ref(out, strdup(qa_ollama_vfs_root(*vfs)), display);
 	if (!r)
-		return QA_E_NOMEM;
+		return NULL;
 	r->kind = QA_REF_HF_DIR;
 	r->container = QA_FORMAT_OLLAMA_ST;
 	r->unconfined = true;	/* the blobs are outside the "folder" */
 	r->ollama_vfs = *vfs;
 	*vfs = NULL;
-	r->ollama = *side;
-	*side = NULL;
+	r->note = strdup(note);
+	return r->note ? r : NULL;
+}
+
+/* The refs of a safetensors-layout model: the manifest as a folder, and
+ * its draft beside it (a companion, as a draft layer's GGUF is). */
+static int
+st_model(struct qa_model_refs *out, const char *display,
+	 struct st_folders *f, struct qa_ollama_side **side,
+	 char *err, size_t errlen)
+{
+	struct qa_model_ref *r;
+	char note[600], name[512];
+
+	if (!f->model) {
+		snprintf(err, errlen, "'%s': none of the manifest's %u tensor "
+			 "layers has its blob in the store (an interrupted "
+			 "pull?)", display, (*side)->n_tensor_layers);
+		return QA_E_UNRECOGNIZED;
+	}
+	st_seal(f->model, *side);
+	if (f->draft)
+		st_seal(f->draft, *side);
 	snprintf(note, sizeof(note), "Ollama model %s: %u safetensors "
 		 "tensor layers and %u json layers, read as the checkpoint "
 		 "folder they were made from", display,
-		 r->ollama->n_tensor_layers, r->ollama->n_json_layers);
-	r->note = strdup(note);
-	return r->note ? QA_OK : QA_E_NOMEM;
+		 (*side)->n_tensor_layers - (*side)->n_st_draft_layers,
+		 (*side)->n_json_layers);
+	r = st_ref(out, &f->model, display, note);
+	if (!r)
+		return QA_E_NOMEM;
+	r->ollama = *side;
+	*side = NULL;
+	if (!f->draft)
+		return QA_OK;
+	snprintf(name, sizeof(name), "%s (draft)", display);
+	snprintf(note, sizeof(note), "Ollama model %s: its draft's layers "
+		 "(x/create/draft.go: tensors draft.*, configs draft/*), read "
+		 "as the folder they were made from", display);
+	r = st_ref(out, &f->draft, name, note);
+	if (!r)
+		return QA_E_NOMEM;
+	r->companion = true;
+	return QA_OK;
 }
 
 int
@@ -322,7 +373,7 @@ qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 	char *adapters[8], *drafts[2];
 	unsigned n_adapters = 0, n_drafts = 0, i;
 	size_t model_at = 0;
-	struct qa_ollama_vfs *vfs = NULL;
+	struct st_folders st = { NULL, NULL };
 	struct qa_model_ref *r;
 	cJSON *doc;
 	int rc = QA_E_UNRECOGNIZED;
@@ -392,9 +443,8 @@ qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 		} else if (kind && (strcmp(kind, "tensor") == 0 ||
 				    strcmp(kind, "json") == 0)) {
 			/* the safetensors layout (formats/ollama_st.c) */
-			rc = st_layer(fs, path, side, &vfs, kind,
-				      str_of(qa_json_child(l, "name")), blob,
-				      dg);
+			rc = st_layer(fs, path, side, &st, kind,
+				      str_of(qa_json_child(l, "name")), blob);
 			if (rc != QA_OK)
 				goto out;
 			rc = QA_E_UNRECOGNIZED;
@@ -419,7 +469,7 @@ qa_ollama_resolve_manifest(const struct qa_fs *fs, const char *path,
 		free(blob);
 	}
 	if (!model && side->n_tensor_layers) {
-		rc = st_model(out, path, display, &vfs, &side, err, errlen);
+		rc = st_model(out, display, &st, &side, err, errlen);
 		goto out;
 	}
 	if (side->n_tensor_layers || side->n_json_layers)
@@ -497,7 +547,7 @@ out:
 	for (i = 0; i < n_drafts; i++)
 		free(drafts[i]);
 	qa_ollama_side_free(side);
-	qa_ollama_vfs_release(vfs);
+	st_folders_free(&st);
 	free(root);
 	free(model);
 	free(proj);
@@ -891,8 +941,8 @@ qa_ollama_annotate(struct qa_inventory *inv,
 		     "(the layout of `ollama create` from safetensors, read "
 		     "as the folder they were made from)",
 		     side->n_tensor_layers, side->n_json_layers);
-		HAVE(side->n_st_draft_layers, ", a draft's %u layers "
-		     "(draft.* and draft/, not audited)",
+		HAVE(side->n_st_draft_layers, ", a draft of %u of those "
+		     "layers (draft.* and draft/, audited beside it)",
 		     side->n_st_draft_layers);
 	} else {
 		HAVE(1, "the model layer (a GGUF)");
@@ -925,13 +975,6 @@ qa_ollama_annotate(struct qa_inventory *inv,
 			       "layers of media type %s are not read by "
 			       "quantaudit: what they hold is not audited",
 			       side->unknown);
-	if (side->n_st_draft_layers)
-		qa_inv_finding(inv, QA1808, side->manifest, -1, NULL,
-			       "a draft model of %u tensor and json layers "
-			       "(x/create/draft.go: tensors \"draft.*\", "
-			       "configs \"draft/*\") is not read by "
-			       "quantaudit: it is not audited, and fit does "
-			       "not count its memory", side->n_st_draft_layers);
 	if (side->bad_names)
 		qa_inv_finding(inv, QA1809, side->manifest, -1, NULL,
 			       "%s: not a plain relative name, so no loader "
