@@ -229,6 +229,25 @@ struct qa_fit_result {
 		const char *acceptance_source;
 		double decode_tokens_per_s_max;	/* 0 unknown */
 	} draft;
+	/* What to change so it fits (src/fit/fit_advice.c): with a
+	 * does-not-fit or tight verdict, each change of the engine's own
+	 * flags that alone makes it fit, with the numbers it gives, the
+	 * smallest change first. */
+	struct qa_fit_advice {
+		const char *flags;	/* the engine's flags: "-c 65536" */
+		const char *what;	/* what it gives up, in words */
+		const char *verdict;	/* "fits" or "tight" */
+		int64_t context;
+		const char *kv_type_k, *kv_type_v;
+		uint64_t kv_bytes;	/* totals of that fit */
+		int64_t min_free_bytes;	/* on the fullest device */
+		/* the options of that fit, as quantaudit's own: */
+		int64_t opt_ctx;	/* --ctx, 0 unchanged */
+		const char *opt_kv;	/* --kv, NULL unchanged */
+		int opt_parallel;	/* --parallel, 0 unchanged */
+		bool opt_eager;		/* --enforce-eager */
+	} advice[6];
+	size_t n_advice;
 };
 
 /*
@@ -236,6 +255,21 @@ struct qa_fit_result {
  * (arena-owned strings), or -1 with a one-line reason in err (e.g. no
  * hyperparameters to size the KV cache from).
  */
+/* Runs the model of opt->engine (fit_run.c); 0, or -1 with err. */
+int qa_fit_engine_run(const struct qa_inventory *inv,
+		      const struct qa_fit_options *opt,
+		      struct qa_fit_result *out, char *err, size_t errlen);
+
+/* Fills r->advice for a result that does not fit or is tight, by
+ * running the engine's model (run: qa_fit_engine_run) on changed
+ * options (fit_advice.c). */
+typedef int (*qa_fit_engine_fn)(const struct qa_inventory *inv,
+				const struct qa_fit_options *opt,
+				struct qa_fit_result *out, char *err,
+				size_t errlen);
+void qa_fit_advise(struct qa_inventory *inv, const struct qa_fit_options *opt,
+		   struct qa_fit_result *r, qa_fit_engine_fn run);
+
 int qa_fit_llamacpp(const struct qa_inventory *inv,
 		    const struct qa_fit_options *opt,
 		    struct qa_fit_result *out, char *err, size_t errlen);

@@ -365,6 +365,30 @@ cannot_load(const struct qa_inventory *inv, enum qa_engine e, char *err,
 }
 
 int
+qa_fit_engine_run(const struct qa_inventory *inv,
+		  const struct qa_fit_options *opt, struct qa_fit_result *r,
+		  char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	if (opt->engine == QA_ENGINE_MLX_LM)
+		return qa_fit_mlx(inv, opt, r, err, errlen);
+	if (opt->engine == QA_ENGINE_EXLLAMA)
+		return qa_fit_exllama(inv, opt, r, err, errlen);
+	if (opt->engine == QA_ENGINE_VLLM)
+		return qa_fit_vllm(inv, opt, r, err, errlen);
+	if (opt->engine == QA_ENGINE_SGLANG)
+		return qa_fit_sglang(inv, opt, r, err, errlen);
+	if (opt->engine == QA_ENGINE_TRTLLM) {
+		snprintf(err, errlen, "quantaudit has no TensorRT-LLM memory "
+			 "model (its engine facts still apply: docs/"
+			 "knowledge.md); --engine vllm or sglang sizes the "
+			 "same checkpoint");
+		return -1;
+	}
+	return qa_fit_llamacpp(inv, opt, r, err, errlen);
+}
+
+int
 qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	   char *err, size_t errlen)
 {
@@ -435,22 +459,7 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			"size another)", inv->ollama.num_ctx);
 	}
 	memset(&r, 0, sizeof(r));
-	if (opt->engine == QA_ENGINE_MLX_LM)
-		rc = qa_fit_mlx(inv, opt, &r, err, errlen);
-	else if (opt->engine == QA_ENGINE_EXLLAMA)
-		rc = qa_fit_exllama(inv, opt, &r, err, errlen);
-	else if (opt->engine == QA_ENGINE_VLLM)
-		rc = qa_fit_vllm(inv, opt, &r, err, errlen);
-	else if (opt->engine == QA_ENGINE_SGLANG)
-		rc = qa_fit_sglang(inv, opt, &r, err, errlen);
-	else if (opt->engine == QA_ENGINE_TRTLLM) {
-		snprintf(err, errlen, "quantaudit has no TensorRT-LLM memory "
-			 "model (its engine facts still apply: docs/"
-			 "knowledge.md); --engine vllm or sglang sizes the "
-			 "same checkpoint");
-		rc = -1;
-	} else
-		rc = qa_fit_llamacpp(inv, opt, &r, err, errlen);
+	rc = qa_fit_engine_run(inv, opt, &r, err, errlen);
 	if (rc != 0)
 		return -1;
 	if (ctx_note && r.n_notes < sizeof(r.notes) / sizeof(r.notes[0]))
@@ -466,6 +475,10 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 		if (qa_fit_pair_llamacpp(inv, opt, &r, err, errlen) != 0)
 			return -1;
 	}
+	/* what to change so it fits: not with a draft beside it (the
+	 * pair's own numbers decide) */
+	if (!opt->draft)
+		qa_fit_advise(inv, opt, &r, qa_fit_engine_run);
 	if (!store_result(inv, &r, opt)) {
 		inv->out_of_memory = true;
 		snprintf(err, errlen, "out of memory");

@@ -197,6 +197,24 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 		qa_jw_close(w, '}');
 	}
 	qa_jw_str(w, "verdict", str_or(f->verdict, "does-not-fit"));
+	if (f->n_advice) {
+		qa_jw_arr(w, "advice", true);
+		for (i = 0; i < f->n_advice; i++) {
+			const struct qa_fit_advice *a = &f->advice[i];
+
+			qa_jw_obj(w, NULL);
+			qa_jw_str(w, "flags", a->flags);
+			qa_jw_str(w, "change", a->what);
+			qa_jw_str(w, "verdict", a->verdict);
+			qa_jw_i64(w, "context", a->context);
+			qa_jw_str(w, "kv_type_k", str_or(a->kv_type_k, "f16"));
+			qa_jw_str(w, "kv_type_v", str_or(a->kv_type_v, "f16"));
+			qa_jw_u64(w, "kv_bytes", a->kv_bytes);
+			qa_jw_i64(w, "min_free_bytes", a->min_free_bytes);
+			qa_jw_close(w, '}');
+		}
+		qa_jw_close(w, ']');
+	}
 	qa_jw_str(w, "formula", str_or(f->formula, ""));
 	qa_jw_arr(w, "notes", false);
 	for (i = 0; i < f->n_notes && i < sizeof(f->notes) / sizeof(f->notes[0]);
@@ -379,6 +397,33 @@ put_ctx(FILE *out, const char *name, int64_t v, bool last)
 	fputs(last ? "\n" : " \xc2\xb7 ", out);
 }
 
+/* What to change so it fits: each change alone, with what it gives. */
+static void
+put_advice(FILE *out, const struct qa_fit_result *f)
+{
+	char line[512];
+	size_t i;
+
+	if (!f->n_advice)
+		return;
+	fprintf(out, "to make it %s (each alone, %s's flags):\n",
+		strcmp(str_or(f->verdict, ""), "tight") == 0 ? "fit with room" :
+		"fit", qa_fit_engine_name(f->engine));
+	for (i = 0; i < f->n_advice; i++) {
+		const struct qa_fit_advice *a = &f->advice[i];
+
+		snprintf(line, sizeof(line), "%s: %s, context %" PRId64
+			 ", KV %s/%s %.2f MiB, %.2f MiB free on the fullest "
+			 "device (%s)", a->flags, a->verdict, a->context,
+			 str_or(a->kv_type_k, "f16"),
+			 str_or(a->kv_type_v, "f16"),
+			 (double)a->kv_bytes / MIB,
+			 (double)a->min_free_bytes / MIB, a->what);
+		fputs("  ", out);
+		put_wrapped(out, line, 2, 4);
+	}
+}
+
 /* The -ts the numbers are for, or the partial offload, when the fit
  * chose them as llama.cpp's --fit would. */
 static void
@@ -538,6 +583,7 @@ qa_report_fit_text(FILE *out, const struct qa_inventory *inv, bool color)
 	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
 		put_device(out, f, i);
 	put_placement(out, f);
+	put_advice(out, f);
 	if (f->draft.present)
 		put_draft(out, f);
 	if (f->host_bytes > 0)
