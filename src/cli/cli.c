@@ -244,7 +244,7 @@ enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
-	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT,
+	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT, O_LORA,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
@@ -470,6 +470,10 @@ static const struct option_def {
 	  "beside the target on the same GPUs, with the\n"
 	  "vocabulary check llama.cpp makes",
 	  STR(fit.draft_path, 0) },
+	{ O_LORA, "lora", 0, "FILE", C(FIT),
+	  "llama.cpp LoRA adapter (--lora, a GGUF adapter):\n"
+	  "its tensors placed beside the layers they adapt",
+	  STR(fit.lora_path, 0) },
 	{ O_CTX_DRAFT, "ctx-draft", 0, "N", C(FIT),
 	  "the draft's context (default: --ctx, or the\n"
 	  "draft's trained context, as llama.cpp makes it)",
@@ -578,7 +582,7 @@ option_group(enum opt_id id)
 	case O_KV_V: case O_PARALLEL: case O_MAX_NUM_SEQS:
 	case O_MAX_RUNNING: case O_UBATCH: case O_FA: case O_TS:
 	case O_MARGIN: case O_MTP: case O_KV_UNIFIED: case O_TP: case O_PP:
-	case O_DRAFT: case O_CTX_DRAFT: case O_KV_DRAFT:
+	case O_DRAFT: case O_CTX_DRAFT: case O_KV_DRAFT: case O_LORA:
 	case O_GMU: case O_MNBT: case O_EAGER: case O_SPEC_TOKENS:
 	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
 		return G_ENGINE;

@@ -112,7 +112,7 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 	 const struct qa_audit_options *aopt, char *err, size_t errlen)
 {
 	struct qa_fit_options opt = *given;
-	struct qa_inventory *draft = NULL;
+	struct qa_inventory *draft = NULL, *lora = NULL;
 	char why[512];
 	int rc;
 
@@ -134,8 +134,20 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 			return QA_E_UNRECOGNIZED;
 		opt.draft = draft;
 	}
+	if (opt.lora_path && !opt.lora) {
+		/* --lora: the adapter, loaded like an input, placed on the
+		 * target's devices, then let go */
+		lora = load_model(opt.lora_path, "--lora", aopt, inv->fs, err,
+				  errlen);
+		if (!lora) {
+			qa_inventory_destroy(draft);
+			return QA_E_UNRECOGNIZED;
+		}
+		opt.lora = lora;
+	}
 	rc = qa_fit_run(inv, &opt, why, sizeof(why));
 	qa_inventory_destroy(draft);
+	qa_inventory_destroy(lora);
 	if (rc != 0) {
 		if (inv->out_of_memory &&
 		    !qa_inventory_limit_finding(inv, "sizing the fit"))

@@ -124,6 +124,10 @@ struct qa_fit_options {
 					 * trained context when -c is 0 */
 	const char *kv_draft;		/* --kv-draft (-ctkd/-ctvd); NULL
 					 * f16 (common/common.h l.340) */
+	/* A LoRA adapter on the target (llama.cpp --lora; added with the
+	 * adapter fit, fit_extras.c; additive). */
+	const char *lora_path;		/* --lora FILE; NULL none */
+	const struct qa_inventory *lora;	/* loaded by the pipeline */
 	int n_outputs_max;		/* llama.cpp cparams.n_outputs_max;
 					 * 0 = n_batch (the draft context
 					 * uses -np: speculative.cpp
@@ -229,6 +233,16 @@ struct qa_fit_result {
 		const char *acceptance_source;
 		double decode_tokens_per_s_max;	/* 0 unknown */
 	} draft;
+	/* With --lora (llama.cpp --lora): the adapter's tensors on the
+	 * device of the base tensor each one adapts (src/llama-adapter.cpp
+	 * llama_adapter_lora_init_impl), already counted in devices[]. */
+	struct qa_fit_lora {
+		bool present;
+		const char *path;		/* arena copy */
+		uint64_t device_bytes[QA_GPU_MAX];
+		uint64_t host_bytes;		/* beside host-held bases */
+		uint32_t pairs;			/* lora_a/lora_b pairs */
+	} lora;
 	/* What to change so it fits (src/fit/fit_advice.c): with a
 	 * does-not-fit or tight verdict, each change of the engine's own
 	 * flags that alone makes it fit, with the numbers it gives, the
@@ -428,6 +442,17 @@ int qa_fit_calibrate(const struct qa_inventory *inv,
  * from target->arena). Returns 0, or -1 with err. src/fit/fit_extras.c
  */
 int qa_fit_pair_llamacpp(struct qa_inventory *target,
+			 const struct qa_fit_options *opt,
+			 struct qa_fit_result *r, char *err, size_t errlen);
+
+/*
+ * A LoRA adapter (opt->lora, llama.cpp --lora) on the target's placement
+ * in *r: each lora_a / lora_b tensor in the buffer of the base tensor it
+ * adapts (the device holding that layer, the host for token_embd and
+ * host-offloaded layers), padded to the buffer's alignment, added to r's
+ * devices and verdict. Returns 0, or -1 with err. src/fit/fit_extras.c
+ */
+int qa_fit_lora_llamacpp(struct qa_inventory *target,
 			 const struct qa_fit_options *opt,
 			 struct qa_fit_result *r, char *err, size_t errlen);
 

@@ -415,3 +415,133 @@ qa_fit_pair_llamacpp(struct qa_inventory *target,
 	free(dr);
 	return 0;
 }
+
+/* Adds add bytes of weights to device j, and updates its free memory
+ * and the totals; false when the device no longer fits. */
+static bool
+device_add_weights(struct qa_fit_result *r, size_t j, uint64_t add,
+		   bool *tight)
+{
+	struct qa_fit_device *t = &r->devices[j];
+
+	t->weights_bytes = sat_add(t->weights_bytes, add);
+	t->free_bytes = add > (uint64_t)INT64_MAX ? INT64_MIN :
+			t->free_bytes - (int64_t)add;
+	r->totals_weights = sat_add(r->totals_weights, add);
+	if (t->free_bytes < 0)
+		return false;
+	if ((uint64_t)t->free_bytes < t->usable_bytes / 10 ||
+	    (uint64_t)t->free_bytes < t->compute_bytes / 7)
+		*tight = true;
+	return true;
+}
+
+static bool
+ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n >= k && strcmp(s + n - k, suf) == 0;
+}
+
+/*
+ * llama.cpp --lora (src/llama-adapter.cpp llama_adapter_lora_init_impl,
+ * d32676d7 l.265-392): the adapter's tensors pair as <base>.lora_a /
+ * <base>.lora_b (a "_norm.weight" is skipped), each pair is duplicated
+ * into a context of the buffer type of the model tensor it adapts
+ * (ggml_backend_buffer_get_type(model_tensor->buffer)), and each
+ * context is allocated as one buffer (ggml_backend_alloc_ctx_tensors_
+ * from_buft: every tensor padded to the buffer type's alignment, 32
+ * bytes on the CPU, 128 on CUDA). The base tensors' placement is the
+ * target's: layer N where the fit put it, token_embd (and a layer kept
+ * on the host) in host RAM, output with the output device.
+ */
+int
+qa_fit_lora_llamacpp(struct qa_inventory *target,
+		     const struct qa_fit_options *opt,
+		     struct qa_fit_result *r, char *err, size_t errlen)
+{
+	const struct qa_inventory *l = opt->lora;
+	struct qa_fit_lora *p = &r->lora;
+	bool fits = true, tight = false;
+	uint64_t total = 0;
+	uint32_t i;
+	size_t j;
+
+	if (!l) {
+		snprintf(err, errlen, "no LoRA adapter");
+		return -1;
+	}
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < l->n_tensors; i++) {
+		const struct qa_tensor *t = &l->tensors[i];
+		bool host = false;
+		size_t dev = 0;
+		uint64_t align, bytes;
+
+		if (ends_with(t->name, "_norm.weight"))
+			continue;
+		if (!ends_with(t->name, ".lora_a") &&
+		    !ends_with(t->name, ".lora_b")) {
+			snprintf(err, errlen, "the adapter %s: tensor '%s' is "
+				 "no lora_a / lora_b (llama.cpp refuses it: "
+				 "\"has unexpected suffix\")", l->path,
+				 t->name);
+			return -1;
+		}
+		if (ends_with(t->name, ".lora_a"))
+			p->pairs++;
+		if (strncmp(t->name, "token_embd.", 11) == 0) {
+			host = true;
+		} else if (t->layer >= 0) {
+			host = true;	/* unless a device holds the layer */
+			for (j = 0; j < r->n_devices && j < QA_GPU_MAX; j++)
+				if (r->devices[j].first_layer >= 0 &&
+				    t->layer >= r->devices[j].first_layer &&
+				    t->layer <= r->devices[j].last_layer) {
+					host = false;
+					dev = j;
+				}
+		} else {
+			for (j = 0; j < r->n_devices && j < QA_GPU_MAX; j++)
+				if (r->devices[j].has_output)
+					dev = j;
+		}
+		/* a CPU device (a calibration run, --gpus none) aligns as
+		 * the host does */
+		align = host || r->n_devices == 0 ||
+			strcmp(r->devices[dev].name, "CPU") == 0 ? 32 : 128;
+		bytes = t->bytes + (align - t->bytes % align) % align;
+		total = sat_add(total, bytes);
+		if (host || r->n_devices == 0)
+			p->host_bytes = sat_add(p->host_bytes, bytes);
+		else
+			p->device_bytes[dev] = sat_add(p->device_bytes[dev],
+						       bytes);
+	}
+	p->present = true;
+	p->path = qa_arena_strdup(&target->arena, opt->lora_path ?
+				  opt->lora_path : l->path);
+	for (j = 0; j < r->n_devices && j < QA_GPU_MAX; j++)
+		if (p->device_bytes[j] &&
+		    !device_add_weights(r, j, p->device_bytes[j], &tight))
+			fits = false;
+	r->host_bytes = sat_add(r->host_bytes, p->host_bytes);
+	if (opt->gpus.n == 0)
+		tight = false;
+	if (!fits || strcmp(r->verdict ? r->verdict : "",
+			    "does-not-fit") == 0)
+		r->verdict = "does-not-fit";
+	else if (tight || strcmp(r->verdict, "tight") == 0)
+		r->verdict = "tight";
+	add_note(r, qa_arena_printf(&target->arena, "LoRA %s: %u pairs, "
+		 "%.2f MiB, each on the device of the tensor it adapts "
+		 "(llama-adapter.cpp llama_adapter_lora_init_impl); every "
+		 "device figure above includes it; the compute buffer is "
+		 "reserved again with the adapter's nodes "
+		 "(llama-context.cpp set_adapters_lora: sched_need_reserve) "
+		 "and is taken as unchanged (as measured on llama.cpp's CPU "
+		 "backend: tests/data/llamacpp-runs/lora)",
+		 p->path, p->pairs, (double)total / (1024.0 * 1024.0)));
+	return 0;
+}

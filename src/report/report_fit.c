@@ -136,6 +136,17 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 				  f->mtp_acceptance_source);
 		qa_jw_close(w, '}');
 	}
+	if (f->lora.present) {
+		qa_jw_obj(w, "lora");
+		qa_jw_str(w, "path", str_or(f->lora.path, ""));
+		qa_jw_u64(w, "pairs", f->lora.pairs);
+		qa_jw_arr(w, "device_bytes", true);
+		for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
+			qa_jw_u64(w, NULL, f->lora.device_bytes[i]);
+		qa_jw_close(w, ']');
+		qa_jw_u64(w, "host_bytes", f->lora.host_bytes);
+		qa_jw_close(w, '}');
+	}
 	if (f->draft.present) {
 		const struct qa_fit_pair *p = &f->draft;
 
