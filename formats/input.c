@@ -1237,6 +1237,14 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 	rc = resolve_path(fs, path, opt, out, err, errlen);
 	for (i = 0; rc == QA_OK && i < out->n; i++) {
 		out->v[i].unconfined = follow;
+		if (opt && opt->mmproj && !out->v[i].companion &&
+		    out->v[i].kind == QA_REF_FILE) {
+			free(out->v[i].mmproj);
+			out->v[i].mmproj = strdup(opt->mmproj);
+			out->v[i].mmproj_given = true;
+			if (!out->v[i].mmproj)
+				rc = QA_E_NOMEM;
+		}
 		/* The model folder of this very path: loading is confined
 		 * to it without resolving it again. */
 		if (real && fs != qa_fs_default() && !out->v[i].archive &&
@@ -1548,8 +1556,16 @@ qa_input_load(struct qa_inventory *inv, const struct qa_model_ref *ref,
 	}
 	if (rc == QA_OK)
 		rc = check_weight_files(inv, err, errlen);
-	if (rc == QA_OK && ref->mmproj)
+	if (rc == QA_OK && ref->mmproj && ref->mmproj_given) {
+		/* the user's own file, wherever it is: not the folder's */
+		const struct qa_fs *in = inv->fs;
+
+		inv->fs = outer;
+		rc = load_mmproj(inv, ref->mmproj, NULL);
+		inv->fs = in;
+	} else if (rc == QA_OK && ref->mmproj) {
 		rc = load_mmproj(inv, ref->mmproj, ref->split_index);
+	}
 	if (rc == QA_OK && ref->ollama)
 		qa_ollama_annotate(inv, ref->ollama);
 	if (ref->ollama_vfs)

@@ -40,6 +40,7 @@ struct qa_model_ref {
 	char *path;		/* what to load */
 	char *display;		/* the input as reports name it */
 	char *mmproj;		/* projector GGUF counted with it, or NULL */
+	bool mmproj_given;	/* named by --mmproj: read unconfined */
 	/* The format the model is stored in when resolution knows it
 	 * better than the file does (an Ollama blob is a GGUF of
 	 * Ollama's store); QA_FORMAT_UNKNOWN otherwise. */
@@ -104,6 +105,9 @@ struct qa_resolve_options {
 	/* Follow symbolic links out of the model folder (--follow-symlinks);
 	 * by default the real file system is confined to it. */
 	bool follow_symlinks;
+	/* --mmproj FILE: the projector of every model resolved (instead
+	 * of the one its folder holds), read where the user put it. */
+	const char *mmproj;
 };
 
 /*

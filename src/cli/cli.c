@@ -211,6 +211,7 @@ struct cli {
 	const char *calibrate;
 	const char *revision;
 	const char *base;		/* --base MODEL (a PEFT adapter's) */
+	const char *mmproj;		/* --mmproj FILE */
 	bool follow_symlinks;
 	unsigned jobs;		/* hash, verify: 0 one per CPU */
 	bool sha256;
@@ -244,7 +245,7 @@ enum opt_id {
 	O_FORMAT = 256, O_OUTPUT, O_MATCH, O_RULES, O_SUMMARY, O_LAYERS,
 	O_FAIL_ON, O_SEVERITY, O_DISABLE, O_ENGINE, O_GPUS, O_CTX, O_KV,
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
-	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT, O_LORA,
+	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT, O_LORA, O_MMPROJ,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
 	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
@@ -371,6 +372,10 @@ static const struct option_def {
 	  "requests, read the whole file (within\n"
 	  "--max-fetch) instead of failing",
 	  FLAG(remote_args.full_download, 0) },
+	{ O_MMPROJ, "mmproj", 0, "FILE", C(INSPECT) | C(CHECK) | C(FIT),
+	  "the projector GGUF to count with the model\n"
+	  "(llama.cpp --mmproj), instead of the one beside it",
+	  STR(mmproj, 0) },
 	{ O_BASE, "base", 0, "MODEL", C(INSPECT) | C(CHECK),
 	  "a PEFT adapter's base model: its lora_A/lora_B\n"
 	  "shapes are checked against MODEL's modules\n"
@@ -587,6 +592,7 @@ option_group(enum opt_id id)
 	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
 		return G_ENGINE;
 	case O_FOLLOW_SYMLINKS: case O_REVISION: case O_JOBS: case O_BASE:
+	case O_MMPROJ:
 		return G_INPUT;
 	case O_CACHE_DIR: case O_NO_CACHE: case O_TOKEN_FILE: case O_TIMEOUT:
 	case O_MAX_FETCH: case O_FULL_DOWNLOAD: case O_DEADLINE:
@@ -1824,6 +1830,7 @@ run(struct cli *cli, char **paths, int n_paths)
 	ropt_in.ollama_roots = roots;
 	ropt_in.revision = cli->revision;
 	ropt_in.follow_symlinks = cli->follow_symlinks;
+	ropt_in.mmproj = cli->mmproj;
 	if (cli->command == CMD_SCAN_DIR) {
 		/* the models found, then check on each */
 		char **found;

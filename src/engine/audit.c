@@ -167,10 +167,17 @@ load_model(const char *path, const char *what,
 	   char *err, size_t errlen)
 {
 	struct qa_model_refs refs = { 0 };
+	struct qa_resolve_options ropt;
 	struct qa_inventory *base;
 	char why[512];
 
-	if (qa_input_resolve(fs, path, opt->resolve, &refs, why,
+	/* --mmproj is the inputs' projector, not this model's */
+	if (opt->resolve)
+		ropt = *opt->resolve;
+	else
+		memset(&ropt, 0, sizeof(ropt));
+	ropt.mmproj = NULL;
+	if (qa_input_resolve(fs, path, &ropt, &refs, why,
 			     sizeof(why)) != QA_OK) {
 		snprintf(err, errlen, "%s %s: %s", what, path, why);
 		return NULL;
