@@ -89,33 +89,6 @@ join(const char *dir, const char *name)
 	return p;
 }
 
-static struct qa_model_ref *
-add_ref(struct qa_model_refs *refs, enum qa_ref_kind kind, char *path,
-	const char *display)
-{
-	struct qa_model_ref *v = realloc(refs->v,
-					 (refs->n + 1) * sizeof(*refs->v));
-	struct qa_model_ref *r;
-
-	if (!v) {
-		free(path);
-		return NULL;
-	}
-	refs->v = v;
-	r = &v[refs->n];
-	memset(r, 0, sizeof(*r));
-	r->kind = kind;
-	r->path = path;
-	r->display = strdup(display ? display : path ? path : "");
-	if (!path || !r->display) {
-		free(r->path);
-		free(r->display);
-		return NULL;
-	}
-	refs->n++;
-	return r;
-}
-
 /* ---- what a file is ------------------------------------------------------ */
 
 /* Reads up to HEAD_BYTES of path. A path that is no regular file when
@@ -308,7 +281,7 @@ resolve_file(const struct qa_fs *fs, const char *path,
 
 	if (ends_with(path, ".safetensors.index.json") ||
 	    ends_with(path, ".bin.index.json"))
-		return add_ref(out, QA_REF_FILE, strdup(path), path) ?
+		return qa_model_refs_add(out, QA_REF_FILE, strdup(path), path) ?
 		       QA_OK : QA_E_NOMEM;
 	rc = read_head(fs, path, head, &n, &size, &e);
 	if (rc == QA_E_UNRECOGNIZED)
@@ -321,7 +294,8 @@ resolve_file(const struct qa_fs *fs, const char *path,
 		return QA_E_UNRECOGNIZED;
 	if (!which_format(path, head, n, size) &&
 	    torch_zip(fs, path, head, n))
-		return add_ref(out, QA_REF_FILE, strdup(path), path) ? QA_OK :
+		return qa_model_refs_add(out, QA_REF_FILE,
+					 strdup(path), path) ? QA_OK :
 		       QA_E_NOMEM;
 	if (!which_format(path, head, n, size) &&
 	    qa_archive_probe(path, head, n, size))
@@ -334,7 +308,8 @@ resolve_file(const struct qa_fs *fs, const char *path,
 			 n > 2 ? head[2] : 0, n > 3 ? head[3] : 0);
 		return QA_E_UNRECOGNIZED;
 	}
-	if ((r = add_ref(out, QA_REF_FILE, strdup(path), path)) != NULL)
+	if ((r = qa_model_refs_add(out, QA_REF_FILE,
+				   strdup(path), path)) != NULL)
 		r->format = fmt;
 	return r ? QA_OK :
 	       QA_E_NOMEM;
@@ -470,7 +445,7 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 	 * no GGUF beside it (the weights missing is the audit's finding).
 	 * Each GGUF model beside it is an input of its own. */
 	if (have_st || (have_config && n_gguf_models == 0)) {
-		if (!add_ref(out, QA_REF_HF_DIR, strdup(dir), dir)) {
+		if (!qa_model_refs_add(out, QA_REF_HF_DIR, strdup(dir), dir)) {
 			rc = QA_E_NOMEM;
 			goto out;
 		}
@@ -483,7 +458,7 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 		if (!model_gguf(&e[i]) || later[i])
 			continue;
 		p = join(dir, e[i].name);
-		r = add_ref(out, QA_REF_FILE, p, p);
+		r = qa_model_refs_add(out, QA_REF_FILE, p, p);
 		if (!r) {
 			rc = QA_E_NOMEM;
 			goto out;
@@ -502,7 +477,9 @@ resolve_dir(const struct qa_fs *fs, const char *dir,
 		/* A projector alone is still a GGUF to audit. */
 		if (mmproj) {
 			char *p = join(dir, mmproj);
-			struct qa_model_ref *r = add_ref(out, QA_REF_FILE, p, p);
+			struct qa_model_ref *r;
+
+			r = qa_model_refs_add(out, QA_REF_FILE, p, p);
 
 			if (!r) {
 				rc = QA_E_NOMEM;
@@ -565,7 +542,7 @@ note_links_out(const char *dir, const struct qa_dirent *e, size_t n,
 	v[k] = '\0';
 	if (out->n == 0) {
 		/* the first link stands for the folder */
-		r = add_ref(out, QA_REF_FILE, strdup(v), v);
+		r = qa_model_refs_add(out, QA_REF_FILE, strdup(v), v);
 		if (!r) {
 			free(v);
 			return QA_E_NOMEM;
@@ -635,7 +612,7 @@ resolve_archive(const struct qa_fs *fs, const char *path,
 	if (rc == QA_E_UNRECOGNIZED) {
 		qa_archive_describe(ar, what, sizeof(what));
 		if (qa_archive_has_findings(ar)) {
-			rc = add_ref(out, QA_REF_ARCHIVE,
+			rc = qa_model_refs_add(out, QA_REF_ARCHIVE,
 				     strdup(qa_archive_root(ar)), path) ?
 			     QA_OK : QA_E_NOMEM;
 		} else {
@@ -1098,7 +1075,8 @@ resolve_path(const struct qa_fs *fs, const char *path,
 	if (kind == QA_NODE_OUTSIDE)
 		/* a link out of its folder: never probed; loading reports
 		 * it (QA1411) */
-		return add_ref(out, QA_REF_FILE, strdup(path), path) ? QA_OK :
+		return qa_model_refs_add(out, QA_REF_FILE,
+					 strdup(path), path) ? QA_OK :
 		       QA_E_NOMEM;
 	if (kind == QA_NODE_DIR) {
 		/* "models--org--name/", as the shell completes it, is the

@@ -92,6 +92,12 @@ struct qa_model_refs {
 	struct qa_split_index *split_index;	/* owned; see above */
 };
 
+/* Appends a ref of kind for path (taken; NULL fails) named display
+ * (path when NULL); NULL when out of memory. formats/refs.c */
+struct qa_model_ref *qa_model_refs_add(struct qa_model_refs *refs,
+				       enum qa_ref_kind kind, char *path,
+				       const char *display);
+
 /* Where names that are not paths are looked up, and which revision. */
 struct qa_resolve_options {
 	/* Hugging Face cache repo folders (models--org--name): the branch,

@@ -167,41 +167,14 @@ side_add(struct qa_ollama_side *s, const char *kind, char *path,
 		  size->valuedouble < 9e15 ? (int64_t)size->valuedouble : -1;
 }
 
-/* Appends a file ref for path (taken) named display, as input.c's own
- * adder does; NULL when out of memory. */
-static struct qa_model_ref *
-add_ref(struct qa_model_refs *refs, char *path, const char *display)
-{
-	struct qa_model_ref *v = realloc(refs->v,
-					 (refs->n + 1) * sizeof(*refs->v));
-	struct qa_model_ref *r;
-
-	if (!v) {
-		free(path);
-		return NULL;
-	}
-	refs->v = v;
-	r = &v[refs->n];
-	memset(r, 0, sizeof(*r));
-	r->kind = QA_REF_FILE;
-	r->path = path;
-	r->display = strdup(display);
-	if (!path || !r->display) {
-		free(r->path);
-		free(r->display);
-		return NULL;
-	}
-	refs->n++;
-	return r;
-}
-
 /* A weight layer's ref: the model, an adapter (base: the model blob),
  * a draft. */
 static struct qa_model_ref *
 weight_ref(struct qa_model_refs *out, char *blob, const char *display,
 	   const char *what)
 {
-	struct qa_model_ref *r = add_ref(out, blob, display);
+	struct qa_model_ref *r = qa_model_refs_add(out, QA_REF_FILE,
+						   blob, display);
 	char note[512];
 
 	if (!r)
@@ -307,7 +280,8 @@ st_ref(struct qa_model_refs *out, struct qa_ollama_vfs **vfs,
 {
 	struct qa_model_ref *r;
 
-	r = add_ref(out, strdup(qa_ollama_vfs_root(*vfs)), display);
+	r = qa_model_refs_add(out, QA_REF_FILE,
+			      strdup(qa_ollama_vfs_root(*vfs)), display);
 	if (!r)
 		return NULL;
 	r->kind = QA_REF_HF_DIR;
