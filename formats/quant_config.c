@@ -1435,15 +1435,43 @@ int_of_text(const char *s, int *out)
 	return true;
 }
 
+/* Where each file's key/value pairs lie in inv->kvs: [first, end) per
+ * file, so a lookup reads a blob's two or three entries, not all of a
+ * model's (a file's __metadata__ entries are appended together). */
+struct kv_span {
+	uint32_t first, end;
+};
+
+static struct kv_span *
+kv_spans(const struct qa_inventory *inv)
+{
+	struct kv_span *s = calloc(inv->n_files ? inv->n_files : 1,
+				   sizeof(*s));
+	uint32_t i;
+
+	for (i = 0; s && i < inv->n_kvs; i++) {
+		uint32_t f = inv->kvs[i].file;
+
+		if (f >= inv->n_files)
+			continue;
+		if (s[f].end == 0)
+			s[f].first = i;
+		s[f].end = i + 1;
+	}
+	return s;
+}
+
 /* A string __metadata__ value of file f: key, or prefix + "." + key. */
 static const char *
-file_meta(const struct qa_inventory *inv, uint32_t f, const char *prefix,
-	  size_t prefix_len, const char *key)
+file_meta(const struct qa_inventory *inv, const struct kv_span *spans,
+	  uint32_t f, const char *prefix, size_t prefix_len, const char *key)
 {
 	size_t k = strlen(key);
 	uint32_t i;
 
-	for (i = 0; i < inv->n_kvs; i++) {
+	if (f >= inv->n_files)
+		return NULL;
+	for (i = spans[f].first; i < spans[f].end; i++) {
 		const struct qa_kv *kv = &inv->kvs[i];
 		const char *kk = kv->key;
 
@@ -1482,9 +1510,14 @@ qa_quant_config_ollama(struct qa_inventory *inv)
 	const char *uniform = NULL;
 	int ubits = -1, ugroup = -1;
 	bool mixed = false, any = false;
+	struct kv_span *spans = kv_spans(inv);
 	uint32_t t;
 
 	qc_init(qc);
+	if (!spans) {
+		inv->out_of_memory = true;
+		return;
+	}
 	for (t = 0; t < inv->n_tensors; t++) {
 		const struct qa_tensor *w = &inv->tensors[t];
 		size_t n = strlen(w->name), key;
@@ -1497,11 +1530,13 @@ qa_quant_config_ollama(struct qa_inventory *inv)
 		if (n < 7 || strcmp(w->name + n - 6, ".scale") != 0)
 			continue;
 		n -= 6;
-		qt = file_meta(inv, w->file, w->name, n, "quant_type");
-		gs = file_meta(inv, w->file, w->name, n, "group_size");
+		qt = file_meta(inv, spans, w->file, w->name, n, "quant_type");
+		gs = file_meta(inv, spans, w->file, w->name, n, "group_size");
 		if (!qt) {
-			qt = file_meta(inv, w->file, NULL, 0, "quant_type");
-			gs = file_meta(inv, w->file, NULL, 0, "group_size");
+			qt = file_meta(inv, spans, w->file, NULL, 0,
+				       "quant_type");
+			gs = file_meta(inv, spans, w->file, NULL, 0,
+				       "group_size");
 		}
 		if (!ollama_quant_type(qt, &bits, &group, &mode))
 			continue;
@@ -1515,6 +1550,7 @@ qa_quant_config_ollama(struct qa_inventory *inv)
 					  "__metadata__ quant_type") : NULL;
 		if (!o) {
 			inv->out_of_memory = true;
+			free(spans);
 			return;
 		}
 		o->bits = bits;
@@ -1530,6 +1566,7 @@ qa_quant_config_ollama(struct qa_inventory *inv)
 			mixed = true;
 		}
 	}
+	free(spans);
 	if (!any)
 		return;
 	qc->method = QA_QM_MLX;
