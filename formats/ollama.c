@@ -314,9 +314,9 @@ st_model(struct qa_model_refs *out, const char *display,
 		st_seal(f->draft, *side);
 	snprintf(note, sizeof(note), "Ollama model %s: %u safetensors "
 		 "tensor layers and %u json layers, read as the checkpoint "
-		 "folder they were made from", display,
-		 (*side)->n_tensor_layers - (*side)->n_st_draft_layers,
-		 (*side)->n_json_layers);
+		 "folder they were made from%s", display,
+		 (*side)->n_tensor_layers, (*side)->n_json_layers,
+		 f->draft ? " (a draft's among them, audited beside it)" : "");
 	r = st_ref(out, &f->model, display, note);
 	if (!r)
 		return QA_E_NOMEM;
@@ -951,8 +951,9 @@ qa_ollama_annotate(struct qa_inventory *inv,
 			       side->unknown);
 	if (side->bad_names)
 		qa_inv_finding(inv, QA1809, side->manifest, -1, NULL,
-			       "%s: not a plain relative name, so no loader "
-			       "finds the layer by it; it was not read",
+			       "layers not served: %s (a layer is found by "
+			       "its name, which must be a plain relative path "
+			       "given once); what they hold was not audited",
 			       side->bad_names);
 	if (side->n_tensor_missing) {
 		/* the set is incomplete: no engine loads it */
