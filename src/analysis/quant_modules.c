@@ -1594,8 +1594,10 @@ decide_qqq(struct ctx *c, struct decision *d)
  * GPTQModel's GGUF format (gptqmodel/nn_modules/qlinear/gguf.py
  * _allocate_buffers): one qweight U8 [out, ceil(in/B)*S] of llama.cpp
  * blocks per Linear, B values in S bytes, the type from the config's
- * bits alias (_GGUF_BITS_ALIAS_TO_TENSOR_QTYPE, _GGUF_TYPE_INFO); no
- * scales beside it (they are inside the blocks).
+ * bits alias (_GGUF_BITS_ALIAS_TO_TENSOR_QTYPE); no scales beside it
+ * (they are inside the blocks). B and S are ggml's (core/dtypes.c) but
+ * for GPTQModel's own 1-bit types, which are not upstream's Q1_0
+ * (_GGUF_TYPE_INFO: Q1_0 32 values in 6 bytes, Q1_0_g128 128 in 18).
  */
 static bool
 decide_gptqm_gguf(struct ctx *c, struct decision *d)
@@ -1603,23 +1605,24 @@ decide_gptqm_gguf(struct ctx *c, struct decision *d)
 	static const struct {
 		const char *alias, *type;
 		int bits;
-		unsigned block, size;
+		unsigned block, size;	/* 0: ggml's */
 	} types[] = {
 		{ "q1_0", "Q1_0", 1, 32, 6 },
 		{ "q1_0_g128", "Q1_0_g128", 1, 128, 18 },
-		{ "q4_0", "Q4_0", 4, 32, 18 },
-		{ "q8_0", "Q8_0", 8, 32, 34 },
-		{ "q4_k", "Q4_K", 4, 256, 144 },
-		{ "q4_k_s", "Q4_K", 4, 256, 144 },
-		{ "q4_k_m", "Q4_K", 4, 256, 144 },
-		{ "q5_k", "Q5_K", 5, 256, 176 },
-		{ "q5_k_s", "Q5_K", 5, 256, 176 },
-		{ "q5_k_m", "Q5_K", 5, 256, 176 },
-		{ "q6_k", "Q6_K", 6, 256, 210 },
+		{ "q4_0", "Q4_0", 4, 0, 0 },
+		{ "q8_0", "Q8_0", 8, 0, 0 },
+		{ "q4_k", "Q4_K", 4, 0, 0 },
+		{ "q4_k_s", "Q4_K", 4, 0, 0 },
+		{ "q4_k_m", "Q4_K", 4, 0, 0 },
+		{ "q5_k", "Q5_K", 5, 0, 0 },
+		{ "q5_k_s", "Q5_K", 5, 0, 0 },
+		{ "q5_k_m", "Q5_K", 5, 0, 0 },
+		{ "q6_k", "Q6_K", 6, 0, 0 },
 	};
 	const struct qa_tensor *qw = slot(c, S_QWEIGHT);
 	const char *alias = c->inv->quant.data_type;
 	struct mat q = mat_of(qw);
+	uint64_t block, size;
 	size_t i;
 
 	if (!alias || strcmp(qw->dtype, "U8") != 0 || qw->n_dims != 2 ||
@@ -1628,15 +1631,28 @@ decide_gptqm_gguf(struct ctx *c, struct decision *d)
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
 		if (strcasecmp(alias, types[i].alias) == 0)
 			break;
-	if (i == sizeof(types) / sizeof(types[0]) || q.c % types[i].size)
+	if (i == sizeof(types) / sizeof(types[0]))
+		return false;
+	block = types[i].block;
+	size = types[i].size;
+	if (!block) {
+		const struct qa_ggml_type *t;
+
+		t = qa_ggml_type_by_name(types[i].type);
+		if (!t || !t->block)
+			return false;
+		block = t->block;
+		size = t->block_bytes;
+	}
+	if (q.c % size)
 		return false;
 	d->scheme = QA_SCHEME_GPTQM_GGUF;
 	d->bits = types[i].bits;
-	d->group = (int)types[i].block;
+	d->group = (int)block;
 	d->experts = 1;
 	d->out = q.r;
 	/* the input padded to whole blocks, as the buffer is */
-	d->in = q.c / types[i].size * types[i].block;
+	d->in = q.c / size * block;
 	d->label = qa_arena_printf(&c->inv->arena, "GGUF %s", types[i].type);
 	return finish(d);
 }
