@@ -755,6 +755,23 @@ qa_cli_option(size_t i, char *short_name, const char **arg, const char **help,
 	return options[i].name;
 }
 
+/* The option's help group (its title) and the grammar of its value from
+ * its kind (empty when the help says it), for the man pages. */
+const char *
+qa_cli_option_group(size_t i, size_t *order)
+{
+	enum opt_group g = option_group(options[i].id);
+
+	*order = (size_t)g;
+	return group_title[g];
+}
+
+size_t
+qa_cli_n_option_groups(void)
+{
+	return N_GROUPS;
+}
+
 const char *
 qa_cli_paths_text(void)
 {
@@ -932,11 +949,115 @@ valid_build(const char *engine, const char *b)
 	return false;
 }
 
+/* The engines --engine names, with the other spellings people type:
+ * the one table the parser, its usage error and the shell completions
+ * (cli_docs.c) read. */
+static const struct engine_name {
+	const char *name;
+	enum qa_engine engine;
+	const char *aliases;	/* space-separated */
+} engine_names[] = {
+	{ "llama.cpp", QA_ENGINE_LLAMACPP, "llamacpp" },
+	{ "vllm", QA_ENGINE_VLLM, "" },
+	{ "sglang", QA_ENGINE_SGLANG, "" },
+	{ "mlx-lm", QA_ENGINE_MLX_LM, "mlx_lm" },
+	/* one model; the folder's format picks V2 or V3
+	 * (src/fit/fit_exllama.c) */
+	{ "exllama", QA_ENGINE_EXLLAMA, "exllamav2 exllamav3 tabbyapi" },
+	/* knowledge rows only; the fit says it has no model for it */
+	{ "tensorrt-llm", QA_ENGINE_TRTLLM, "trtllm" },
+};
+#define N_ENGINES (sizeof(engine_names) / sizeof(engine_names[0]))
+
+/* True when the space-separated list has the word s[0..k). */
+static bool
+word_in(const char *list, const char *s, size_t k)
+{
+	while (*list) {
+		size_t n = strcspn(list, " ");
+
+		if (n == k && strncmp(list, s, k) == 0)
+			return true;
+		list += n;
+		list += *list == ' ';
+	}
+	return false;
+}
+
+static const struct engine_name *
+find_engine(const char *s, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < N_ENGINES; i++)
+		if ((strlen(engine_names[i].name) == k &&
+		     strncmp(engine_names[i].name, s, k) == 0) ||
+		    word_in(engine_names[i].aliases, s, k))
+			return &engine_names[i];
+	return NULL;
+}
+
+/* "llama.cpp, vllm, ... or tensorrt-llm" */
+static void
+engine_list(char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < N_ENGINES && len < size; i++) {
+		int n = snprintf(buf + len, size - len, "%s%s",
+				 i == 0 ? "" : i + 1 == N_ENGINES ? " or " :
+				 ", ", engine_names[i].name);
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+const char *
+qa_cli_engine(size_t i)
+{
+	return i < N_ENGINES ? engine_names[i].name : NULL;
+}
+
+/* What an option's value may be, from its kind: the words of both the
+ * usage error and the man page. Empty for K_SPECIAL and flags. */
+static void
+kind_grammar(const struct option_def *od, char *buf, size_t size)
+{
+	switch (od->kind) {
+	case K_INT:
+	case K_UINT:
+		snprintf(buf, size, "%s from %lld to %lld", od->unit,
+			 (long long)od->lo, (long long)od->hi);
+		break;
+	case K_ONOFF:
+		snprintf(buf, size, "on or off");
+		break;
+	case K_FRACTION:
+		snprintf(buf, size, "a fraction above 0 and at most 1 "
+			 "(e.g. 0.85)");
+		break;
+	case K_SPECIAL:
+	case K_FLAG:
+	case K_STRING:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+void
+qa_cli_option_grammar(size_t i, char *buf, size_t size)
+{
+	kind_grammar(&options[i], buf, size);
+}
+
 /* The kinds of enum opt_kind, from the option's row alone. */
 static int
 apply_kind(struct cli *cli, const struct option_def *od, const char *arg)
 {
-	char *at = (char *)cli + od->field;
+	char *at = (char *)cli + od->field, grammar[96];
 	int64_t v;
 
 	switch (od->kind) {
@@ -948,20 +1069,22 @@ apply_kind(struct cli *cli, const struct option_def *od, const char *arg)
 		break;
 	case K_INT:
 	case K_UINT:
-		if (!parse_int(arg, od->lo, od->hi, &v))
-			return usage_error(cli, "--%s '%s': %s from %lld to %lld",
-					   od->name, arg, od->unit,
-					   (long long)od->lo,
-					   (long long)od->hi);
+		if (!parse_int(arg, od->lo, od->hi, &v)) {
+			kind_grammar(od, grammar, sizeof(grammar));
+			return usage_error(cli, "--%s '%s': %s", od->name, arg,
+					   grammar);
+		}
 		if (od->kind == K_INT)
 			*(int *)(void *)at = (int)v;
 		else
 			*(unsigned *)(void *)at = (unsigned)v;
 		break;
 	case K_ONOFF:
-		if (!parse_onoff(arg, (bool *)(void *)at))
-			return usage_error(cli, "--%s '%s': on or off", od->name,
-					   arg);
+		if (!parse_onoff(arg, (bool *)(void *)at)) {
+			kind_grammar(od, grammar, sizeof(grammar));
+			return usage_error(cli, "--%s '%s': %s", od->name, arg,
+					   grammar);
+		}
 		break;
 	case K_FRACTION: {
 		char *end;
@@ -969,10 +1092,11 @@ apply_kind(struct cli *cli, const struct option_def *od, const char *arg)
 
 		errno = 0;
 		f = strtod(arg, &end);
-		if (errno || end == arg || *end || !(f > 0) || f > 1)
-			return usage_error(cli, "--%s '%s': a fraction above 0 "
-					   "and at most 1 (e.g. 0.85)",
-					   od->name, arg);
+		if (errno || end == arg || *end || !(f > 0) || f > 1) {
+			kind_grammar(od, grammar, sizeof(grammar));
+			return usage_error(cli, "--%s '%s': %s", od->name, arg,
+					   grammar);
+		}
 		*(double *)(void *)at = f;
 		break;
 	}
@@ -1026,42 +1150,19 @@ apply_option(struct cli *cli, const struct option_def *od, const char *arg)
 		const char *at = strchr(arg, '@');
 		size_t k = at ? (size_t)(at - arg) : strlen(arg);
 
-		if ((k == 9 && strncmp(arg, "llama.cpp", k) == 0) ||
-		    (k == 8 && strncmp(arg, "llamacpp", k) == 0)) {
-			o->engine = QA_ENGINE_LLAMACPP;
-			cli->engine = "llama.cpp";
-		} else if (k == 4 && strncmp(arg, "vllm", k) == 0) {
-			o->engine = QA_ENGINE_VLLM;
-			cli->engine = "vllm";
-		} else if (k == 6 && strncmp(arg, "sglang", k) == 0) {
-			o->engine = QA_ENGINE_SGLANG;
-			cli->engine = "sglang";
-		} else if ((k == 6 && strncmp(arg, "mlx-lm", k) == 0) ||
-			   (k == 6 && strncmp(arg, "mlx_lm", k) == 0)) {
-			o->engine = QA_ENGINE_MLX_LM;
-			cli->engine = "mlx-lm";
-		} else if ((k == 7 && strncmp(arg, "exllama", k) == 0) ||
-			   (k == 9 && strncmp(arg, "exllamav2", k) == 0) ||
-			   (k == 9 && strncmp(arg, "exllamav3", k) == 0) ||
-			   (k == 8 && strncmp(arg, "tabbyapi", k) == 0)) {
-			/* one model; the folder's format picks V2 or V3
-			 * (src/fit/fit_exllama.c) */
-			o->engine = QA_ENGINE_EXLLAMA;
-			cli->engine = "exllama";
-		} else if ((k == 12 && strncmp(arg, "tensorrt-llm", k) == 0) ||
-			   (k == 6 && strncmp(arg, "trtllm", k) == 0)) {
-			/* knowledge rows only; the fit says it has no
-			 * model for it */
-			o->engine = QA_ENGINE_TRTLLM;
-			cli->engine = "tensorrt-llm";
-		} else {
-			return usage_error(cli, "unknown --engine '%s' "
-					   "(llama.cpp, vllm, sglang, mlx-lm, "
-					   "exllama or tensorrt-llm, optionally "
-					   "with "
-					   "@BUILD: llama.cpp@cuda12.8, "
-					   "vllm@0.21.0)", arg);
+		const struct engine_name *e = find_engine(arg, k);
+
+		if (!e) {
+			char names[160];
+
+			engine_list(names, sizeof(names));
+			return usage_error(cli, "unknown --engine '%s' (%s, "
+					   "optionally with @BUILD: "
+					   "llama.cpp@cuda12.8, vllm@0.21.0)",
+					   arg, names);
 		}
+		o->engine = e->engine;
+		cli->engine = e->name;
 		if (at && !valid_build(cli->engine, at + 1))
 			return usage_error(cli, "--engine '%s': the build after "
 					   "'@' is %s", arg,

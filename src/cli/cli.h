@@ -36,6 +36,15 @@ size_t qa_cli_n_options(void);
 /* command_mask: bit i set when the option belongs to command i. */
 const char *qa_cli_option(size_t i, char *short_name, const char **arg,
 			  const char **help, unsigned *command_mask);
+/* The option's help group: its title, and *order its place among the
+ * groups (--help's order). */
+const char *qa_cli_option_group(size_t i, size_t *order);
+size_t qa_cli_n_option_groups(void);
+/* The grammar of the option's value from its kind ("a number from 1 to
+ * 256"), the words of its usage error; empty when the help says it. */
+void qa_cli_option_grammar(size_t i, char *buf, size_t size);
+/* The --engine names, i from 0 until NULL. */
+const char *qa_cli_engine(size_t i);
 const char *qa_cli_paths_text(void);
 const char *qa_cli_exit_text(void);
 

@@ -25,10 +25,6 @@
 #include "fit/gpuspec.h"
 #include "report/report.h"
 
-static const char *const engine_names[] = {
-	"llama.cpp", "vllm", "sglang", "tensorrt-llm",
-};
-
 /* ---- roff --------------------------------------------------------------- */
 
 /* Text as roff: a backslash is \e, a minus \- (a real hyphen-minus in
@@ -69,32 +65,67 @@ roff_para(FILE *out, const char *s)
 }
 
 static void
+man_option(FILE *out, size_t i)
+{
+	const char *arg, *help;
+	char sn, grammar[96];
+	unsigned mask;
+	const char *name = qa_cli_option(i, &sn, &arg, &help, &mask);
+
+	fputs(".TP\n", out);
+	if (sn)
+		fprintf(out, "\\fB\\-%c\\fR, ", sn);
+	fputs("\\fB\\-\\-", out);
+	roff_text(out, name);
+	fputs("\\fR", out);
+	if (arg) {
+		fputs(" \\fI", out);
+		roff_text(out, arg);
+		fputs("\\fR", out);
+	}
+	putc('\n', out);
+	roff_para(out, help);
+	/* the value's grammar from the option's kind, the words its usage
+	 * error uses */
+	qa_cli_option_grammar(i, grammar, sizeof(grammar));
+	if (grammar[0] && arg && !strchr(arg, '|')) {
+		fputs(".br\n\\fI", out);
+		roff_text(out, arg);
+		fputs("\\fR: ", out);
+		roff_text(out, grammar);
+		fputs(".\n", out);
+	}
+}
+
+/* The options of cmd in --help's groups and order, a subsection each. */
+static void
 man_options(FILE *out, size_t cmd)
 {
-	size_t i;
+	size_t g, i, order;
 
 	fputs(".SH OPTIONS\n", out);
-	for (i = 0; i < qa_cli_n_options(); i++) {
-		const char *arg, *help;
-		char sn;
-		unsigned mask;
-		const char *name = qa_cli_option(i, &sn, &arg, &help, &mask);
+	for (g = 0; g < qa_cli_n_option_groups(); g++) {
+		const char *title = NULL;
 
-		if (!(mask & (1u << cmd)))
-			continue;
-		fputs(".TP\n", out);
-		if (sn)
-			fprintf(out, "\\fB\\-%c\\fR, ", sn);
-		fputs("\\fB\\-\\-", out);
-		roff_text(out, name);
-		fputs("\\fR", out);
-		if (arg) {
-			fputs(" \\fI", out);
-			roff_text(out, arg);
-			fputs("\\fR", out);
+		for (i = 0; i < qa_cli_n_options(); i++) {
+			const char *arg, *help, *t;
+			char sn;
+			unsigned mask;
+
+			t = qa_cli_option_group(i, &order);
+			if (order != g)
+				continue;
+			qa_cli_option(i, &sn, &arg, &help, &mask);
+			if (!(mask & (1u << cmd)))
+				continue;
+			if (!title) {
+				title = t;
+				fputs(".SS ", out);
+				roff_text(out, title);
+				putc('\n', out);
+			}
+			man_option(out, i);
 		}
-		putc('\n', out);
-		roff_para(out, help);
 	}
 }
 
@@ -212,9 +243,8 @@ option_values(const char *name, const char *arg, FILE *out)
 		return V_WORDS;
 	}
 	if (strcmp(name, "engine") == 0) {
-		for (i = 0; i < sizeof(engine_names) / sizeof(*engine_names);
-		     i++)
-			fprintf(out, "%s%s", i ? " " : "", engine_names[i]);
+		for (i = 0; qa_cli_engine(i); i++)
+			fprintf(out, "%s%s", i ? " " : "", qa_cli_engine(i));
 		return V_WORDS;
 	}
 	if (strcmp(name, "gpus") == 0) {

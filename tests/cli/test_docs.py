@@ -61,17 +61,43 @@ def unroff(text):
     return text
 
 
-def man_options(page):
-    """{name: (short, arg, help)} from the OPTIONS section."""
+def man_items(page):
+    """[(group, name, short, arg, help, grammar)] from the OPTIONS
+    section in page order: group is the .SS subsection, grammar the
+    line after .br (the value's grammar from the option's kind) or
+    None."""
     sec = page.split(".SH OPTIONS\n", 1)[1].split("\n.SH ", 1)[0]
-    out = {}
-    for item in sec.split(".TP\n")[1:]:
-        head, body = item.split("\n", 1)
+    out, group = [], None
+    for part in re.split(r"^(\.SS [^\n]*|\.TP)\n", sec, flags=re.M)[1:]:
+        if part.startswith(".SS "):
+            group = unroff(part[4:])
+            continue
+        if part in (".TP", ""):
+            continue
+        head, body = part.split("\n", 1)
         head = unroff(head)
         m = re.match(r"^(?:-(\w), )?--([\w-]+)(?: (\S+))?$", head)
-        out[m.group(2)] = (m.group(1), m.group(3),
-                           unroff(body).strip().replace("\n", " "))
+        body, _, grammar = body.partition(".br\n")
+        grammar = unroff(grammar).strip() or None
+        out.append((group, m.group(2), m.group(1), m.group(3),
+                    unroff(body).strip().replace("\n", " "), grammar))
     return out
+
+
+def man_options(page):
+    """{name: (short, arg, help)} from the OPTIONS section."""
+    return {n: (s, a, h) for _, n, s, a, h, _ in man_items(page)}
+
+
+def help_groups(binary, cmd):
+    """[(group title, [option names])] of `quantaudit CMD --help`."""
+    _, out, _ = sh([binary, cmd, "--help"])
+    out = out.split("\nExit status:", 1)[0]
+    # an option starts at column 2 (short) or 6; a continuation line,
+    # which may begin with "--", at column 27
+    return [(title, re.findall(r"^  (?:-\w, |    )--([\w-]+)", block, re.M))
+            for title, block in re.findall(
+                r"^([A-Z][^\n]*):\n((?:  [^\n]*\n?)+)", out, re.M)]
 
 
 def registry_rules(root):
@@ -123,6 +149,25 @@ def main():
         for k in set(got) & set(want):
             c.check(got[k] == want[k], f"{name} --{k}: {got[k]} vs "
                     f"{want[k]}")
+        # the same groups in the same order, each with its options
+        items = man_items(page)
+        groups = []
+        for g, n, *_ in items:
+            if not groups or groups[-1][0] != g:
+                groups.append((g, []))
+            groups[-1][1].append(n)
+        c.check(groups == help_groups(binary, cmd),
+                f"{name}: option groups as --help's")
+        # the grammar line is the words the program's usage error says
+        # for a value outside it
+        for _, n, _, arg, _, grammar in items:
+            if not grammar:
+                continue
+            code, _, err = sh([binary, cmd, f"--{n}", "0.0e999x", "x"])
+            c.check(code == 2 and grammar == f"{arg}: " +
+                    err.split(f"'0.0e999x': ", 1)[-1].split("\n")[0] + ".",
+                    f"{name} --{n}: man grammar '{grammar}' vs usage "
+                    f"error '{err.strip()[:120]}'")
         _, hout, _ = sh([binary, cmd, "--help"])
         syn = hout.split("\n", 1)[0].replace("Usage: quantaudit ", "")
         c.check(unroff(page.split(".SH SYNOPSIS\n", 1)[1].split("\n.SH",
@@ -166,8 +211,12 @@ def main():
         c.check(gpus_def and gpus == gpus_def | {"none"},
                 f"bash: --gpus profiles {sorted(gpus ^ (gpus_def | {'none'}))[:5]}")
         engines = bash_complete(bash, ["quantaudit", "check", "--engine", ""])
-        c.check(engines == {"llama.cpp", "vllm", "sglang", "tensorrt-llm"},
-                f"bash: engines {engines}")
+        # the names --engine's help lists ("llama.cpp, vllm, ... or
+        # tensorrt-llm (knowledge only): ...")
+        listed = help_options(binary, "check")["engine"][2]
+        listed = re.split(r", | or ", listed.split(" (", 1)[0].split(":")[0])
+        c.check(engines == set(listed), f"bash: engines {engines} vs "
+                f"--help {listed}")
         for e in engines:
             code, _, err = sh([binary, "check", "-q", "--engine", e,
                                "gguf/valid-llama-q8_0.gguf"], cwd=fixtures)
