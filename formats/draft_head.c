@@ -11,6 +11,15 @@
  *   target, whose layers eagle_config.eagle_aux_hidden_state_layer_ids
  *   names (vLLM llama.py: layers 2, L/2 and L-3 of the target when
  *   absent).
+ *   The speculators layout (vllm-project/speculators, the format of
+ *   the RedHatAI *.eagle3 heads; its Eagle3SpeculatorConfig):
+ *   speculators_model_type "eagle3", the decoder layer's config nested
+ *   in transformer_layer_config (read as the model's hyperparameters by
+ *   hf_config.c), eagle_aux_hidden_state_layer_ids and
+ *   target_hidden_size at the top level, and
+ *   speculators_config.proposal_methods[0].speculative_tokens, the
+ *   tokens per step it was trained for (vLLM's num_speculative_tokens
+ *   for it).
  *   Medusa (FasterDecoding/Medusa medusa/model/medusa_model.py):
  *   medusa_num_heads extra heads on the target's last hidden state.
  * The input becomes model.kind "draft" (model.format "eagle3" for
@@ -48,19 +57,39 @@ names_eagle3(const cJSON *archs)
 	return false;
 }
 
+/* speculators_config: the first proposal method's speculative_tokens,
+ * the one vLLM reads (vllm 0.34.0 transformers_utils/configs/
+ * speculators/base.py l.119-131: "we only support one proposal
+ * method"). */
+static int64_t
+speculative_tokens(const cJSON *config)
+{
+	const cJSON *m = qa_json_child(qa_json_child(config,
+						     "speculators_config"),
+				       "proposal_methods");
+
+	if (!cJSON_IsArray(m) || !m->child)
+		return -1;
+	return int_or(qa_json_child(m->child, "speculative_tokens"), -1);
+}
+
 void
 qa_draft_head_detect(struct qa_inventory *inv, const char *file,
 		     const cJSON *config)
 {
 	struct qa_draft_head *d = &inv->draft_head;
-	const cJSON *ids, *e;
+	const cJSON *ids, *e, *spec_type;
 
 	memset(d, 0, sizeof(*d));
 	d->draft_vocab = d->target_hidden = d->medusa_heads = -1;
+	d->spec_tokens = -1;
 	if (!cJSON_IsObject(config))
 		return;
+	spec_type = qa_json_child(config, "speculators_model_type");
 	if (names_eagle3(qa_json_child(config, "architectures")) ||
-	    qa_json_child(config, "draft_vocab_size")) {
+	    qa_json_child(config, "draft_vocab_size") ||
+	    (cJSON_IsString(spec_type) &&
+	     strcmp(spec_type->valuestring, "eagle3") == 0)) {
 		d->kind = "eagle3";
 		d->file = file;
 		d->draft_vocab = int_or(qa_json_child(config,
@@ -70,6 +99,11 @@ qa_draft_head_detect(struct qa_inventory *inv, const char *file,
 					  -1);
 		ids = qa_json_child(qa_json_child(config, "eagle_config"),
 				    "eagle_aux_hidden_state_layer_ids");
+		if (!cJSON_IsArray(ids))
+			ids = qa_json_child(config,
+					    "eagle_aux_hidden_state_layer_ids");
+		d->speculators = cJSON_IsString(spec_type);
+		d->spec_tokens = speculative_tokens(config);
 		for (e = cJSON_IsArray(ids) ? ids->child : NULL;
 		     e && d->n_aux < 8; e = e->next)
 			d->aux_layers[d->n_aux++] = int_or(e, -1);

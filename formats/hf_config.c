@@ -323,6 +323,11 @@ qa_hf_fill_hparams(struct qa_inventory *inv, const char *file,
 	inv->have_config = true;
 	inv->config_file = file;
 	text = qa_json_child(root, "text_config");
+	/* A speculators draft head (formats/draft_head.c) keeps its
+	 * decoder layer's config in transformer_layer_config. */
+	if (!cJSON_IsObject(text) &&
+	    qa_json_child(root, "speculators_model_type"))
+		text = qa_json_child(root, "transformer_layer_config");
 	if (!cJSON_IsObject(text))
 		text = NULL;
 

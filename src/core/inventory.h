@@ -419,6 +419,9 @@ struct qa_inventory {
 		int64_t aux_layers[8];		/* target layers read */
 		uint32_t n_aux;
 		int64_t medusa_heads;		/* medusa_num_heads, -1 */
+		int64_t spec_tokens;		/* speculators' trained
+						 * speculative_tokens, -1 */
+		bool speculators;		/* the speculators layout */
 	} draft_head;
 	/* An Ollama model's side layers (formats/ollama.c): params
 	 * num_ctx (0 absent; fit's default context), stop strings,
