@@ -273,6 +273,9 @@ draft_head(struct qa_inventory *inv)
 	const struct qa_tensor *fc = named(inv, "fc.weight");
 	const struct qa_tensor *lm = named(inv, "lm_head.weight");
 	int64_t th = d->target_hidden > 0 ? d->target_hidden : hp->n_embd;
+	/* one target hidden state per aux layer named, three by default
+	 * (speculators core.py Eagle3DraftModel: num_aux * hidden_size) */
+	int64_t n_fused = d->n_aux > 0 ? (int64_t)d->n_aux : 3;
 	char layers[96] = "";
 	size_t used = 0;
 	uint32_t i;
@@ -301,14 +304,15 @@ draft_head(struct qa_inventory *inv)
 			       t2d->n_dims ? t2d->shape[0] : 0,
 			       (long long)hp->n_vocab);
 	if (fc && fc->n_dims == 2 && th > 0 &&
-	    ((int64_t)fc->shape[1] != 3 * th ||
+	    ((int64_t)fc->shape[1] != n_fused * th ||
 	     (hp->n_embd > 0 && (int64_t)fc->shape[0] != hp->n_embd)))
 		qa_inv_finding(inv, QA2127, tfile(inv, fc), -1, fc->name,
 			       "fc.weight is [%" PRIu64 " x %" PRIu64 "]; "
-			       "EAGLE-3 fuses three target hidden states: "
-			       "[hidden %lld, 3 x target hidden %lld]",
-			       fc->shape[0], fc->shape[1],
-			       (long long)hp->n_embd, (long long)th);
+			       "EAGLE-3 fuses %lld target hidden states: "
+			       "[hidden %lld, %lld x target hidden %lld]",
+			       fc->shape[0], fc->shape[1], (long long)n_fused,
+			       (long long)hp->n_embd, (long long)n_fused,
+			       (long long)th);
 	for (i = 0; i < d->n_aux && used < sizeof(layers); i++)
 		used += (size_t)snprintf(layers + used, sizeof(layers) - used,
 					 "%s%lld", i ? ", " : "",
@@ -319,7 +323,8 @@ draft_head(struct qa_inventory *inv)
 		       "%s), lm_head %s, for a target of hidden size %lld; "
 		       "it reads the target's layers %s; audited: the "
 		       "tensors' shapes against config.json; not audited: "
-		       "the target model itself, tokenizer and fit",
+		       "the target model itself and tokenizer (size the "
+		       "pair with `fit TARGET --draft HEAD --engine vllm`)",
 		       (long long)d->draft_vocab, (long long)hp->n_vocab,
 		       d2t ? "present" : "absent", t2d ? "present" : "absent",
 		       lm ? "present" : "absent (the target's is used)",

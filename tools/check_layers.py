@@ -30,6 +30,7 @@ import sys
 DATA_TABLES = {
     "rules/registry_all.def",	# core/diag.h, core/registry.c
     "rules/engines.def",	# core/engines.c, rules/check_knowledge.c
+    "rules/spec_targets.def",	# core/engines.c: targets of draft heads
     "rules/gpus.def",		# fit/gpu_profiles.c
     "rules/mtp_families.def",	# analysis/mtp.c
     "rules/loaders.def",	# core/model_kind.c: the engines that load a file

@@ -67,3 +67,28 @@ qa_engine_arch(const char *engine, const char *name)
 	}
 	return QA_ARCH_ABSENT;
 }
+
+/* rules/spec_targets.def */
+static const struct spec_target {
+	const char *engine, *method, *name;
+} spec_targets[] = {
+#define QA_SPEC_TARGET(e, m, n) { e, m, n },
+#include "rules/spec_targets.def"
+#undef QA_SPEC_TARGET
+};
+
+bool
+qa_engine_spec_target(const char *engine, const char *method,
+		      const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return false;
+	for (i = 0; i < sizeof(spec_targets) / sizeof(spec_targets[0]); i++)
+		if (strcmp(spec_targets[i].engine, engine) == 0 &&
+		    strcmp(spec_targets[i].method, method) == 0 &&
+		    strcmp(spec_targets[i].name, name) == 0)
+			return true;
+	return false;
+}

@@ -14,6 +14,7 @@
 #ifndef QA_SRC_ENGINES_H
 #define QA_SRC_ENGINES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum qa_arch_how {
@@ -26,6 +27,11 @@ enum qa_arch_how {
  * named name (a GGUF architecture for llama.cpp, a transformers class
  * for the others). */
 enum qa_arch_how qa_engine_arch(const char *engine, const char *name);
+
+/* True when engine serves class name as the target of a draft of
+ * method ("eagle3"), per rules/spec_targets.def. */
+bool qa_engine_spec_target(const char *engine, const char *method,
+			   const char *name);
 
 struct qa_arch_name {
 	const char *gguf, *model_type, *hf_class;

@@ -76,3 +76,11 @@ qa_moe_touched_share(uint32_t k, uint32_t n, uint32_t tokens)
 		return 1.0;
 	return 1.0 - qa_powu(1.0 - (double)k / (double)n, tokens);
 }
+
+double
+qa_draft_tokens_per_pass(int n_draft)
+{
+	double a = QA_DRAFT_ACCEPTANCE;
+
+	return (1.0 - pow(a, n_draft + 1)) / (1.0 - a);
+}

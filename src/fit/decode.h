@@ -36,4 +36,18 @@ double qa_mtp_tokens_per_pass(const double *a, size_t n);
  */
 double qa_moe_touched_share(uint32_t k, uint32_t n, uint32_t tokens);
 
+/*
+ * A separate draft (a llama.cpp -md model, an EAGLE-3 head): no
+ * per-architecture measurement to lean on, so an assumed acceptance a
+ * per drafted token, stated with every figure made from it.
+ */
+#define QA_DRAFT_ACCEPTANCE 0.7
+#define QA_DRAFT_ACCEPTANCE_SOURCE "assumed a = 0.7 per drafted token " \
+	"(a same-family small draft or head; task-dependent), E = " \
+	"(1 - a^(n+1)) / (1 - a): Leviathan et al. 2023, arXiv:2211.17192, " \
+	"eq. 1"
+
+/* Expected tokens a pass yields with n drafted at QA_DRAFT_ACCEPTANCE. */
+double qa_draft_tokens_per_pass(int n_draft);
+
 #endif /* QA_SRC_FIT_DECODE_H */

@@ -214,6 +214,8 @@ struct qa_fit_result {
 	 * src/fit/fit_extras.c. */
 	struct qa_fit_pair {
 		bool present;
+		const char *method;		/* "draft_model" (llama.cpp
+						 * -md), "eagle3" (vLLM) */
 		const char *path;		/* arena copy */
 		int64_t context;		/* the draft context's n_ctx */
 		const char *kv_type;		/* its K = V type */

@@ -46,6 +46,7 @@
 #include "core/ckd.h"
 #include "core/inventory.h"
 #include "core/source.h"
+#include "fit/decode.h"
 #include "fit/fit.h"
 
 #define MIB ((double)(1u << 20))
@@ -54,11 +55,6 @@
 #define SPEC_VOCAB_CHECK_START_TOKEN_ID 5
 /* common/common.h l.325: common_params_speculative_draft.n_max */
 #define DRAFT_N_MAX_DEFAULT 3
-/* The assumed per-token acceptance of a separate draft model. */
-#define DRAFT_ACCEPTANCE 0.7
-#define DRAFT_ACCEPTANCE_SOURCE "assumed a = 0.7 per drafted token (a " \
-	"same-family small draft; task-dependent), E = (1 - a^(n+1)) / " \
-	"(1 - a): Leviathan et al. 2023, arXiv:2211.17192, eq. 1"
 /* Longest token text compared byte for byte (longer ones compare by
  * length and their first bytes). */
 #define TOKEN_CMP_MAX 4096
@@ -263,7 +259,7 @@ qa_fit_pair_llamacpp(struct qa_inventory *target,
 	struct qa_fit_pair *p = &r->draft;
 	char why[512];
 	bool fits = true, tight = false, refused = false, bw = true;
-	double t_target, t_draft, a = DRAFT_ACCEPTANCE;
+	double t_target, t_draft;
 	size_t j, i;
 	int n_seq = opt->parallel > 0 ? opt->parallel : 1;
 
@@ -317,6 +313,7 @@ qa_fit_pair_llamacpp(struct qa_inventory *target,
 		return -1;
 	}
 	p->present = true;
+	p->method = "draft_model";
 	p->path = qa_arena_strdup(ar, opt->draft_path ? opt->draft_path :
 				  d->path);
 	p->context = dr->context;
@@ -396,8 +393,8 @@ qa_fit_pair_llamacpp(struct qa_inventory *target,
 		r->verdict = "fits";
 	/* Decode with the draft: one pass is n draft steps and one target
 	 * pass, each at most its bytes over the bandwidth. */
-	p->tokens_per_pass = (1.0 - pow(a, p->n_draft + 1)) / (1.0 - a);
-	p->acceptance_source = DRAFT_ACCEPTANCE_SOURCE;
+	p->tokens_per_pass = qa_draft_tokens_per_pass(p->n_draft);
+	p->acceptance_source = QA_DRAFT_ACCEPTANCE_SOURCE;
 	bw = r->decode_tokens_per_s_max > 0 && dr->decode_tokens_per_s_max > 0;
 	if (bw) {
 		t_target = 1.0 / r->decode_tokens_per_s_max;

@@ -458,6 +458,15 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			" is the Ollama params layer's num_ctx (--ctx to "
 			"size another)", inv->ollama.num_ctx);
 	}
+	/* --draft: a llama.cpp -md model (fit_extras.c after the run) or
+	 * a vLLM EAGLE-3 head (fit_vllm.c, inside the run) */
+	if (opt->draft && opt->engine != QA_ENGINE_LLAMACPP &&
+	    opt->engine != QA_ENGINE_VLLM) {
+		snprintf(err, errlen, "--draft sizes a llama.cpp draft model "
+			 "(-md) or a vLLM EAGLE-3 head; %s drafts are not "
+			 "modelled yet", qa_fit_engine_name(opt->engine));
+		return -1;
+	}
 	memset(&r, 0, sizeof(r));
 	rc = qa_fit_engine_run(inv, opt, &r, err, errlen);
 	if (rc != 0)
@@ -465,16 +474,9 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	if (ctx_note && r.n_notes < sizeof(r.notes) / sizeof(r.notes[0]))
 		r.notes[r.n_notes++] = ctx_note;
 	/* --draft: the second model of the pair (src/fit/fit_extras.c). */
-	if (opt->draft) {
-		if (opt->engine != QA_ENGINE_LLAMACPP) {
-			snprintf(err, errlen, "--draft sizes a llama.cpp draft "
-				 "model (-md); vLLM and SGLang drafts are "
-				 "not modelled yet");
-			return -1;
-		}
-		if (qa_fit_pair_llamacpp(inv, opt, &r, err, errlen) != 0)
-			return -1;
-	}
+	if (opt->draft && opt->engine == QA_ENGINE_LLAMACPP &&
+	    qa_fit_pair_llamacpp(inv, opt, &r, err, errlen) != 0)
+		return -1;
 	/* --lora: the adapter on the target's placement (fit_extras.c) */
 	if (opt->lora) {
 		if (opt->engine != QA_ENGINE_LLAMACPP) {

@@ -28,7 +28,9 @@
 
 #include "core/arena.h"
 #include "core/ckd.h"
+#include "core/engines.h"
 #include "core/inventory.h"
+#include "core/model_kind.h"
 #include "fit/decode.h"
 #include "fit/fit_serve.h"
 
@@ -355,6 +357,9 @@ struct lay_opt {
 	uint64_t n_mbt;
 	uint64_t n_spec;	/* speculative tokens (Mamba spec blocks) */
 	uint64_t n_draft;	/* MTP draft attention layers, last stage */
+	/* An EAGLE-3 head's layers: its own KV heads and head size (the
+	 * draft config's, llama.py l.156-161); 0: the target's */
+	uint64_t draft_hkv, draft_dk;
 	bool tf_backend;	/* Transformers modeling backend */
 };
 
@@ -518,10 +523,21 @@ build_layout(const struct qa_hparams *hp, const struct lay_opt *lo,
 	 * stage, where the drafter lives (gpu_model_runner.py l.539), after
 	 * the target's: one per MTP layer (deepseek_mtp.py l.128-139,
 	 * qwen3_next_mtp.py l.78-83 "full_attention"). */
-	for (i = 0; i < lo->n_draft && i < MAX_DRAFT; i++)
+	for (i = 0; i < lo->n_draft && i < MAX_DRAFT; i++) {
+		if (lo->draft_dk > 0) {
+			/* an EAGLE-3 head: full attention of its own shape
+			 * (kv_cache_interface.py FullAttentionSpec) */
+			uint64_t hr = lo->draft_hkv / tp;
+
+			add_entry(lay, SPEC_FULL, attn_tok(hr ? hr : 1,
+				  lo->draft_dk, lo->draft_dk, f),
+				  (uint8_t)(lo->pp - 1));
+			continue;
+		}
 		add_entry(lay, mla ? SPEC_MLA : SPEC_FULL,
 			  mla ? mla_tok(hp, f) : full_tok,
 			  (uint8_t)(lo->pp - 1));
+	}
 
 	for (t = 0; t < SPEC_COUNT; t++) {
 		if (!lay->n[t])
@@ -800,6 +816,12 @@ struct vllm_plan {
 	uint64_t vpad;			/* vocabulary padded to 64 */
 	uint64_t N, G;			/* non-torch memory, CUDA graphs */
 	uint64_t n_spec, n_draft;	/* MTP speculative tokens, draft layers */
+	/* --draft: an EAGLE-3 head (vllm_eagle) */
+	const struct qa_inventory *eagle;
+	uint64_t eagle_hkv, eagle_dk;	/* its layers' KV heads, head size */
+	uint64_t eagle_W, eagle_buf;	/* its weights, proposer buffer per
+					 * rank of the last stage */
+	const char *eagle_incompatible;
 	/* per stage: weights, weights a decode step reads, activations */
 	uint64_t W[QA_GPU_MAX], W_act[QA_GPU_MAX], P[QA_GPU_MAX];
 	/* With MTP drafts: a verification pass reads the experts n + 1
@@ -973,6 +995,9 @@ vllm_mtp(struct vllm_plan *p)
 	const struct qa_inventory *inv = p->c.inv;
 	struct qa_arena *arena = p->c.arena;
 
+	/* with --draft the tokens are the draft's (vllm_eagle) */
+	if (opt->draft)
+		return;
 	if (opt->num_speculative_tokens > 0 || opt->mtp) {
 		uint64_t n_pred = hp->n_mtp > 0 ? (uint64_t)hp->n_mtp :
 				  inv->mtp.present > 0 ?
@@ -1014,6 +1039,214 @@ vllm_mtp(struct vllm_plan *p)
 	}
 }
 
+/*
+ * An EAGLE-3 head beside the target: `fit TARGET --draft HEAD` for vLLM
+ * --speculative-config '{"method": "eagle3", "model": HEAD,
+ * "num_speculative_tokens": N}'. From the vllm 0.34.0 wheel (PyPI,
+ * 2026-11-16; docs/fit.md "vLLM with an EAGLE-3 head"):
+ *  - the draft loads in the target's dtype (spec_decode/
+ *    speculator_config.py l.199), sharded on the target's TP group
+ *    (eagle/utils.py l.124-133 builds it with the target's config);
+ *  - its layers' KV pages join the target's pool, with its own KV heads
+ *    and head size (spec_decode/speculator.py l.286-305, attn_utils.py
+ *    l.140-157), in --kv-cache-dtype;
+ *  - the embedding is the target's unless the head ships one of its
+ *    own that differs (eagle/utils.py _should_share l.20-42,
+ *    maybe_share_target_embed l.83-115), its lm_head its own when the
+ *    checkpoint has one (share_target_lm_head l.45-72); d2t stays on
+ *    the GPU as int64 when draft_vocab_size differs from the target's
+ *    (llama_eagle3.py l.338-345), t2d is dropped (l.416-417);
+ *  - a proposer buffer of max_num_batched_tokens x hidden
+ *    (target_dependent_ar/speculator.py l.33-35) exists before the
+ *    profile, which also runs the drafter (model_runner.py l.993-1031).
+ */
+static int
+vllm_eagle(struct vllm_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_inventory *d = opt->draft;
+	const struct qa_hparams *dh;
+	struct qa_arena *arena = p->c.arena;
+	int64_t th, dk;
+
+	if (!d)
+		return 0;
+	dh = &d->hp;
+	if (!d->draft_head.kind) {
+		snprintf(p->c.err, p->c.errlen, "--draft with vLLM sizes an "
+			 "EAGLE-3 head (--speculative-config method eagle3); "
+			 "%s is a %s, and a separate draft model (method "
+			 "draft_model) is not modelled yet", opt->draft_path,
+			 qa_model_kind_name(d->model_kind));
+		return -1;
+	}
+	if (strcmp(d->draft_head.kind, "eagle3") != 0) {
+		snprintf(p->c.err, p->c.errlen, "%s is a Medusa head: vLLM "
+			 "0.33 and later have no Medusa method (its proposer "
+			 "and model are gone from the package), so there is "
+			 "nothing to size it for", opt->draft_path);
+		return -1;
+	}
+	if (opt->mtp) {
+		snprintf(p->c.err, p->c.errlen, "--mtp on and --draft: vLLM "
+			 "runs one speculative method at a time");
+		return -1;
+	}
+	if (p->pp > 1 || p->tf) {
+		snprintf(p->c.err, p->c.errlen, "an EAGLE-3 head is sized "
+			 "with pipeline parallel 1 and a native vLLM class "
+			 "only (with PP vLLM also needs the target's "
+			 "supports_aux_hidden_states_over_pp, eagle3_utils.py "
+			 "l.47-53)");
+		return -1;
+	}
+	p->n_spec = opt->num_speculative_tokens > 0 ?
+		    (uint64_t)opt->num_speculative_tokens :
+		    d->draft_head.spec_tokens > 0 ?
+		    (uint64_t)d->draft_head.spec_tokens : 0;
+	if (p->n_spec == 0) {
+		snprintf(p->c.err, p->c.errlen, "vLLM needs "
+			 "num_speculative_tokens for an EAGLE-3 head "
+			 "(config/speculative.py l.1653-1658: \"must be "
+			 "provided\"); give --num-speculative-tokens N");
+		return -1;
+	}
+	p->eagle = d;
+	p->n_draft = dh->n_layer > 0 ? (uint64_t)dh->n_layer : 1;
+	if (p->n_draft > MAX_DRAFT)
+		p->n_draft = MAX_DRAFT;
+	dk = dh->head_dim_k > 0 ? dh->head_dim_k :
+	     dh->n_head > 0 && dh->n_embd > 0 ? dh->n_embd / dh->n_head : 0;
+	p->eagle_dk = dk > 0 ? (uint64_t)dk : 0;
+	p->eagle_hkv = dh->n_head_kv > 0 ? (uint64_t)dh->n_head_kv :
+		       dh->n_head > 0 ? (uint64_t)dh->n_head : 0;
+	if (!p->eagle_dk || !p->eagle_hkv) {
+		snprintf(p->c.err, p->c.errlen, "the EAGLE-3 head's config "
+			 "has no attention shape (num_attention_heads, "
+			 "num_key_value_heads, hidden_size or head_dim) to "
+			 "size its KV pages from");
+		return -1;
+	}
+	/* What vLLM checks, or fails on at the first step. */
+	th = d->draft_head.target_hidden > 0 ? d->draft_head.target_hidden :
+	     dh->n_embd;
+	if (!qa_engine_spec_target("vllm", "eagle3", p->cls))
+		p->eagle_incompatible = qa_arena_printf(arena, "%s does not "
+			"implement SupportsEagle3: vLLM raises \"Model does "
+			"not support EAGLE3 interface\" when it loads the "
+			"head (eagle3_utils.py l.15-19)",
+			p->cls ? p->cls : "the target's class (unknown)");
+	else if (th > 0 && hp->n_embd > 0 && th != hp->n_embd)
+		p->eagle_incompatible = qa_arena_printf(arena, "the head "
+			"fuses target hidden states of %lld (fc.weight, "
+			"target_hidden_size), the target's hidden size is "
+			"%lld: vLLM loads it and fails at the first step "
+			"(llama_eagle3.py l.270-273)", (long long)th,
+			(long long)hp->n_embd);
+	else if (dh->n_vocab > 0 && hp->n_vocab > 0 &&
+		 dh->n_vocab != hp->n_vocab)
+		p->eagle_incompatible = qa_arena_printf(arena, "the head "
+			"maps its tokens into a target vocabulary of %lld "
+			"(vocab_size, t2d), the target's is %lld",
+			(long long)dh->n_vocab, (long long)hp->n_vocab);
+	else if (d->draft_head.speculators && dh->arch &&
+		 strcmp(dh->arch, "llama") != 0 &&
+		 strcmp(dh->arch, "qwen3") != 0)
+		p->eagle_incompatible = qa_arena_printf(arena, "a "
+			"speculators head of model_type %s: vLLM reads "
+			"llama and qwen3 ones only (transformers_utils/"
+			"configs/speculators/algos.py l.40-46)", dh->arch);
+	if (p->eagle_incompatible) {
+		p->refused = true;
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses "
+			"the pair: %s", p->eagle_incompatible));
+	}
+	return 0;
+}
+
+/* Bytes of t on a rank in the target's dtype (the head loads in it,
+ * whatever its checkpoint's dtype): float tensors scaled by element
+ * size, others as stored. */
+static uint64_t
+eagle_rank_bytes(const struct vllm_plan *p, const struct qa_serve_tp *w,
+		 const struct qa_tensor *t)
+{
+	uint64_t b = qa_serve_rank_bytes(w, t);
+	unsigned stored = t->elements ? (unsigned)(t->bytes / t->elements) :
+			  0;
+	bool fl = t->dtype && (qa_ascii_ieq(t->dtype, "F32") ||
+			       qa_ascii_ieq(t->dtype, "F16") ||
+			       qa_ascii_ieq(t->dtype, "BF16"));
+
+	if (!fl || !stored || stored == p->s_model)
+		return b;
+	return qa_ceil_div(qa_sat_mul(b, p->s_model), stored);
+}
+
+/* The head's weights and proposer buffer on the last stage's ranks,
+ * after vllm_weights; the bytes a draft step reads. */
+static void
+vllm_eagle_weights(struct vllm_plan *p)
+{
+	const struct qa_inventory *d = p->eagle;
+	const struct qa_hparams *hp = p->c.hp;
+	struct qa_arena *arena = p->c.arena;
+	struct qa_serve_tp w;
+	uint64_t last = p->pp - 1, embed = 0, read = 0, head = 0;
+	bool own_head = false;
+	size_t i;
+
+	if (!d)
+		return;
+	qa_serve_tp_init(&w, &d->hp, p->tp);
+	for (i = 0; i < d->n_tensors; i++) {
+		const struct qa_tensor *t = &d->tensors[i];
+		uint64_t b;
+
+		if (strcmp(t->name, "t2d") == 0)
+			continue;	/* dropped on load */
+		if (strcmp(t->name, "d2t") == 0) {
+			/* int64 on every rank, only for a reduced vocab */
+			if (d->draft_head.draft_vocab > 0 && hp->n_vocab > 0 &&
+			    d->draft_head.draft_vocab != hp->n_vocab)
+				p->eagle_W = qa_sat_add(p->eagle_W, qa_sat_mul(
+					(uint64_t)d->draft_head.draft_vocab, 8));
+			continue;
+		}
+		b = eagle_rank_bytes(p, &w, t);
+		if (t->role == QA_ROLE_EMBED)
+			embed = qa_sat_add(embed, b);
+		else if (t->role == QA_ROLE_LM_HEAD)
+			own_head = true;
+		if (t->role != QA_ROLE_EMBED)
+			read = qa_sat_add(read, b);
+		p->eagle_W = qa_sat_add(p->eagle_W, b);
+	}
+	if (!own_head)
+		/* the target's head, already on the last stage, is read
+		 * by every draft step */
+		for (i = 0; i < p->c.inv->n_tensors; i++) {
+			const struct qa_tensor *t = &p->c.inv->tensors[i];
+
+			if (t->role == QA_ROLE_LM_HEAD ||
+			    (p->tied && t->role == QA_ROLE_EMBED))
+				head = qa_sat_add(head,
+					qa_serve_rank_bytes(&p->wc, t));
+		}
+	p->W[last] = qa_sat_add(p->W[last], p->eagle_W);
+	p->W_draft[last] = qa_sat_add(read, head);
+	p->eagle_buf = qa_sat_mul(qa_sat_mul(p->n_mbt, d->hp.n_embd > 0 ?
+		(uint64_t)d->hp.n_embd : 0), p->s_model);
+	if (embed > 0)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the EAGLE-3 "
+			"head ships its own embedding (%.2f MiB a rank in "
+			"the target's dtype), counted: vLLM drops it for the "
+			"target's when the two are equal (torch.equal, "
+			"eagle/utils.py l.20-42), which is not compared here",
+			(double)embed / (1024.0 * 1024.0)));
+}
+
 /* Weights per rank (tensor parallelism) and per stage. */
 static void
 vllm_weights(struct vllm_plan *p)
@@ -1048,7 +1281,8 @@ vllm_weights(struct vllm_plan *p)
 			 * replaced by the target's (llm_base_proposer.py
 			 * _maybe_share_embeddings, only with PP = 1,
 			 * l.1267-1334; _maybe_share_lm_head l.1336-1400). */
-			if (p->n_draft == 0 || t->role == QA_ROLE_MTP_SHARED_HEAD ||
+			if (p->n_draft == 0 || p->eagle ||
+			    t->role == QA_ROLE_MTP_SHARED_HEAD ||
 			    (t->role == QA_ROLE_MTP_EMBED && p->pp == 1))
 				continue;
 		}
@@ -1137,6 +1371,8 @@ vllm_kv_layouts(struct vllm_plan *p)
 	p->lo.n_mbt = p->n_mbt;
 	p->lo.n_spec = p->n_spec;
 	p->lo.n_draft = p->n_draft;
+	p->lo.draft_hkv = p->eagle_hkv;
+	p->lo.draft_dk = p->eagle_dk;
 	p->lo.tf_backend = p->tf;
 	/* About 20 KiB each: from the inventory's arena, not the stack. */
 	p->lay = qa_arena_alloc(arena, sizeof(*p->lay));
@@ -1182,6 +1418,27 @@ vllm_budget(struct vllm_plan *p)
 		p->P[i] = opt->vllm_activation_bytes ? opt->vllm_activation_bytes :
 		       estimate_p(hp, p->tp, p->n_mbt, p->n_seq, p->vpad, p->s_model,
 				  i == p->pp - 1);
+	if (p->eagle && !opt->vllm_activation_bytes) {
+		/* the profile runs the drafter after the target
+		 * (model_runner.py l.993-1031): the larger peak of the two,
+		 * the drafter's over the fused target states [T, 3 x H]
+		 * (speculator.py l.148-152) */
+		const struct qa_hparams *dh = &p->eagle->hp;
+		uint64_t dv = dh->n_vocab > 0 ? (uint64_t)dh->n_vocab : 0;
+		uint64_t pd = estimate_p(dh, p->tp, p->n_mbt, p->n_seq,
+					 qa_ceil_div(dv, QA_SERVE_VOCAB_PAD) *
+					 QA_SERVE_VOCAB_PAD, p->s_model, true);
+		uint64_t nf = p->eagle->draft_head.n_aux > 0 ?
+			      p->eagle->draft_head.n_aux : 3;
+
+		pd = qa_sat_add(pd, qa_sat_mul(qa_sat_mul(p->n_mbt, nf),
+			qa_sat_mul(hp->n_embd > 0 ? (uint64_t)hp->n_embd : 0,
+				   p->s_model)));
+		if (pd > p->P[p->pp - 1])
+			p->P[p->pp - 1] = pd;
+	}
+	if (p->eagle)
+		p->P[p->pp - 1] = qa_sat_add(p->P[p->pp - 1], p->eagle_buf);
 	p->N = opt->vllm_nontorch_bytes ? opt->vllm_nontorch_bytes :
 	    VLLM_N_DEFAULT;
 	p->G = opt->enforce_eager ? 0 : opt->vllm_cudagraph_bytes ?
@@ -1329,6 +1586,58 @@ vllm_verdict(struct vllm_plan *p)
 	out->verdict = p->verdict;
 }
 
+/* fit.draft for an EAGLE-3 head: its share of each rank (already in
+ * devices[]) and what vLLM says of the pair. */
+static void
+vllm_eagle_result(struct vllm_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	struct qa_fit_result *out = p->c.out;
+	struct qa_fit_pair *dp = &out->draft;
+	struct qa_arena *arena = p->c.arena;
+	uint64_t tok, cells;
+	size_t i;
+
+	if (!p->eagle)
+		return;
+	dp->present = true;
+	dp->method = "eagle3";
+	dp->path = qa_arena_strdup(arena, opt->draft_path ? opt->draft_path :
+				   "");
+	dp->context = out->context;
+	dp->kv_type = out->kv_type_k;
+	dp->n_draft = (int)p->n_spec;
+	dp->compatible = p->eagle_incompatible == NULL;
+	dp->incompatible = p->eagle_incompatible;
+	/* its layers' pages for the context (FullAttentionSpec
+	 * max_memory_usage_bytes: whole blocks) */
+	{
+		uint64_t hr = p->eagle_hkv / p->tp;
+
+		tok = attn_tok(hr ? hr : 1, p->eagle_dk, p->eagle_dk, &p->fmt);
+	}
+	cells = qa_sat_mul(qa_ceil_div(p->ctx, VLLM_BLOCK), VLLM_BLOCK);
+	for (i = 0; i < p->ndev; i++) {
+		if (p->dstage[i] != p->pp - 1)
+			continue;
+		dp->devices[i].weights_bytes = p->eagle_W;
+		dp->devices[i].kv_bytes = qa_sat_mul(qa_sat_mul(cells, tok),
+						     p->n_draft);
+		dp->devices[i].compute_bytes = p->eagle_buf;
+	}
+	qa_fit_note(&p->c.nb, qa_arena_printf(arena, "EAGLE-3 head %s: "
+		"%llu layer%s of KV pages in the target's pool, %llu "
+		"speculative token%s%s; each request also holds %llu "
+		"lookahead slots (kv_cache_manager.py l.572-574, capped at "
+		"max_model_len, so not in the start-up check); every figure "
+		"above includes it (vllm 0.34.0)", dp->path,
+		(unsigned long long)p->n_draft, p->n_draft == 1 ? "" : "s",
+		(unsigned long long)p->n_spec, p->n_spec == 1 ? "" : "s",
+		opt->num_speculative_tokens > 0 ? "" :
+		" (the head's speculators_config)",
+		(unsigned long long)p->n_spec));
+}
+
 /* Decode ceiling: each rank reads its weights (active experts only)
  * plus the context's KV and state per token; the ranks of a stage
  * work in parallel, so its slowest rank bounds it, and the stages
@@ -1387,7 +1696,15 @@ vllm_decode_ceiling(struct vllm_plan *p)
 			 AR_SECONDS;
 	out->decode_tokens_per_s_max = known && tsum > 0 ?
 				       1.0 / tsum : 0;
-	if (p->n_spec > 0) {
+	if (p->eagle) {
+		struct qa_fit_pair *dp = &out->draft;
+
+		dp->tokens_per_pass = qa_draft_tokens_per_pass(
+			(int)p->n_spec);
+		dp->acceptance_source = QA_DRAFT_ACCEPTANCE_SOURCE;
+		dp->decode_tokens_per_s_max = known && tpass > 0 ?
+			dp->tokens_per_pass / tpass : 0;
+	} else if (p->n_spec > 0) {
 		double acc[QA_MTP_MAX_DRAFT];
 		size_t na = qa_mtp_acceptance(hp->arch_raw ?
 			hp->arch_raw : hp->arch,
@@ -1475,12 +1792,16 @@ qa_fit_vllm(const struct qa_inventory *inv,
 	vllm_implementation(p);
 	vllm_batch_defaults(p);
 	vllm_mtp(p);
+	if (vllm_eagle(p) < 0)
+		return -1;
 	vllm_weights(p);
+	vllm_eagle_weights(p);
 	if (vllm_kv_layouts(p) < 0)
 		return -1;
 	vllm_budget(p);
 	vllm_context(p);
 	vllm_verdict(p);
+	vllm_eagle_result(p);
 	vllm_decode_ceiling(p);
 	vllm_formula(p);
 	return 0;

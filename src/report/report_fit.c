@@ -151,6 +151,7 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 		const struct qa_fit_pair *p = &f->draft;
 
 		qa_jw_obj(w, "draft");
+		qa_jw_str(w, "method", str_or(p->method, "draft_model"));
 		qa_jw_str(w, "path", str_or(p->path, ""));
 		jw_ctx(w, "context", p->context);
 		qa_jw_str(w, "kv_type", str_or(p->kv_type, "f16"));
@@ -479,14 +480,24 @@ static void
 put_draft(FILE *out, const struct qa_fit_result *f)
 {
 	const struct qa_fit_pair *p = &f->draft;
+	bool eagle = p->method && strcmp(p->method, "eagle3") == 0;
 	char line[400];
 	size_t i;
 
-	snprintf(line, sizeof(line), "draft (llama.cpp -md, in the figures "
-		 "above): context %" PRId64 ", KV %s, %" PRId64 " outputs; %s",
-		 p->context, str_or(p->kv_type, "f16"), p->n_outputs_max,
-		 p->compatible ? "vocabulary compatible" :
-		 "INCOMPATIBLE with the target");
+	if (eagle)
+		snprintf(line, sizeof(line), "draft (vLLM EAGLE-3 head, in the "
+			 "figures above): context %" PRId64 ", KV %s, %d "
+			 "speculative tokens; %s", p->context,
+			 str_or(p->kv_type, "auto"), p->n_draft,
+			 p->compatible ? "compatible" :
+			 "INCOMPATIBLE with the target");
+	else
+		snprintf(line, sizeof(line), "draft (llama.cpp -md, in the "
+			 "figures above): context %" PRId64 ", KV %s, %" PRId64
+			 " outputs; %s", p->context, str_or(p->kv_type, "f16"),
+			 p->n_outputs_max, p->compatible ?
+			 "vocabulary compatible" :
+			 "INCOMPATIBLE with the target");
 	put_wrapped(out, line, 0, 2);
 	for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++) {
 		const struct qa_fit_pair_dev *d = &p->devices[i];
@@ -502,8 +513,8 @@ put_draft(FILE *out, const struct qa_fit_result *f)
 		put_wrapped(out, line, 2, 4);
 	}
 	if (p->incompatible) {
-		snprintf(line, sizeof(line), "llama.cpp refuses the pair: %s",
-			 p->incompatible);
+		snprintf(line, sizeof(line), "%s refuses the pair: %s",
+			 eagle ? "vLLM" : "llama.cpp", p->incompatible);
 		fputs("  ", out);
 		put_wrapped(out, line, 2, 4);
 	}
