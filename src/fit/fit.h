@@ -351,6 +351,11 @@ struct qa_fit_llamacpp_detail {
 	uint64_t compute_host_input;		/* inp_embd, 4 n_tok E_inp: in the
 						 * device compute (CPU), maybe
 						 * CUDA_Host on CUDA */
+	uint64_t compute_host_cuda;		/* with a GPU backend, the
+						 * CUDA_Host compute buffer:
+						 * inp_embd, the small inputs
+						 * and the masks, built on the
+						 * host and copied over */
 	uint64_t output_host;			/* output buffer, host */
 	int64_t n_tok, n_out;			/* worst-case reserve tokens and
 						 * outputs (graph_reserve) */

@@ -575,6 +575,7 @@ struct lc_compute {
 	uint64_t head;		/* logits, result_norm, h_nextn */
 	uint64_t layer;		/* worst layer's live set */
 	uint64_t fa_conv;	/* CUDA FA: F16 copies of K/V views */
+	uint64_t attn_fa;	/* what is live beside them at the FA node */
 	uint64_t g;		/* placement term of the head phase */
 };
 
@@ -782,9 +783,23 @@ compute_terms(const struct lc_model *m, bool *ovf, bool fa,
 	c->layer = a;
 
 	/* CUDA FA over a non-F16 cache (fa_conv_bytes) */
-	if (fa && !m->cpu && attn)
+	if (fa && !m->cpu && attn) {
+		int64_t dv_max = hp->head_dim_v > 0 ? hp->head_dim_v : dk_max;
+
 		c->fa_conv = fa_conv_bytes(m, ovf, tk, tv, n_stream, s_base,
 					   s_swa);
+		/* The copies live inside the FLASH_ATTN_EXT node's
+		 * allocation, while ggml-alloc has freed the FFN tensors of
+		 * the layer before (each freed after its last consumer,
+		 * ggml-alloc.c ggml_gallocr_alloc_graph_impl): beside them
+		 * only the residual, the attention norm, Q and the node's
+		 * output. The layer phase is the larger of the two (an
+		 * lfm2-1.2b CUDA run at 32768 q8_0, tests/data/
+		 * llamacpp-cuda-runs, measured 136.00 MiB, the head phase,
+		 * where FFN + copies would be 152). */
+		c->attn_fa = cmul(ovf, 4 * n_tok, cadd(ovf, 2 * E,
+			cmul(ovf, H, (uint64_t)(dk_max + dv_max))));
+	}
 
 	/* The placement term: where ggml-alloc's best fit leaves the final
 	 * hidden state decides what the logits stack on (section 3.4). */
@@ -1064,6 +1079,11 @@ lc_compute(struct lc_step *p)
 		      (uint64_t)p->n_ctx_seq, (uint64_t)e->d.cells_swa,
 		      e->d.layers_base > 0, e->d.layers_swa > 0, &p->cm);
 	e->d.compute_host_input = galign(ovf, m, cmul(ovf, 4 * p->n_tok, p->E));
+	/* The graph inputs are set on the host (llm_graph_input_*
+	 * set_input), so the scheduler gives them the CUDA_Host buffer and
+	 * copies them to the device; inp_embd stays there (above). */
+	e->d.compute_host_cuda = m->cpu ? 0 : cadd(ovf,
+		e->d.compute_host_input, p->cm.inputs);
 	/* llama_context::output_reserve: V x max(n_outputs, n_seq) f32
 	 * logits in host memory, grown on demand up to n_outputs_max. */
 	e->d.output_host = cmul(ovf, cmul(ovf, p->V, (uint64_t)p->n_seq), 4);
@@ -1121,7 +1141,9 @@ lc_devices(struct lc_step *p)
 		struct qa_fit_device *d = &e->dev[j];
 		uint64_t used, exp = 0, skip_w = 0, c, tight, margin;
 		uint64_t nx_exp = 0, head_w = 0, nonexp;
-		uint64_t layer = cadd(ovf, p->cm.layer, p->cm.fa_conv);
+		uint64_t fa_phase = cadd(ovf, p->cm.attn_fa, p->cm.fa_conv);
+		uint64_t layer = fa_phase > p->cm.layer ? fa_phase :
+				 p->cm.layer;
 		uint64_t head = cadd(ovf, p->cm.head, p->cm.g);
 		size_t u;
 

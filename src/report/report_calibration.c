@@ -172,7 +172,9 @@ qa_report_calibration(FILE *out, const struct qa_inventory *inv,
 	}
 	for (i = 0; i < lg->n_compute && i < QA_LLAMACPP_LOG_ROWS; i++)
 		if (strcmp(lg->compute[i].dev, "CUDA_Host") == 0) {
-			est_host = (double)det->compute_host_input / MIB;
+			est_host = (double)(det->compute_host_cuda ?
+					    det->compute_host_cuda :
+					    det->compute_host_input) / MIB;
 			cal_row(out, "compute CUDA_Host", est_host,
 				lg->compute[i].mib);
 		}

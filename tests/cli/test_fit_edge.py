@@ -283,7 +283,14 @@ class Model:
                     cells = n_seq * (swa if self.layer_swa(l) else seq)
                     fa_conv = max(fa_conv, 2 * cells * self.hkv[l] *
                                   (self.dk + self.dv))
-        layer = max(terms) + fa_conv
+        # the F16 copies live in the FA node beside the residual, the
+        # norm, Q and its output, not beside the FFN's tensors, which
+        # are freed by then (a CUDA run of lfm2-1.2b at 32768 q8_0 in
+        # tests/data/llamacpp-cuda-runs: 136.00 MiB, the head phase)
+        layer = max(terms)
+        if fa_conv:
+            layer = max(layer, 4 * n_tok * (2 * E + self.H *
+                                            (self.dk + self.dv)) + fa_conv)
         if gdn:
             g = mask + 4 * n_tok * E
         elif nx and E <= 2 * fx:

@@ -24,8 +24,8 @@ read here from the log itself, not from the report:
   (no peak the breakdown hides; a short run can end between samples).
 
 PASS when on every run KV and recurrent state are exact (< 0.01 MiB, the
-logs print 2 decimals), weights are within 10 %, compute is within 10 %
-on at least 95 % of the runs and never more than 10 % under, the
+logs print 2 decimals), weights and compute are within 10 % on every run (issue 33's bar:
+every per-device buffer llama.cpp prints), the
 expected use (reservation + buffers + CUDA runtime) is within 5 % on at
 least 90 % of the runs, and the plan with the default margin is never
 below the measured use.
@@ -42,7 +42,6 @@ EXACT = 0.01
 BUF = 10.0      # percent, each buffer
 USED = 5.0      # percent, the device total
 SHARE = 0.90    # of the runs, device use
-BUF_SHARE = 0.95  # of the runs, compute buffer
 
 ROW = re.compile(r"^\s*(?P<what>\S.*?)\s{2,}(?P<est>-?\d+\.\d+)\s+"
                  r"(?P<eng>-|-?\d+\.\d+)(?:\s+(?P<pct>[+-]?\d+\.\d+)%)?\s*$")
@@ -178,8 +177,9 @@ def main():
           f"{BUF} %")
     for b in buf_out:
         print("  outside:", b)
-    if n and n - len(buf_out) < BUF_SHARE * n:
-        fails.append("compute buffer outside the band on too many runs")
+    if buf_out:
+        fails.append(f"compute buffer outside {BUF} % on {len(buf_out)} "
+                     f"run(s)")
     if n and within < SHARE * n:
         fails.append(f"device use within {USED} % on {within}/{n} runs, "
                      f"under {SHARE:.0%}")
