@@ -247,7 +247,7 @@ enum opt_id {
 	O_KV_K, O_KV_V, O_PARALLEL, O_UBATCH, O_FA, O_TS, O_MARGIN, O_MTP,
 	O_KV_UNIFIED, O_DRAFT, O_CTX_DRAFT, O_KV_DRAFT, O_LORA, O_MMPROJ,
 	O_TP, O_PP, O_GMU, O_MNBT, O_MAX_NUM_SEQS, O_MAX_RUNNING, O_EAGER,
-	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS,
+	O_SPEC_TOKENS, O_MODEL_IMPL, O_MFS, O_CPS, O_MAX_LORAS, O_MAX_LORA_RANK,
 	O_CALIBRATE, O_EXPLAIN, O_REVISION, O_BASE, O_FOLLOW_SYMLINKS, O_QUIET,
 	O_JOBS, O_SHA256, O_CONTENT, O_LIST, O_MAX_REL_ERROR,
 	O_CACHE_DIR, O_NO_CACHE, O_TOKEN_FILE, O_TIMEOUT, O_DEADLINE, O_MAX_FETCH,
@@ -521,6 +521,14 @@ static const struct option_def {
 	  "sglang: prefill chunk (default by GPU size)",
 	  INT(fit.chunked_prefill_size, 1, 1 << 24, "a number of tokens",
 	      QA_FIT_GIVEN_CPS) },
+	{ O_MAX_LORAS, "max-loras", 0, "N", C_GPU,
+	  "vllm: LoRA adapters in one batch; their slots are\n"
+	  "allocated at start-up (implies --enable-lora)",
+	  INT(fit.max_loras, 1, 1024, "a number", 0) },
+	{ O_MAX_LORA_RANK, "max-lora-rank", 0, "R", C_GPU,
+	  "vllm: the slots' rank (1, 8, 16, 32, 64, 128, 256,\n"
+	  "320 or 512; default 16; implies --enable-lora)",
+	  INT(fit.max_lora_rank, 1, 512, "a number", 0) },
 	{ O_CALIBRATE, "calibrate", 0, "LOG", C(FIT),
 	  "compare with a llama.cpp -v log, buffer by\n"
 	  "buffer (--gpus optional)",
@@ -590,6 +598,7 @@ option_group(enum opt_id id)
 	case O_DRAFT: case O_CTX_DRAFT: case O_KV_DRAFT: case O_LORA:
 	case O_GMU: case O_MNBT: case O_EAGER: case O_SPEC_TOKENS:
 	case O_MODEL_IMPL: case O_MFS: case O_CPS: case O_CALIBRATE:
+	case O_MAX_LORAS: case O_MAX_LORA_RANK:
 		return G_ENGINE;
 	case O_FOLLOW_SYMLINKS: case O_REVISION: case O_JOBS: case O_BASE:
 	case O_MMPROJ:

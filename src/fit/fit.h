@@ -113,6 +113,8 @@ struct qa_fit_options {
 	enum qa_model_impl model_impl;	/* vLLM --model-impl */
 	double mem_fraction_static;	/* SGLang; 0 = by GPU size and TP */
 	int chunked_prefill_size;	/* SGLang; 0 = by GPU size */
+	int max_loras, max_lora_rank;	/* vLLM LoRA slots; 0 = no LoRA
+					 * (either given enables it) */
 	unsigned given;			/* QA_FIT_GIVEN_* */
 	size_t n_tensor_split;		/* values given to --tensor-split */
 	/* A speculative draft model beside the target (llama.cpp -md;

@@ -458,6 +458,13 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			" is the Ollama params layer's num_ctx (--ctx to "
 			"size another)", inv->ollama.num_ctx);
 	}
+	if ((opt->max_loras > 0 || opt->max_lora_rank > 0) &&
+	    opt->engine != QA_ENGINE_VLLM) {
+		snprintf(err, errlen, "--max-loras and --max-lora-rank size "
+			 "vLLM's LoRA slots (--engine vllm); llama.cpp loads "
+			 "the adapters it is given (--lora FILE)");
+		return -1;
+	}
 	/* --draft: a llama.cpp -md model (fit_extras.c after the run) or
 	 * a vLLM EAGLE-3 head (fit_vllm.c, inside the run) */
 	if (opt->draft && opt->engine != QA_ENGINE_LLAMACPP &&

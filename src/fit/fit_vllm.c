@@ -819,6 +819,7 @@ struct vllm_plan {
 	/* --draft: an EAGLE-3 head (vllm_eagle) */
 	const struct qa_inventory *eagle;
 	uint64_t eagle_hkv, eagle_dk;	/* its layers' KV heads, head size */
+	uint64_t lora_W[QA_GPU_MAX];	/* --max-loras slots per stage */
 	uint64_t eagle_W, eagle_buf;	/* its weights, proposer buffer per
 					 * rank of the last stage */
 	const char *eagle_incompatible;
@@ -1341,6 +1342,114 @@ vllm_weights(struct vllm_plan *p)
 		p->s_model = 4;
 }
 
+/*
+ * LoRA slots (--max-loras M, --max-lora-rank R; vLLM --enable-lora):
+ * at load, every LoRA-capable module gets stacked A and B weights for M
+ * adapters of rank R in the model's dtype (lora_dtype "auto",
+ * config/lora.py l.45), zeros allocated whether or not an adapter ever
+ * fills them, inside the load's memory profile, so they come out of the
+ * KV budget. From the vllm 0.34.0 wheel (lora/layers/), per rank of a
+ * Llama-style decoder layer (qkv_proj, o_proj, gate_up_proj, down_proj;
+ * llama.py packed_modules_mapping, embedding_modules):
+ *  - column-parallel (QKV, 3 slices; gate_up, 2): A [M, 1, R, E] per
+ *    slice, B [M, 1, out/TP, R] per slice (base_linear.py l.104-154,
+ *    column_parallel_linear.py l.466-499);
+ *  - row-parallel (o, down): A [M, 1, R, in/TP], B [M, 1, E, R]
+ *    (row_parallel_linear.py l.26-28);
+ *  - embed_tokens: A [M, V, R], B [M, 1, E, R], whole on every rank
+ *    (vocab_parallel_embedding.py l.25-49); lm_head: A [M, 1, R, E],
+ *    B [M, 1, V, R], whole (logits_processor.py l.84-111), and vLLM
+ *    refuses a vocabulary above 258048 (l.91-92).
+ */
+static int
+vllm_lora(struct vllm_plan *p)
+{
+	const struct qa_fit_options *opt = p->c.opt;
+	const struct qa_hparams *hp = p->c.hp;
+	const struct qa_inventory *inv = p->c.inv;
+	struct qa_arena *arena = p->c.arena;
+	static const int ranks[] = { 1, 8, 16, 32, 64, 128, 256, 320, 512 };
+	uint64_t M, R, E, V, F, d, tok, st;
+	bool gated = false, rank_ok = false;
+	int64_t l;
+	size_t i;
+
+	if (opt->max_loras <= 0 && opt->max_lora_rank <= 0)
+		return 0;
+	M = opt->max_loras > 0 ? (uint64_t)opt->max_loras : 1;
+	R = opt->max_lora_rank > 0 ? (uint64_t)opt->max_lora_rank : 16;
+	for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++)
+		if ((uint64_t)ranks[i] == R)
+			rank_ok = true;
+	if (!rank_ok) {
+		snprintf(p->c.err, p->c.errlen, "vLLM takes --max-lora-rank 1, "
+			 "8, 16, 32, 64, 128, 256, 320 or 512 (config/lora.py "
+			 "MaxLoRARanks), not %llu", (unsigned long long)R);
+		return -1;
+	}
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].role == QA_ROLE_FFN_GATE ||
+		    inv->tensors[i].role == QA_ROLE_FFN_GATE_UP)
+			gated = true;
+	for (l = 0; l < hp->n_layer; l++) {
+		uint8_t k = kind_of(hp, l);
+
+		if (k != QA_LAYER_FULL_ATTENTION &&
+		    k != QA_LAYER_SLIDING_ATTENTION)
+			gated = false;
+	}
+	if (!gated || hp->n_expert > 0 || hp->kv_lora_rank > 0 || p->tf ||
+	    hp->n_embd <= 0 || hp->n_head <= 0 || hp->n_ff <= 0 ||
+	    hp->n_vocab <= 0) {
+		snprintf(p->c.err, p->c.errlen, "vLLM's LoRA slots are sized "
+			 "for dense attention models with a gated MLP (qkv_proj, "
+			 "o_proj, gate_up_proj, down_proj); this one (experts, "
+			 "MLA, recurrent layers or another MLP) is not modelled");
+		return -1;
+	}
+	E = (uint64_t)hp->n_embd;
+	V = (uint64_t)hp->n_vocab;
+	F = qa_ceil_div((uint64_t)hp->n_ff, p->tp);
+	d = hp->head_dim_k > 0 ? (uint64_t)hp->head_dim_k :
+	    E / (uint64_t)hp->n_head;
+	if (V > 258048) {
+		p->refused = true;
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "vLLM refuses "
+			"LoRA for a vocabulary of %llu: \"When using LoRA, "
+			"vocab size must be <= 258048\" (lora/layers/"
+			"logits_processor.py l.91-92)", (unsigned long long)V));
+	}
+	for (l = 0; l < hp->n_layer; l++) {
+		int64_t h = head_kv(hp, l);
+		uint64_t hq = (uint64_t)hp->n_head / p->tp;
+		uint64_t hk = h > 0 ? (uint64_t)h / p->tp : 0;
+
+		if (hk == 0)
+			hk = 1;
+		/* elements: qkv A 3RE + B R d (hq + 2 hk); o A R hq d + B E R;
+		 * gate_up A 2RE + B 2 F R; down A R F + B E R */
+		tok = qa_sat_mul(R, qa_sat_add(qa_sat_add(7 * E,
+			qa_sat_mul(d, 2 * hq + 2 * hk)), 3 * F));
+		st = stage_of((uint64_t)hp->n_layer, p->pp, (uint64_t)l);
+		p->lora_W[st] = qa_sat_add(p->lora_W[st],
+			qa_sat_mul(qa_sat_mul(tok, M), p->s_model));
+	}
+	/* embed_tokens on the first stage, lm_head on the last */
+	tok = qa_sat_mul(qa_sat_mul(R, V + E), qa_sat_mul(M, p->s_model));
+	p->lora_W[0] = qa_sat_add(p->lora_W[0], tok);
+	p->lora_W[p->pp - 1] = qa_sat_add(p->lora_W[p->pp - 1], tok);
+	for (st = 0; st < p->pp; st++)
+		p->W[st] = qa_sat_add(p->W[st], p->lora_W[st]);
+	qa_fit_note(&p->c.nb, qa_arena_printf(arena, "LoRA slots: %llu "
+		"adapter%s of rank %llu on every LoRA-capable module, %.2f MiB "
+		"a rank of the %s stage, in the weights above (allocated at "
+		"load, vllm 0.34.0 lora/layers/)", (unsigned long long)M,
+		M == 1 ? "" : "s", (unsigned long long)R,
+		(double)p->lora_W[p->pp - 1] / (1024.0 * 1024.0),
+		p->pp > 1 ? "last" : "one"));
+	return 0;
+}
+
 /* KV dtype (one for K and V in vLLM). */
 static int
 vllm_kv_layouts(struct vllm_plan *p)
@@ -1796,6 +1905,8 @@ qa_fit_vllm(const struct qa_inventory *inv,
 		return -1;
 	vllm_weights(p);
 	vllm_eagle_weights(p);
+	if (vllm_lora(p) < 0)
+		return -1;
 	if (vllm_kv_layouts(p) < 0)
 		return -1;
 	vllm_budget(p);
