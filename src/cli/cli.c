@@ -476,9 +476,10 @@ static const struct option_def {
 	  "vocabulary check llama.cpp makes",
 	  STR(fit.draft_path, 0) },
 	{ O_LORA, "lora", 0, "FILE", C(FIT),
-	  "llama.cpp LoRA adapter (--lora, a GGUF adapter):\n"
-	  "its tensors placed beside the layers they adapt",
-	  STR(fit.lora_path, 0) },
+	  "llama.cpp LoRA adapter (--lora, a GGUF adapter;\n"
+	  "up to 8, each given once): its tensors placed\n"
+	  "beside the layers they adapt",
+	  SPECIAL },
 	{ O_CTX_DRAFT, "ctx-draft", 0, "N", C(FIT),
 	  "the draft's context (default: --ctx, or the\n"
 	  "draft's trained context, as llama.cpp makes it)",
@@ -1144,6 +1145,12 @@ apply_option(struct cli *cli, const struct option_def *od, const char *arg)
 		if (!qa_severity_parse(arg, "never", &cli->fail_on))
 			return usage_error(cli, "unknown --fail-on '%s' (error, "
 					   "warning, info or never)", arg);
+		break;
+	case O_LORA:
+		if (o->n_lora == QA_FIT_MAX_LORA)
+			return usage_error(cli, "--lora given more than %d "
+					   "times", QA_FIT_MAX_LORA);
+		o->lora_paths[o->n_lora++] = arg;
 		break;
 	case O_SEVERITY:
 	case O_DISABLE:

@@ -112,7 +112,8 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 	 const struct qa_audit_options *aopt, char *err, size_t errlen)
 {
 	struct qa_fit_options opt = *given;
-	struct qa_inventory *draft = NULL, *lora = NULL;
+	struct qa_inventory *draft = NULL, *lora[QA_FIT_MAX_LORA] = { 0 };
+	unsigned i;
 	char why[512];
 	int rc;
 
@@ -134,20 +135,23 @@ fit_step(struct qa_inventory *inv, const struct qa_fit_options *given,
 			return QA_E_UNRECOGNIZED;
 		opt.draft = draft;
 	}
-	if (opt.lora_path && !opt.lora) {
-		/* --lora: the adapter, loaded like an input, placed on the
+	for (i = 0; i < opt.n_lora && !opt.loras[i]; i++) {
+		/* --lora: each adapter, loaded like an input, placed on the
 		 * target's devices, then let go */
-		lora = load_model(opt.lora_path, "--lora", aopt, inv->fs, err,
-				  errlen);
-		if (!lora) {
+		lora[i] = load_model(opt.lora_paths[i], "--lora", aopt, inv->fs,
+				     err, errlen);
+		if (!lora[i]) {
 			qa_inventory_destroy(draft);
+			while (i > 0)
+				qa_inventory_destroy(lora[--i]);
 			return QA_E_UNRECOGNIZED;
 		}
-		opt.lora = lora;
+		opt.loras[i] = lora[i];
 	}
 	rc = qa_fit_run(inv, &opt, why, sizeof(why));
 	qa_inventory_destroy(draft);
-	qa_inventory_destroy(lora);
+	for (i = 0; i < QA_FIT_MAX_LORA; i++)
+		qa_inventory_destroy(lora[i]);
 	if (rc != 0) {
 		if (inv->out_of_memory &&
 		    !qa_inventory_limit_finding(inv, "sizing the fit"))

@@ -50,6 +50,9 @@ enum qa_model_impl {
 
 /* Bits of qa_fit_options.given: what the user set explicitly, so the
  * engine-dependent checks and defaults know what was chosen. */
+/* --lora given at most this many times (llama.cpp takes any number) */
+#define QA_FIT_MAX_LORA 8
+
 #define QA_FIT_GIVEN_ENGINE	0x001u
 #define QA_FIT_GIVEN_KV		0x002u	/* --kv: K and V */
 #define QA_FIT_GIVEN_KV_K	0x004u
@@ -126,10 +129,12 @@ struct qa_fit_options {
 					 * trained context when -c is 0 */
 	const char *kv_draft;		/* --kv-draft (-ctkd/-ctvd); NULL
 					 * f16 (common/common.h l.340) */
-	/* A LoRA adapter on the target (llama.cpp --lora; added with the
-	 * adapter fit, fit_extras.c; additive). */
-	const char *lora_path;		/* --lora FILE; NULL none */
-	const struct qa_inventory *lora;	/* loaded by the pipeline */
+	/* LoRA adapters on the target (llama.cpp --lora, repeatable;
+	 * added with the target's placement, src/fit/fit_extras.c) */
+	const char *lora_paths[QA_FIT_MAX_LORA];	/* --lora FILE */
+	unsigned n_lora;
+	const struct qa_inventory *loras[QA_FIT_MAX_LORA];	/* loaded by
+								 * the pipeline */
 	int n_outputs_max;		/* llama.cpp cparams.n_outputs_max;
 					 * 0 = n_batch (the draft context
 					 * uses -np: speculative.cpp
@@ -242,10 +247,17 @@ struct qa_fit_result {
 	 * llama_adapter_lora_init_impl), already counted in devices[]. */
 	struct qa_fit_lora {
 		bool present;
-		const char *path;		/* arena copy */
-		uint64_t device_bytes[QA_GPU_MAX];
+		const char *path;		/* the first adapter's */
+		uint64_t device_bytes[QA_GPU_MAX];	/* all adapters */
 		uint64_t host_bytes;		/* beside host-held bases */
 		uint32_t pairs;			/* lora_a/lora_b pairs */
+		unsigned n_adapters;		/* each --lora, in order */
+		struct qa_fit_lora_one {
+			const char *path;	/* arena copy */
+			uint32_t pairs;
+			uint64_t device_bytes[QA_GPU_MAX];
+			uint64_t host_bytes;
+		} adapters[QA_FIT_MAX_LORA];
 	} lora;
 	/* What to change so it fits (src/fit/fit_advice.c): with a
 	 * does-not-fit or tight verdict, each change of the engine's own

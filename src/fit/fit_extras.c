@@ -453,23 +453,16 @@ ends_with(const char *s, const char *suf)
  * target's: layer N where the fit put it, token_embd (and a layer kept
  * on the host) in host RAM, output with the output device.
  */
-int
-qa_fit_lora_llamacpp(struct qa_inventory *target,
-		     const struct qa_fit_options *opt,
-		     struct qa_fit_result *r, char *err, size_t errlen)
+/* One adapter's tensors, each padded in the buffer of the base tensor
+ * it adapts; -1 with err when llama.cpp would refuse it. */
+static int
+lora_place(const struct qa_inventory *l, const struct qa_fit_result *r,
+	   struct qa_fit_lora_one *a, uint64_t *total, char *err,
+	   size_t errlen)
 {
-	const struct qa_inventory *l = opt->lora;
-	struct qa_fit_lora *p = &r->lora;
-	bool fits = true, tight = false;
-	uint64_t total = 0;
 	uint32_t i;
 	size_t j;
 
-	if (!l) {
-		snprintf(err, errlen, "no LoRA adapter");
-		return -1;
-	}
-	memset(p, 0, sizeof(*p));
 	for (i = 0; i < l->n_tensors; i++) {
 		const struct qa_tensor *t = &l->tensors[i];
 		bool host = false;
@@ -487,7 +480,7 @@ qa_fit_lora_llamacpp(struct qa_inventory *target,
 			return -1;
 		}
 		if (ends_with(t->name, ".lora_a"))
-			p->pairs++;
+			a->pairs++;
 		if (strncmp(t->name, "token_embd.", 11) == 0) {
 			host = true;
 		} else if (t->layer >= 0) {
@@ -509,16 +502,56 @@ qa_fit_lora_llamacpp(struct qa_inventory *target,
 		align = host || r->n_devices == 0 ||
 			strcmp(r->devices[dev].name, "CPU") == 0 ? 32 : 128;
 		bytes = t->bytes + (align - t->bytes % align) % align;
-		total = sat_add(total, bytes);
+		*total = sat_add(*total, bytes);
 		if (host || r->n_devices == 0)
-			p->host_bytes = sat_add(p->host_bytes, bytes);
+			a->host_bytes = sat_add(a->host_bytes, bytes);
 		else
-			p->device_bytes[dev] = sat_add(p->device_bytes[dev],
+			a->device_bytes[dev] = sat_add(a->device_bytes[dev],
 						       bytes);
 	}
+	return 0;
+}
+
+int
+qa_fit_lora_llamacpp(struct qa_inventory *target,
+		     const struct qa_fit_options *opt,
+		     struct qa_fit_result *r, char *err, size_t errlen)
+{
+	struct qa_fit_lora *p = &r->lora;
+	bool fits = true, tight = false;
+	uint64_t total = 0;
+	unsigned k;
+	size_t j;
+
+	memset(p, 0, sizeof(*p));
+	if (opt->n_lora == 0) {
+		snprintf(err, errlen, "no LoRA adapter");
+		return -1;
+	}
+	/* each adapter is its own buffer per buffer type
+	 * (llama_adapter_lora_init_impl once per --lora) */
+	for (k = 0; k < opt->n_lora && k < QA_FIT_MAX_LORA; k++) {
+		const struct qa_inventory *l = opt->loras[k];
+		struct qa_fit_lora_one *a = &p->adapters[k];
+
+		if (!l) {
+			snprintf(err, errlen, "the adapter %s was not loaded",
+				 opt->lora_paths[k]);
+			return -1;
+		}
+		if (lora_place(l, r, a, &total, err, errlen) != 0)
+			return -1;
+		a->path = qa_arena_strdup(&target->arena, opt->lora_paths[k] ?
+					  opt->lora_paths[k] : l->path);
+		p->pairs += a->pairs;
+		p->host_bytes = sat_add(p->host_bytes, a->host_bytes);
+		for (j = 0; j < QA_GPU_MAX; j++)
+			p->device_bytes[j] = sat_add(p->device_bytes[j],
+						     a->device_bytes[j]);
+		p->n_adapters++;
+	}
 	p->present = true;
-	p->path = qa_arena_strdup(&target->arena, opt->lora_path ?
-				  opt->lora_path : l->path);
+	p->path = p->adapters[0].path;
 	for (j = 0; j < r->n_devices && j < QA_GPU_MAX; j++)
 		if (p->device_bytes[j] &&
 		    !device_add_weights(r, j, p->device_bytes[j], &tight))
@@ -531,14 +564,16 @@ qa_fit_lora_llamacpp(struct qa_inventory *target,
 		r->verdict = "does-not-fit";
 	else if (tight || strcmp(r->verdict, "tight") == 0)
 		r->verdict = "tight";
-	add_note(r, qa_arena_printf(&target->arena, "LoRA %s: %u pairs, "
+	add_note(r, qa_arena_printf(&target->arena, "LoRA %s%s: %u pairs, "
 		 "%.2f MiB, each on the device of the tensor it adapts "
 		 "(llama-adapter.cpp llama_adapter_lora_init_impl); every "
 		 "device figure above includes it; the compute buffer is "
-		 "reserved again with the adapter's nodes "
+		 "reserved again with the adapters' nodes "
 		 "(llama-context.cpp set_adapters_lora: sched_need_reserve) "
 		 "and is taken as unchanged (as measured on llama.cpp's CPU "
-		 "backend: tests/data/llamacpp-runs/lora)",
-		 p->path, p->pairs, (double)total / (1024.0 * 1024.0)));
+		 "backend with one and two adapters: tests/data/llamacpp-runs/"
+		 "lora)", p->path, p->n_adapters > 1 ? qa_arena_printf(
+		 &target->arena, " and %u more", p->n_adapters - 1) : "",
+		 p->pairs, (double)total / (1024.0 * 1024.0)));
 	return 0;
 }

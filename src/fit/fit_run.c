@@ -485,25 +485,31 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	    qa_fit_pair_llamacpp(inv, opt, &r, err, errlen) != 0)
 		return -1;
 	/* --lora: the adapter on the target's placement (fit_extras.c) */
-	if (opt->lora) {
+	if (opt->n_lora > 0) {
+		unsigned k;
+
 		if (opt->engine != QA_ENGINE_LLAMACPP) {
 			snprintf(err, errlen, "--lora places a llama.cpp GGUF "
-				 "adapter (--lora); vLLM's and SGLang's LoRA "
-				 "slots are not modelled yet");
+				 "adapter (--lora); for vLLM's LoRA slots give "
+				 "--max-loras and --max-lora-rank; SGLang's are "
+				 "not modelled yet");
 			return -1;
 		}
-		if (opt->lora->model_kind != QA_MKIND_ADAPTER) {
-			snprintf(err, errlen, "--lora %s is not a LoRA adapter "
-				 "(model.kind %s)", opt->lora->path,
-				 qa_model_kind_name(opt->lora->model_kind));
-			return -1;
-		}
+		for (k = 0; k < opt->n_lora; k++)
+			if (opt->loras[k] &&
+			    opt->loras[k]->model_kind != QA_MKIND_ADAPTER) {
+				snprintf(err, errlen, "--lora %s is not a LoRA "
+					 "adapter (model.kind %s)",
+					 opt->loras[k]->path, qa_model_kind_name(
+					 opt->loras[k]->model_kind));
+				return -1;
+			}
 		if (qa_fit_lora_llamacpp(inv, opt, &r, err, errlen) != 0)
 			return -1;
 	}
 	/* what to change so it fits: not with a draft or adapter beside
 	 * it (their own numbers decide) */
-	if (!opt->draft && !opt->lora)
+	if (!opt->draft && opt->n_lora == 0)
 		qa_fit_advise(inv, opt, &r, qa_fit_engine_run);
 	if (!store_result(inv, &r, opt)) {
 		inv->out_of_memory = true;

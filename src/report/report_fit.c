@@ -61,6 +61,7 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 {
 	const struct qa_fit_result *f = inv ? inv->fit : NULL;
 	size_t i;
+	unsigned k;
 
 	if (!f)
 		return;
@@ -145,6 +146,21 @@ qa_report_fit_json(struct qa_jw *w, const struct qa_inventory *inv)
 			qa_jw_u64(w, NULL, f->lora.device_bytes[i]);
 		qa_jw_close(w, ']');
 		qa_jw_u64(w, "host_bytes", f->lora.host_bytes);
+		qa_jw_arr(w, "adapters", false);
+		for (k = 0; k < f->lora.n_adapters && k < QA_FIT_MAX_LORA; k++) {
+			const struct qa_fit_lora_one *a = &f->lora.adapters[k];
+
+			qa_jw_obj(w, NULL);
+			qa_jw_str(w, "path", str_or(a->path, ""));
+			qa_jw_u64(w, "pairs", a->pairs);
+			qa_jw_arr(w, "device_bytes", true);
+			for (i = 0; i < f->n_devices && i < QA_GPU_MAX; i++)
+				qa_jw_u64(w, NULL, a->device_bytes[i]);
+			qa_jw_close(w, ']');
+			qa_jw_u64(w, "host_bytes", a->host_bytes);
+			qa_jw_close(w, '}');
+		}
+		qa_jw_close(w, ']');
 		qa_jw_close(w, '}');
 	}
 	if (f->draft.present) {

@@ -74,6 +74,34 @@ def main():
                 log_mib("base-lora-r256-c512.log",
                         "CPU compute buffer size"),
                 "compute buffer unchanged by the adapter, as llama.cpp's")
+        # two adapters: each its own buffer (llama.cpp logs one line per
+        # adapter), the compute buffer still unchanged
+        lora64 = os.path.join(tmp, "lora64.gguf")
+        gf.lora_adapter(lora64, rank=64, layers=LAYERS,
+                        targets=("attn_q", "attn_output"), embd=EMBD)
+        want64 = LAYERS * 2 * 2 * 64 * EMBD * 2
+        _, f2, _ = fit(binary, [base, "--lora", lora, "--lora", lora64] +
+                       gpus)
+        l2 = f2.get("lora", {})
+        ad = l2.get("adapters", [])
+        c.check(len(ad) == 2 and ad[0]["device_bytes"] == [want] and
+                ad[1]["device_bytes"] == [want64] and
+                ad[1]["pairs"] == LAYERS * 2 and
+                l2.get("device_bytes") == [want + want64] and
+                l2.get("pairs") == pairs + LAYERS * 2,
+                f"two adapters: {l2}")
+        with open(os.path.join(LOGS, "base-lora-r256-r64-c512.log")) as f:
+            bufs = [float(m.group(1)) for m in re.finditer(
+                r"LoRA buffer size\s*=\s*([0-9.]+) MiB", f.read())]
+        c.check(bufs == [round(want / 2**20, 2), round(want64 / 2**20, 2)],
+                f"llama.cpp's two LoRA buffers {bufs} MiB")
+        c.check(f2["devices"][0]["compute_bytes"] == d0["compute_bytes"] and
+                log_mib("base-lora-r256-r64-c512.log",
+                        "CPU compute buffer size") ==
+                log_mib("base-c512.log", "CPU compute buffer size"),
+                "compute unchanged by two adapters, as llama.cpp's")
+        c.check(f2["devices"][0]["weights_bytes"] - d0["weights_bytes"] ==
+                want + want64, "both adapters in GPU0's weights")
         # a GPU the adapter pushes over: the verdict says so
         def verdict(mib, extra):
             _, g, _ = fit(binary, [base, "--gpus", f"1x{mib}M", "--ctx",
