@@ -453,6 +453,100 @@ ends_with(const char *s, const char *suf)
  * target's: layer N where the fit put it, token_embd (and a layer kept
  * on the host) in host RAM, output with the output device.
  */
+/* The target's tensor named name[0..len), or NULL. */
+static const struct qa_tensor *
+named_len(const struct qa_inventory *inv, const char *name, size_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < inv->n_tensors; i++)
+		if (strncmp(inv->tensors[i].name, name, len) == 0 &&
+		    inv->tensors[i].name[len] == '\0')
+			return &inv->tensors[i];
+	return NULL;
+}
+
+/* What llama.cpp checks before it loads an adapter
+ * (src/llama-adapter.cpp llama_adapter_lora_init_impl, d32676d7): the
+ * architecture (l.210), each pair complete (l.326), its base tensor in
+ * the model (l.332) and the shapes: A's ne0 and B's ne1 those of the
+ * base, B's ne0 A's ne1 (l.355-367; token_embd's pair is flipped).
+ * Returns -1 with llama.cpp's reason in err. */
+static int
+lora_refusal(const struct qa_inventory *target, const struct qa_inventory *l,
+	     char *err, size_t errlen)
+{
+	const char *ta = target->hp.arch_raw, *la = l->hp.arch_raw;
+	const char *first = NULL;	/* the failing pair llama.cpp meets
+					 * first: its std::map is in name
+					 * order */
+	size_t first_len = 0;
+	char why[512];
+	uint32_t i, k;
+
+	if (ta && la && strcmp(ta, la) != 0) {
+		snprintf(err, errlen, "llama.cpp refuses --lora %s: \"model "
+			 "arch and LoRA arch mismatch\" (%s vs %s, "
+			 "llama-adapter.cpp l.210)", l->path, la, ta);
+		return -1;
+	}
+	for (i = 0; i < l->n_tensors; i++) {
+		const struct qa_tensor *a = &l->tensors[i], *b = NULL, *base;
+		size_t len;
+		bool embd;
+
+		if (!ends_with(a->name, ".lora_a"))
+			continue;
+		len = strlen(a->name) - 7;
+		if (first && !(memcmp(a->name, first, len < first_len ? len :
+				      first_len) < 0 ||
+			       (memcmp(a->name, first, len < first_len ? len :
+				       first_len) == 0 && len < first_len)))
+			continue;	/* not before the one found */
+		for (k = 0; k < l->n_tensors && !b; k++)
+			if (strncmp(l->tensors[k].name, a->name, len) == 0 &&
+			    strcmp(l->tensors[k].name + len, ".lora_b") == 0)
+				b = &l->tensors[k];
+		base = named_len(target, a->name, len);
+		embd = strncmp(a->name, "token_embd.", 11) == 0;
+		if (!b)
+			snprintf(why, sizeof(why), "\"LoRA tensor pair for "
+				 "'%.*s' is missing one component\" "
+				 "(llama-adapter.cpp l.326)", (int)len,
+				 a->name);
+		else if (!base)
+			snprintf(why, sizeof(why), "\"LoRA tensor '%.*s' does "
+				 "not exist in base model (hint: maybe wrong "
+				 "base model?)\" (llama-adapter.cpp l.332)",
+				 (int)len, a->name);
+		else if (a->n_dims < 2 || b->n_dims < 2 || base->n_dims < 2)
+			continue;
+		else if (embd ? base->shape[0] != b->shape[1] ||
+				base->shape[1] != a->shape[1] :
+			 base->shape[0] != a->shape[0] ||
+			 base->shape[1] != b->shape[1])
+			snprintf(why, sizeof(why), "\"tensor '%.*s' has "
+				 "incorrect shape (hint: maybe wrong base "
+				 "model?)\" (the base is [%" PRIu64 ", %" PRIu64
+				 "], the pair [%" PRIu64 ", %" PRIu64 "] x [%"
+				 PRIu64 ", %" PRIu64 "]; llama-adapter.cpp "
+				 "l.355-363)", (int)len, a->name,
+				 base->shape[0], base->shape[1], a->shape[0],
+				 a->shape[1], b->shape[0], b->shape[1]);
+		else if (!embd && a->shape[1] != b->shape[0])
+			snprintf(why, sizeof(why), "\"lora_a tensor is not "
+				 "transposed\" ('%s', llama-adapter.cpp "
+				 "l.365-367)", a->name);
+		else
+			continue;
+		first = a->name;
+		first_len = len;
+		snprintf(err, errlen, "llama.cpp refuses --lora %s: %s",
+			 l->path, why);
+	}
+	return first ? -1 : 0;
+}
+
 /* One adapter's tensors, each padded in the buffer of the base tensor
  * it adapts; -1 with err when llama.cpp would refuse it. */
 static int
@@ -539,7 +633,8 @@ qa_fit_lora_llamacpp(struct qa_inventory *target,
 				 opt->lora_paths[k]);
 			return -1;
 		}
-		if (lora_place(l, r, a, &total, err, errlen) != 0)
+		if (lora_refusal(target, l, err, errlen) != 0 ||
+		    lora_place(l, r, a, &total, err, errlen) != 0)
 			return -1;
 		a->path = qa_arena_strdup(&target->arena, opt->lora_paths[k] ?
 					  opt->lora_paths[k] : l->path);

@@ -122,6 +122,21 @@ def main():
                 g1.get("verdict") == "does-not-fit",
                 f"{small} MiB: {g0.get('verdict')} without, "
                 f"{g1.get('verdict')} with the adapter")
+        # an adapter for another model: llama.cpp's own refusal, for the
+        # same tensor (its std::map meets ffn_down before ffn_up); the
+        # log is llama.cpp's run of this very adapter
+        wrong = os.path.join(tmp, "wrong.gguf")
+        gf.lora_adapter(wrong, rank=64, layers=LAYERS,
+                        targets=("ffn_up", "ffn_down", "attn_q"), embd=EMBD)
+        code, out, err = run(binary, ["fit", base, "--lora", wrong] + gpus)
+        said = " ".join((out + err).split())
+        with open(os.path.join(LOGS, "base-lora-wrong-shape-c512.log")) as f:
+            m = re.search(r"failed to apply lora adapter: (.*)$", f.read(),
+                          re.M)
+        c.check(code == 3 and m is not None and
+                f'"{m.group(1).strip()}"' in said,
+                f"wrong shape: {code} {said[:300]} vs llama.cpp's "
+                f"{m.group(1) if m else None}")
         # not an adapter, or not llama.cpp: refused, not sized
         code, out, err = run(binary, ["fit", base, "--lora", base] + gpus)
         c.check("not a LoRA adapter" in " ".join((out + err).split()),
