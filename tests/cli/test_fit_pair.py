@@ -139,6 +139,52 @@ eq("--ctx-draft", pair["draft"]["context"], 1024)
 eq("--kv-draft q8_0 kv", pair["draft"]["devices"][0]["kv_bytes"],
    1024 * 2 * 2 * (256 // 32 * 34))
 
+# Against a real llama-server -md run (llama.cpp d32676d7, CPU backend,
+# tests/data/llamacpp-runs/md-pair): these two shapes, -c 2048, n_parallel
+# auto = 4 with kv_unified. The log's buffer lines, in MiB.
+import re  # noqa: E402
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
+                   "llamacpp-runs", "md-pair", "server-md-c2048.log")
+text = open(LOG).read().split("loading draft model", 1)
+tgt_real = text[0].rsplit("loaded meta data", 1)[1]
+drf_real = text[1]
+
+
+def mib(part, what):
+    m = re.search(r"CPU(?:_Mapped)? " + what + r" buffer size =\s*([0-9.]+)"
+                  r" MiB", part)
+    return float(m.group(1)) if m else None
+
+
+TR = os.path.join(d, "target-real.gguf")
+DR = os.path.join(d, "draft-real.gguf")
+model(TR, 4, 512, 1024, 8, 512, 8192)
+model(DR, 2, 256, 512, 4, 512, 2048)
+rc, real = fit(TR, "--gpus", "none", "--ctx", "2048", "--parallel", "4",
+               "--kv-unified", "--draft", DR)
+M = 2 ** 20
+dd = real["draft"]["devices"][0]
+cpu = real["devices"][0]
+eq("md-pair: draft weights (model buffer, token_embd included)",
+   round((dd["weights_bytes"] + real["draft"]["host_bytes"]) / M, 2),
+   mib(drf_real, "model"))
+eq("md-pair: draft KV", round(dd["kv_bytes"] / M, 2), mib(drf_real, "KV"))
+eq("md-pair: target KV", round((cpu["kv_bytes"] - dd["kv_bytes"]) / M, 2),
+   mib(tgt_real, "KV"))
+eq("md-pair: target weights",
+   round((cpu["weights_bytes"] - dd["weights_bytes"] +
+          real.get("host_bytes", 0) - real["draft"]["host_bytes"]) / M, 2),
+   mib(tgt_real, "model"))
+eq("md-pair: target compute",
+   round((cpu["compute_bytes"] - dd["compute_bytes"]) / M, 2),
+   mib(tgt_real, "compute"))
+# the draft context's compute: 6.01 MiB logged, the closed form counts
+# its inp_embd (0.50 MiB) too: within 10 %, over, never under
+got = dd["compute_bytes"] / M
+want = mib(drf_real, "compute")
+if not (want <= got <= want * 1.10):
+    fails.append(f"md-pair: draft compute {got:.2f} vs logged {want}")
+
 # incompatible pairs
 D2 = os.path.join(d, "draft-vocab.gguf")
 model(D2, 2, 256, 512, 4, 256 + 129, 2048)
