@@ -393,8 +393,8 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	   char *err, size_t errlen)
 {
 	struct qa_fit_result r;
-	struct qa_fit_options with_ctx;
-	const char *ctx_note = NULL;
+	struct qa_fit_options with_ctx, with_lora;
+	const char *ctx_note = NULL, *lora_note = NULL;
 	char gb[32];
 	int rc;
 
@@ -458,6 +458,64 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			" is the Ollama params layer's num_ctx (--ctx to "
 			"size another)", inv->ollama.num_ctx);
 	}
+	/* --lora with vLLM: the adapters' largest rank (rank_pattern
+	 * included) sets the slots' rank when --max-lora-rank is not given;
+	 * vLLM refuses a larger one at load (lora/peft_helper.py
+	 * validate_legal l.195-209) */
+	if (opt->n_lora > 0 && opt->engine == QA_ENGINE_VLLM) {
+		static const int ranks[] = { 1, 8, 16, 32, 64, 128, 256, 320,
+					     512 };
+		int64_t rmax = 0;
+		unsigned k, j;
+
+		for (k = 0; k < opt->n_lora; k++) {
+			const struct qa_inventory *l = opt->loras[k];
+
+			if (!l || l->format != QA_FORMAT_PEFT_LORA ||
+			    l->adapter.r <= 0) {
+				snprintf(err, errlen, "--lora %s with vLLM: a "
+					 "PEFT LoRA adapter folder "
+					 "(adapter_config.json with r) is what "
+					 "vLLM loads", opt->lora_paths[k]);
+				return -1;
+			}
+			if (l->adapter.r > rmax)
+				rmax = l->adapter.r;
+			for (j = 0; j < l->adapter.n_rank; j++)
+				if (l->adapter.rank_values[j] > rmax)
+					rmax = l->adapter.rank_values[j];
+		}
+		with_lora = *opt;
+		if (opt->max_lora_rank > 0 && opt->max_lora_rank < rmax) {
+			snprintf(err, errlen, "vLLM refuses the adapter: \"LoRA "
+				 "rank %lld is greater than max_lora_rank %d\" "
+				 "(lora/peft_helper.py l.200-204)",
+				 (long long)rmax, opt->max_lora_rank);
+			return -1;
+		}
+		if (opt->max_lora_rank <= 0) {
+			for (j = 0; j < sizeof(ranks) / sizeof(ranks[0]); j++)
+				if (ranks[j] >= rmax) {
+					with_lora.max_lora_rank = ranks[j];
+					break;
+				}
+			if (with_lora.max_lora_rank <= 0) {
+				snprintf(err, errlen, "the adapter's rank %lld "
+					 "is above vLLM's largest "
+					 "--max-lora-rank, 512", (long long)rmax);
+				return -1;
+			}
+		}
+		with_lora.n_lora = 0;	/* sized as slots, not placed */
+		opt = &with_lora;
+		lora_note = qa_arena_printf(&inv->arena, "vLLM serves the "
+			"adapter%s with --enable-lora --max-lora-rank %d "
+			"(the smallest rank vLLM takes at or above the "
+			"adapters' largest, %lld)%s", k > 1 ? "s" : "",
+			with_lora.max_lora_rank, (long long)rmax,
+			opt->max_loras > 0 ? "" : "; --max-loras 1 (vLLM's "
+			"default) serves one at a time");
+	}
 	if ((opt->max_loras > 0 || opt->max_lora_rank > 0) &&
 	    opt->engine != QA_ENGINE_VLLM) {
 		snprintf(err, errlen, "--max-loras and --max-lora-rank size "
@@ -480,6 +538,8 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 		return -1;
 	if (ctx_note && r.n_notes < sizeof(r.notes) / sizeof(r.notes[0]))
 		r.notes[r.n_notes++] = ctx_note;
+	if (lora_note && r.n_notes < sizeof(r.notes) / sizeof(r.notes[0]))
+		r.notes[r.n_notes++] = lora_note;
 	/* --draft: the second model of the pair (src/fit/fit_extras.c). */
 	if (opt->draft && opt->engine == QA_ENGINE_LLAMACPP &&
 	    qa_fit_pair_llamacpp(inv, opt, &r, err, errlen) != 0)
@@ -489,10 +549,9 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 		unsigned k;
 
 		if (opt->engine != QA_ENGINE_LLAMACPP) {
-			snprintf(err, errlen, "--lora places a llama.cpp GGUF "
-				 "adapter (--lora); for vLLM's LoRA slots give "
-				 "--max-loras and --max-lora-rank; SGLang's are "
-				 "not modelled yet");
+			snprintf(err, errlen, "--lora sizes a llama.cpp GGUF "
+				 "adapter or vLLM's LoRA slots; SGLang's are not "
+				 "modelled yet");
 			return -1;
 		}
 		for (k = 0; k < opt->n_lora; k++)

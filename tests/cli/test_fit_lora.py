@@ -143,8 +143,8 @@ def main():
                 f"--lora MODEL refused ({(out + err)[:200]})")
         code, out, err = run(binary, ["fit", base, "--lora", lora,
                                       "--engine", "vllm"] + gpus)
-        c.check("--lora places a llama.cpp" in " ".join((out + err).split()),
-                f"--lora with vllm refused ({(out + err)[:200]})")
+        c.check("a PEFT LoRA adapter folder" in " ".join((out + err).split()),
+                f"a GGUF adapter with vllm refused ({(out + err)[:200]})")
     return c.finish()
 
 

@@ -126,6 +126,33 @@ def main():
                                       "--max-loras", "2"])
         said = " ".join((out + err).split())
         c.check(code == 3 and "not modelled" in said, f"MoE: {said[:200]}")
+        # --lora PEFT_DIR (peft's own save_pretrained): its rank, 24,
+        # sets the slots to vLLM's next allowed rank, 32; a smaller
+        # --max-lora-rank is vLLM's refusal
+        if not sp.missing("peft"):
+            from peft import LoraConfig, get_peft_model
+            from transformers import AutoModelForCausalLM
+            adapter = os.path.join(tmp, "adapter")
+            base_m = AutoModelForCausalLM.from_pretrained(llama)
+            get_peft_model(base_m, LoraConfig(
+                r=24, target_modules=["q_proj", "v_proj"])).save_pretrained(
+                adapter)
+            _, f = fit(binary, llama, *base, "--gpus", "16G", "--lora",
+                       adapter)
+            c.check(f.get("devices") and
+                    f["devices"][0]["weights_bytes"] - w0 == slots(1, 32)
+                    and any("--max-lora-rank 32" in n
+                            for n in f.get("notes", [])),
+                    f"--lora r=24: slots of rank 32 ({f.get('notes')})")
+            code, out, err = run(binary, ["fit", llama, *base, "--gpus",
+                                          "16G", "--lora", adapter,
+                                          "--max-lora-rank", "16"])
+            said = " ".join((out + err).split())
+            c.check(code == 3 and "LoRA rank 24 is greater than "
+                    "max_lora_rank 16" in said, f"r=24 > 16: {said[:200]}")
+        else:
+            print("peft not installed: --lora PEFT_DIR not checked")
+            c.skipped += 1
         # a vocabulary above 258048: vLLM refuses LoRA
         big = os.path.join(tmp, "bigvocab")
         write_llama(big, vocab=262144, hidden=64)
