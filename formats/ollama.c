@@ -107,6 +107,22 @@ is_file(const struct qa_fs *fs, const char *path)
 	return kind == QA_NODE_FILE || kind == QA_NODE_OUTSIDE;
 }
 
+/* is_file, and its size from the same stat: the layer's one stat (the
+ * folder view answers stat and listing from it, issue 31: at most two
+ * calls per shard, this and the open). */
+static bool
+file_size(const struct qa_fs *fs, const char *path, uint64_t *size)
+{
+	enum qa_node_kind kind = QA_NODE_MISSING;
+	int e;
+
+	*size = 0;
+	if (!path)
+		return false;
+	fs->stat(fs, path, &kind, size, &e);
+	return kind == QA_NODE_FILE;
+}
+
 /* Appends "s" to a ", "-separated list (malloc'd). */
 static void
 list_add(char **list, const char *s)
@@ -213,6 +229,7 @@ st_layer(const struct qa_fs *fs, const char *manifest,
 	bool tensor = strcmp(kind, "tensor") == 0, draft;
 	struct qa_ollama_vfs **vfs;
 	char rel[1100];
+	uint64_t blob_size = 0;
 
 	if (tensor)
 		side->n_tensor_layers++;
@@ -230,7 +247,7 @@ st_layer(const struct qa_fs *fs, const char *manifest,
 	draft = strncmp(name, tensor ? "draft." : "draft/", 6) == 0;
 	if (draft)
 		side->n_st_draft_layers++;
-	if (!blob || !is_file(fs, blob)) {
+	if (!blob || !file_size(fs, blob, &blob_size)) {
 		char what[1200];
 
 		snprintf(what, sizeof(what), "%s %s", kind, name);
@@ -255,7 +272,7 @@ st_layer(const struct qa_fs *fs, const char *manifest,
 	}
 	snprintf(rel, sizeof(rel), "%s%s", draft && !tensor ? name + 6 : name,
 		 tensor ? ".safetensors" : "");
-	return qa_ollama_vfs_add(*vfs, rel, blob);
+	return qa_ollama_vfs_add(*vfs, rel, blob, blob_size);
 }
 
 /* Seals a folder; a path named twice goes to bad_names. */

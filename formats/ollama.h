@@ -79,8 +79,11 @@ struct qa_ollama_vfs;
 
 struct qa_ollama_vfs *qa_ollama_vfs_new(const struct qa_fs *outer,
 					const char *root);
-/* Serves blob (taken) as rel; QA_OK or QA_E_NOMEM. */
-int qa_ollama_vfs_add(struct qa_ollama_vfs *o, const char *rel, char *blob);
+/* Serves blob (taken), a file of size bytes when the resolver stat-ed
+ * it, as rel; the view's stat and listing answer from that size, so a
+ * blob costs one stat and its open. QA_OK or QA_E_NOMEM. */
+int qa_ollama_vfs_add(struct qa_ollama_vfs *o, const char *rel, char *blob,
+		      uint64_t size);
 /* Done adding: the first path named twice, or NULL. */
 const char *qa_ollama_vfs_seal(struct qa_ollama_vfs *o);
 size_t qa_ollama_vfs_count(const struct qa_ollama_vfs *o);

@@ -35,6 +35,7 @@
 struct vfs_entry {
 	char *rel;		/* path under the root, '/'-separated */
 	char *blob;		/* the blob in the store */
+	uint64_t size;		/* its size at resolution */
 };
 
 struct qa_ollama_vfs {
@@ -114,8 +115,13 @@ vfs_stat(const struct qa_fs *fs, const char *path, enum qa_node_kind *kind,
 
 	if (!rel)
 		return o->outer->stat(o->outer, path, kind, size, err);
-	if ((e = find(o, rel)) != NULL)
-		return o->outer->stat(o->outer, e->blob, kind, size, err);
+	if ((e = find(o, rel)) != NULL) {
+		/* the resolver's stat of the blob (qa_ollama_vfs_add) */
+		*kind = QA_NODE_FILE;
+		*size = e->size;
+		*err = 0;
+		return QA_OK;
+	}
 	*size = 0;
 	*err = 0;
 	if (is_dir(o, rel)) {
@@ -187,10 +193,8 @@ vfs_list(const struct qa_fs *fs, const char *dir, struct qa_dirent **out,
 		if (slash) {
 			d[n].kind = QA_NODE_DIR;
 		} else {
-			int e;
-
-			(void)o->outer->stat(o->outer, o->v[i].blob,
-					     &d[n].kind, &d[n].size, &e);
+			d[n].kind = QA_NODE_FILE;
+			d[n].size = o->v[i].size;
 		}
 		d[n].not_link = false;
 		last = name;
@@ -265,7 +269,8 @@ qa_ollama_layer_name_ok(const char *name)
 }
 
 int
-qa_ollama_vfs_add(struct qa_ollama_vfs *o, const char *rel, char *blob)
+qa_ollama_vfs_add(struct qa_ollama_vfs *o, const char *rel, char *blob,
+		  uint64_t size)
 {
 	char *r = strdup(rel);
 
@@ -288,6 +293,7 @@ qa_ollama_vfs_add(struct qa_ollama_vfs *o, const char *rel, char *blob)
 	}
 	o->v[o->n].rel = r;
 	o->v[o->n].blob = blob;
+	o->v[o->n].size = size;
 	o->n++;
 	o->sorted = false;
 	return QA_OK;
