@@ -1428,14 +1428,16 @@ vllm_lora(struct vllm_plan *p)
 			hk = 1;
 		/* elements: qkv A 3RE + B R d (hq + 2 hk); o A R hq d + B E R;
 		 * gate_up A 2RE + B 2 F R; down A R F + B E R */
-		tok = qa_sat_mul(R, qa_sat_add(qa_sat_add(7 * E,
-			qa_sat_mul(d, 2 * hq + 2 * hk)), 3 * F));
+		tok = qa_sat_mul(R, qa_sat_add(qa_sat_add(qa_sat_mul(7, E),
+			qa_sat_mul(d, qa_sat_mul(2, qa_sat_add(hq, hk)))),
+			qa_sat_mul(3, F)));
 		st = stage_of((uint64_t)hp->n_layer, p->pp, (uint64_t)l);
 		p->lora_W[st] = qa_sat_add(p->lora_W[st],
 			qa_sat_mul(qa_sat_mul(tok, M), p->s_model));
 	}
 	/* embed_tokens on the first stage, lm_head on the last */
-	tok = qa_sat_mul(qa_sat_mul(R, V + E), qa_sat_mul(M, p->s_model));
+	tok = qa_sat_mul(qa_sat_mul(R, qa_sat_add(V, E)),
+			 qa_sat_mul(M, p->s_model));
 	p->lora_W[0] = qa_sat_add(p->lora_W[0], tok);
 	p->lora_W[p->pp - 1] = qa_sat_add(p->lora_W[p->pp - 1], tok);
 	for (st = 0; st < p->pp; st++)
