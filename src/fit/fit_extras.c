@@ -268,6 +268,22 @@ qa_fit_pair_llamacpp(struct qa_inventory *target,
 		snprintf(err, errlen, d ? "out of memory" : "no draft model");
 		return -1;
 	}
+	/* An MTP sidecar (convert_hf_to_gguf.py --mtp: the nextn blocks
+	 * only) is not a -md model: llama.cpp finds it beside the model and
+	 * loads it as a draft-mtp context (common/arg.cpp l.546, l.564-634)
+	 * whose cache holds its nextn blocks alone. Sizing it as a model
+	 * would count caches for trunk blocks it does not have, so it is
+	 * named instead. */
+	if (d->mtp.draft_only) {
+		free(dr);
+		snprintf(err, errlen, "%s is an MTP sidecar (the %s nextn "
+			 "block%s only): llama.cpp loads it as a draft-mtp "
+			 "context, which fit does not size from a separate "
+			 "file yet; a GGUF that bundles the MTP layers is sized "
+			 "with --mtp on", d->path, d->mtp.present == 1 ? "one" :
+			 "its", d->mtp.present == 1 ? "" : "s");
+		return -1;
+	}
 	memset(p, 0, sizeof(*p));
 	memset(dr, 0, sizeof(*dr));
 	o.draft = NULL;

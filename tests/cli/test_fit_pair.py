@@ -185,6 +185,19 @@ want = mib(drf_real, "compute")
 if not (want <= got <= want * 1.10):
     fails.append(f"md-pair: draft compute {got:.2f} vs logged {want}")
 
+# an MTP sidecar (the nextn block only) is named, not sized as a model
+# (its caches would be counted for trunk blocks it lacks)
+TS = os.path.join(d, "trunk.gguf")
+SC = os.path.join(d, "mtp-trunk.gguf")
+gf.qwen35_mtp(TS, trunk=4, nextn=0, embd=256, vocab=512, with_trunk=True,
+              tokens=True)
+gf.qwen35_mtp(SC, trunk=4, nextn=1, embd=256, vocab=512, tokens=True)
+p = subprocess.run([QA, "fit", TS, "--gpus", "8G", "--ctx", "1024",
+                    "--draft", SC], capture_output=True, text=True)
+said = " ".join((p.stdout + p.stderr).split())
+if p.returncode != 3 or "is an MTP sidecar" not in said:
+    fails.append(f"MTP sidecar as --draft: rc {p.returncode}: {said[:300]}")
+
 # incompatible pairs
 D2 = os.path.join(d, "draft-vocab.gguf")
 model(D2, 2, 256, 512, 4, 256 + 129, 2048)
