@@ -300,7 +300,8 @@ static const struct option_def {
 	  "per line), markdown, sarif, junit (tensors: text,\n"
 	  "json or jsonl; verify: text or json; fit: text,\n"
 	  "json, jsonl, markdown or html; diff: text, json,\n"
-	  "markdown or html), html (one self-contained page\n"
+	  "markdown or html; compare: text, json or\n"
+	  "markdown), html (one self-contained page\n"
 	  "with charts; several models are compared),\n"
 	  "codequality (GitLab Code Quality), cyclonedx\n"
 	  "(a CycloneDX 1.6 ML-BOM of the model)",
@@ -1433,9 +1434,10 @@ check_args(struct cli *cli, int n_paths)
 	}
 	if (cli->command == CMD_COMPARE) {
 		if (strcmp(cli->reporter->name, "text") != 0 &&
-		    strcmp(cli->reporter->name, "json") != 0)
+		    strcmp(cli->reporter->name, "json") != 0 &&
+		    strcmp(cli->reporter->name, "markdown") != 0)
 			return usage_error(cli, "the compare command writes "
-					   "text or json");
+					   "text, json or markdown");
 		if (n_paths != 2)
 			return usage_error(cli, "compare takes a quant and its "
 					   "source (got %d argument%s)",

@@ -605,6 +605,8 @@ qa_cli_compare(const struct qa_cli_integrity *o, const char *quant,
 	}
 	rc = strcmp(o->format, "json") == 0 ?
 	     qa_report_compare_json(out, &c, o->max_rel_error) :
+	     strcmp(o->format, "markdown") == 0 ?
+	     qa_report_compare_markdown(out, &c, o->max_rel_error) :
 	     qa_report_compare_text(out, &c, o->max_rel_error);
 	if (fflush(out) != 0)
 		rc = -1;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The report of `quantaudit compare` (src/compare/compare.h): text and
- * JSON (schema quantaudit-compare/1, docs/compare.md). Names from the
- * files are escaped on every path out.
+ * The report of `quantaudit compare` (src/compare/compare.h): text,
+ * JSON (schema quantaudit-compare/1, docs/compare.md) and Markdown for a
+ * pull-request comment. Names from the files are escaped on every path
+ * out.
  */
 #include "report/report_compare.h"
 
@@ -202,4 +203,130 @@ qa_report_compare_json(FILE *f, const struct qa_compare *c, double max_rel)
 	qa_jw_close(&w, '}');
 	qa_jw_raw(&w, "\n", 1);
 	return qa_jw_finish(&w) != 0 || ferror(f) ? -1 : 0;
+}
+
+/* ---- Markdown ------------------------------------------------------- */
+
+/* A relative error as a cell: "-" where there is none (a zero source). */
+static void
+md_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.3e", v);
+	else
+		fputs("-", f);
+}
+
+/* The rows a reviewer acts on first: flagged tensors, those over the
+ * threshold, and those not compared; at most max of them. */
+static uint32_t
+md_attention(FILE *f, const struct qa_compare *c, double max_rel,
+	     uint32_t max)
+{
+	uint32_t i, shown = 0, more = 0;
+
+	for (i = 0; i < c->n_tensors; i++) {
+		const struct qa_cmp_tensor *t = &c->tensors[i];
+		bool over = t->state == QA_CMP_COMPARED && max_rel > 0 &&
+			    t->rel_rms > max_rel;
+
+		if (!t->flagged && !over && t->state == QA_CMP_COMPARED)
+			continue;
+		if (shown == max) {
+			more++;
+			continue;
+		}
+		if (shown == 0)
+			fputs("| tensor | type | relative RMS error | why |\n"
+			      "|---|---|---|---|\n", f);
+		/* escaped text, not a code span: Markdown does not undo
+		 * escapes inside one */
+		fputs("| ", f);
+		qa_esc_markdown(f, t->q->name);
+		fputs(" | ", f);
+		qa_esc_markdown(f, t->q->dtype ? t->q->dtype : "?");
+		fputs(" | ", f);
+		if (t->state == QA_CMP_COMPARED)
+			md_num(f, t->rel_rms);
+		else
+			fputs("-", f);
+		fputs(" | ", f);
+		if (t->state != QA_CMP_COMPARED) {
+			fputs("not compared (QA2203): ", f);
+			qa_esc_markdown(f, t->why ? t->why : "");
+		} else {
+			if (t->flagged) {
+				fputs("flagged (QA2202): ", f);
+				qa_esc_markdown(f, t->flag_why ? t->flag_why :
+						"");
+				fprintf(f, ", worst block %llu at %.1fx",
+					(unsigned long long)t->worst_block,
+					t->worst_block_ratio);
+			}
+			if (over)
+				fprintf(f, "%sover --max-rel-error %.3g "
+					"(QA2201)", t->flagged ? "; " : "",
+					max_rel);
+		}
+		fputs(" |\n", f);
+		shown++;
+	}
+	if (more)
+		fprintf(f, "\n%u more; the JSON report has every tensor.\n",
+			more);
+	return shown + more;
+}
+
+int
+qa_report_compare_markdown(FILE *f, const struct qa_compare *c,
+			   double max_rel)
+{
+	uint32_t i, n;
+
+	fputs("### quantaudit compare\n\n| | |\n|---|---|\n| quant | ", f);
+	qa_esc_markdown(f, c->q->path);
+	fputs(" |\n| source | ", f);
+	qa_esc_markdown(f, c->s->path);
+	fprintf(f, " |\n| paired by | %s |\n| tensors | %u compared, %u not "
+		"compared, %u flagged |\n| whole-model relative RMS error | ",
+		c->by_role ? "role and layer" : "name", c->compared,
+		c->not_compared, c->flagged);
+	md_num(f, c->rel_rms);
+	fputs(" |\n| content | ", f);
+	if (c->fingerprinted)
+		fputs(c->same_content ? "the same model in other bytes" :
+		      "different values", f);
+	else
+		fputs("not fingerprinted (not every tensor was compared)", f);
+	fputs(" |\n\n", f);
+	n = md_attention(f, c, max_rel, 20);
+	if (n == 0)
+		fprintf(f, "No tensor flagged%s.\n", max_rel > 0 ?
+			" or over --max-rel-error" : "");
+	fputs("\n| component | tensors | relative RMS error | worst tensor |\n"
+	      "|---|---|---|---|\n", f);
+	for (i = 0; i < c->n_roles; i++) {
+		fputs("| ", f);
+		qa_esc_markdown(f, c->roles[i].name);
+		fprintf(f, " | %u | ", c->roles[i].tensors);
+		md_num(f, c->roles[i].rel_rms);
+		fputs(" | ", f);
+		md_num(f, c->roles[i].max_rel_rms);
+		fputs(" |\n", f);
+	}
+	if (c->n_layers) {
+		fputs("\n<details><summary>per layer</summary>\n\n"
+		      "| layer | tensors | relative RMS error | worst tensor |\n"
+		      "|---|---|---|---|\n", f);
+		for (i = 0; i < c->n_layers; i++) {
+			fprintf(f, "| %d | %u | ", c->layers[i].layer,
+				c->layers[i].tensors);
+			md_num(f, c->layers[i].rel_rms);
+			fputs(" | ", f);
+			md_num(f, c->layers[i].max_rel_rms);
+			fputs(" |\n", f);
+		}
+		fputs("\n</details>\n", f);
+	}
+	return ferror(f) ? -1 : 0;
 }

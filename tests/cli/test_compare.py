@@ -259,6 +259,29 @@ text = subprocess.run([QA, "compare", bad, HF], stdout=subprocess.PIPE,
 check(any(line.startswith(target) and "FLAGGED" in line and "block %d" % block in line
           for line in text.splitlines()), "text report names the bad block")
 
+# the Markdown report (a PR comment) says the same as the JSON one
+md = subprocess.run([QA, "compare", bad, HF, "-f", "markdown"],
+                    stdout=subprocess.PIPE, text=True, check=False).stdout
+rc, rep = compare(bad, HF)
+row = [l for l in md.splitlines()
+       if l.startswith("| %s |" % target.replace("_", "\\_"))]
+check(len(row) == 1 and "flagged (QA2202)" in row[0] and
+      "worst block %d" % block in row[0], "markdown names the bad block: %r" % row)
+check("| whole-model relative RMS error | %.3e |" % rep["rel_rms"] in md,
+      "markdown's whole-model error is the JSON's")
+check("| tensors | %d compared, %d not compared, %d flagged |" %
+      (rep["compared"], rep["not_compared"], len(flagged)) in md,
+      "markdown's counts are the JSON's")
+md = subprocess.run([QA, "compare", Q8, HF, "-f", "markdown", "--max-rel-error",
+                     "0.001"], stdout=subprocess.PIPE, text=True,
+                    check=False).stdout
+rc, rep = compare(Q8, HF, "--max-rel-error", "0.001")
+over_rows = sum("over --max-rel-error" in l for l in md.splitlines())
+more = [int(l.split()[0]) for l in md.splitlines() if l.endswith("more; the JSON report has every tensor.")]
+check(over_rows + (more[0] if more else 0) == rep["over_threshold"] and over_rows <= 20,
+      "markdown lists %d over the threshold (+%r more), JSON %d" %
+      (over_rows, more, rep["over_threshold"]))
+
 rc, rep = compare(Q8, HF, "--max-rel-error", "0.001")
 check(rc == 1 and rep["over_threshold"] > 0, "--max-rel-error 0.001: exit %d" % rc)
 check(all(("QA2201" in t["rules"]) == (t["rel_rms"] > 0.001) for t in rep["tensors"]),
