@@ -1681,6 +1681,16 @@ context_notes(struct qa_fit_result *out, struct qa_arena *a,
 		add_note(out, "the CUDA pool (MMQ, FA scratch, cuBLAS) grows "
 			 "on demand and is not deterministic: the margin "
 			 "covers it");
+	if (m->inv->mmproj.file && !m->cpu)
+		add_note(out, qa_arena_printf(a, "projector %s: its weights "
+			 "(%.2f MiB) are on GPU0; its compute buffer, which "
+			 "clip.cpp reserves at a warm-up image size set by the "
+			 "projector type (tools/mtmd/clip.cpp, warmup) and "
+			 "llama-server adds to its --fit target "
+			 "(mtmd_get_memory_usage, tools/server/"
+			 "server-context.cpp l.1113-1135), is not counted: "
+			 "keep room for it", m->inv->mmproj.file,
+			 (double)m->inv->mmproj.bytes / (1024.0 * 1024.0)));
 	add_note(out, "compute buffer: a closed form of ggml-alloc's "
 		 "placement of the worst-case reserve graph "
 		 "(llama-context.cpp sched_reserve), on the safe side by the "

@@ -40,6 +40,12 @@ def main():
         w1 = i1["fit"]["devices"][0]["weights_bytes"]
         c.check(w1 - w0 == pbytes,
                 f"GPU0 weights +{w1 - w0}, the projector holds {pbytes}")
+        # what is not counted is said: the projector's compute buffer
+        notes = i1["fit"].get("notes", [])
+        c.check(any("projector" in n and "compute buffer" in n and
+                    "not counted" in n for n in notes) and
+                not any("projector" in n for n in i0["fit"].get("notes", [])),
+                f"the projector's compute buffer named as not counted: {notes}")
         roles = [f.get("role") for f in i1["files"]]
         c.check(roles.count("mmproj") == 1 and len(d1["inputs"]) == 1,
                 f"one input, the projector a file of it ({roles})")
