@@ -303,6 +303,9 @@ void qa_fit_advise(struct qa_inventory *inv, const struct qa_fit_options *opt,
 int qa_fit_llamacpp(const struct qa_inventory *inv,
 		    const struct qa_fit_options *opt,
 		    struct qa_fit_result *out, char *err, size_t errlen);
+/* vLLM's --max-lora-rank values: the smallest at or above r, 0 above
+ * the largest (src/fit/fit_vllm.c). */
+int qa_vllm_lora_rank_at_least(int64_t r);
 int qa_fit_vllm(const struct qa_inventory *inv,
 		const struct qa_fit_options *opt,
 		struct qa_fit_result *out, char *err, size_t errlen);

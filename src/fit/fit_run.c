@@ -463,8 +463,6 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 	 * vLLM refuses a larger one at load (lora/peft_helper.py
 	 * validate_legal l.195-209) */
 	if (opt->n_lora > 0 && opt->engine == QA_ENGINE_VLLM) {
-		static const int ranks[] = { 1, 8, 16, 32, 64, 128, 256, 320,
-					     512 };
 		int64_t rmax = 0;
 		unsigned k, j;
 
@@ -494,11 +492,8 @@ qa_fit_run(struct qa_inventory *inv, const struct qa_fit_options *opt,
 			return -1;
 		}
 		if (opt->max_lora_rank <= 0) {
-			for (j = 0; j < sizeof(ranks) / sizeof(ranks[0]); j++)
-				if (ranks[j] >= rmax) {
-					with_lora.max_lora_rank = ranks[j];
-					break;
-				}
+			with_lora.max_lora_rank =
+				qa_vllm_lora_rank_at_least(rmax);
 			if (with_lora.max_lora_rank <= 0) {
 				snprintf(err, errlen, "the adapter's rank %lld "
 					 "is above vLLM's largest "

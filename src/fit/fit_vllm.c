@@ -1342,6 +1342,20 @@ vllm_weights(struct vllm_plan *p)
 		p->s_model = 4;
 }
 
+/* vLLM's --max-lora-rank values (config/lora.py MaxLoRARanks, a
+ * Literal): the smallest at or above r, 0 above the largest. */
+int
+qa_vllm_lora_rank_at_least(int64_t r)
+{
+	static const int ranks[] = { 1, 8, 16, 32, 64, 128, 256, 320, 512 };
+	size_t i;
+
+	for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++)
+		if (ranks[i] >= r)
+			return ranks[i];
+	return 0;
+}
+
 /*
  * LoRA slots (--max-loras M, --max-lora-rank R; vLLM --enable-lora):
  * at load, every LoRA-capable module gets stacked A and B weights for M
@@ -1368,9 +1382,8 @@ vllm_lora(struct vllm_plan *p)
 	const struct qa_hparams *hp = p->c.hp;
 	const struct qa_inventory *inv = p->c.inv;
 	struct qa_arena *arena = p->c.arena;
-	static const int ranks[] = { 1, 8, 16, 32, 64, 128, 256, 320, 512 };
 	uint64_t M, R, E, V, F, d, tok, st;
-	bool gated = false, rank_ok = false;
+	bool gated = false;
 	int64_t l;
 	size_t i;
 
@@ -1378,10 +1391,7 @@ vllm_lora(struct vllm_plan *p)
 		return 0;
 	M = opt->max_loras > 0 ? (uint64_t)opt->max_loras : 1;
 	R = opt->max_lora_rank > 0 ? (uint64_t)opt->max_lora_rank : 16;
-	for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++)
-		if ((uint64_t)ranks[i] == R)
-			rank_ok = true;
-	if (!rank_ok) {
+	if ((uint64_t)qa_vllm_lora_rank_at_least((int64_t)R) != R) {
 		snprintf(p->c.err, p->c.errlen, "vLLM takes --max-lora-rank 1, "
 			 "8, 16, 32, 64, 128, 256, 320 or 512 (config/lora.py "
 			 "MaxLoRARanks), not %llu", (unsigned long long)R);
