@@ -15,6 +15,11 @@
 #define REPORT_PER_STRING 16
 /* Bytes of a PEM body masked after its header. */
 #define PEM_BODY_MAX 16384
+/* Longest token body read: no issuer's token is near it (a GitHub
+ * fine-grained token is 93 characters, an OpenAI project key about 164),
+ * and the bound keeps a scan that tries every position linear (a run of
+ * "glpat-a-glpat-a-..." would otherwise be read again from each prefix). */
+#define TOKEN_BODY_MAX 512
 
 static bool
 alnum(unsigned char c)
@@ -64,6 +69,13 @@ static const struct {
 	{ "sig=", "Azure shared access signature link" },
 };
 
+/*
+ * A token's body may hold '*': a token already masked (this report's own
+ * redaction, or a document that shows "hf_****") is read as one whole
+ * token, so that masking never shortens a body into a new exact-length
+ * match (an AIza run one character too long). The minimum counts only
+ * the characters that are not '*', so a masked token is no new finding.
+ */
 static bool
 token_at(const char *s, size_t n, size_t i, struct qa_secret *out)
 {
@@ -72,21 +84,24 @@ token_at(const char *s, size_t n, size_t i, struct qa_secret *out)
 	if (i > 0 && (alnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))
 		return false;
 	for (k = 0; k < sizeof(tokens) / sizeof(tokens[0]); k++) {
-		size_t p = strlen(tokens[k].prefix), j = i + p;
+		size_t p = strlen(tokens[k].prefix), j = i + p, stars = 0;
 		bool lo = false, up = false, dig = false;
 
 		if (n - i < p || memcmp(s + i, tokens[k].prefix, p) != 0)
 			continue;
-		while (j < n && (alnum((unsigned char)s[j]) ||
-				 (s[j] && strchr(tokens[k].extra, s[j])))) {
+		while (j < n && j - i - p <= TOKEN_BODY_MAX &&
+		       (alnum((unsigned char)s[j]) || s[j] == '*' ||
+			(s[j] && strchr(tokens[k].extra, s[j])))) {
 			unsigned char c = (unsigned char)s[j];
 
 			lo |= c >= 'a' && c <= 'z';
 			up |= c >= 'A' && c <= 'Z';
 			dig |= c >= '0' && c <= '9';
+			stars += c == '*';
 			j++;
 		}
-		if (j - i - p < tokens[k].min ||
+		if (j - i - p - stars < tokens[k].min ||
+		    j - i - p > TOKEN_BODY_MAX ||
 		    (tokens[k].max && j - i - p != tokens[k].max) ||
 		    (tokens[k].mixed && (int)lo + (int)up + (int)dig < 2))
 			continue;
@@ -209,22 +224,71 @@ pem_at(const char *s, size_t n, size_t i, struct qa_secret *out)
 	return out->len > 0;
 }
 
+/* Every pattern starts with one of these bytes. */
+static bool
+may_start(char c)
+{
+	return c != '\0' && strchr("hsAgxXs-:", c) != NULL;
+}
+
+static bool
+match_at(const char *s, size_t n, size_t i, struct qa_secret *out)
+{
+	return may_start(s[i]) &&
+	       (token_at(s, n, i, out) || userinfo_at(s, n, i, out) ||
+		signature_at(s, n, i, out) || pem_at(s, n, i, out));
+}
+
+/*
+ * A match found at i may name a secret that starts later (a PEM body
+ * after its header, a password after the scheme) or may run over the
+ * start of another pattern (a token whose body swallows "-----BEGIN");
+ * a walk that moves on past its end would step over the other one and
+ * leave it in the text (found by fuzz_secrets: a Slack token inside a
+ * PEM header survived redaction). So whatever matches inside the span
+ * joins it: one secret from the first of them to the last byte of any.
+ */
+static void
+join_overlaps(const char *s, size_t n, size_t i, struct qa_secret *out)
+{
+	size_t p, end = out->at + out->len;
+
+	for (p = i + 1; p < end; p++) {
+		struct qa_secret more;
+
+		if (!match_at(s, n, p, &more))
+			continue;
+		if (more.at < out->at) {
+			out->keep = more.at + more.keep <= out->at ?
+				    more.keep : 0;
+			out->at = more.at;
+		} else if (more.at < out->at + out->keep) {
+			out->keep = more.at - out->at;
+		}
+		if (more.at + more.len > end)
+			end = more.at + more.len;
+		out->len = end - out->at;
+	}
+}
+
 bool
 qa_secret_next(const char *s, size_t n, size_t from, struct qa_secret *out)
 {
 	size_t i;
 
-	for (i = from; i < n; i++) {
-		char c = s[i];
-
-		/* every pattern starts with one of these bytes */
-		if (!strchr("hsAgxXs-:", c) || c == '\0')
-			continue;
-		if (token_at(s, n, i, out) || userinfo_at(s, n, i, out) ||
-		    signature_at(s, n, i, out) || pem_at(s, n, i, out))
+	for (i = from; i < n; i++)
+		if (match_at(s, n, i, out)) {
+			join_overlaps(s, n, i, out);
 			return true;
-	}
+		}
 	return false;
+}
+
+bool
+qa_secret_keeps_byte(char c)
+{
+	return c == '*' || c == '&' || c == '-' || c == ':' || c == '@' ||
+	       c == '=' || url_stop(c);
 }
 
 void
@@ -233,7 +297,7 @@ qa_secret_mask(char *s, const struct qa_secret *sec)
 	size_t i;
 
 	for (i = sec->keep; i < sec->len; i++)
-		if (s[sec->at + i] != '\n' && s[sec->at + i] != '\r')
+		if (!qa_secret_keeps_byte(s[sec->at + i]))
 			s[sec->at + i] = '*';
 }
 

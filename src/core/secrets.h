@@ -36,8 +36,18 @@ bool qa_secret_next(const char *s, size_t n, size_t from,
 		    struct qa_secret *out);
 
 /* Overwrites the secret's bytes past keep with '*' (same length, so
- * offsets and lengths stay true). */
+ * offsets and lengths stay true), all but those qa_secret_keeps_byte
+ * names. */
 void qa_secret_mask(char *s, const struct qa_secret *sec);
+
+/* Whether masking leaves c as it is: line ends, '*', and the bytes that
+ * end a pattern (a link's '/', '?', '&', '@', ':', a quote, a space, a PEM
+ * armour's '-'). Masking keeps them so that the masked text ends every
+ * match where the original did: a secret that runs into another one's
+ * span is masked as far, and no further, on a second reading (found by
+ * fuzz_secrets: a signature whose '/' was masked ran on into the next
+ * link). What they tell of a secret is where its punctuation was. */
+bool qa_secret_keeps_byte(char c);
 
 /*
  * Every string of the inventory that reports print (GGUF string

@@ -13,7 +13,7 @@
  *    of it (texts up to 4 KiB), find nothing that masking would change
  *    again (no credential bytes survive a report's redaction),
  *    masking changed only bytes inside secrets, past their kept prefix,
- *    and line ends are kept.
+ *    and the bytes qa_secret_keeps_byte names are kept.
  * 3. The findings never repeat a secret: qa_secrets_in_text on an
  *    inventory gives only QA6201, at most 16, each at the offset of a
  *    secret, and no finding's message holds the bytes of a secret past its
@@ -58,7 +58,7 @@ would_change(const char *s, const struct qa_secret *sec)
 	for (i = sec->keep; i < sec->len; i++) {
 		char c = s[sec->at + i];
 
-		if (c != '*' && c != '\n' && c != '\r')
+		if (!qa_secret_keeps_byte(c))
 			return true;
 	}
 	return false;
@@ -149,7 +149,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		while (j < n && j < CAP && secs[j].at + secs[j].len <= i)
 			j++;
 		if (j >= n || j >= CAP || i < secs[j].at + secs[j].keep ||
-		    text[i] == '\n' || text[i] == '\r' || masked[i] != '*')
+		    qa_secret_keeps_byte(text[i]) || masked[i] != '*')
 			bad("masking changed byte %zu, outside a secret's "
 			    "masked part", i);
 	}
