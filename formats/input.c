@@ -74,6 +74,10 @@ qa_model_refs_free(struct qa_model_refs *refs)
 		refs->n = 0;
 		qa_gguf_split_index_destroy(refs->split_index);
 		refs->split_index = NULL;
+		if (refs->listed_arena)
+			qa_arena_finish(refs->listed_arena);
+		free(refs->listed_arena);
+		refs->listed_arena = NULL;
 	}
 }
 
@@ -1189,6 +1193,8 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 		 struct qa_model_refs *out, char *err, size_t errlen)
 {
 	struct qa_confined_fs *cfs = NULL;
+	struct qa_arena *listed = NULL;
+	struct qa_dir_memo *memo = NULL;
 	bool follow = opt && opt->follow_symlinks;
 	size_t i;
 	int rc;
@@ -1209,10 +1215,28 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 			snprintf(err, errlen, "out of memory");
 			return QA_E_NOMEM;
 		}
-		if (real && qa_fs_confined_init_real(cfs, root) == QA_OK)
+		if (real && qa_fs_confined_init_real(cfs, root) == QA_OK) {
 			fs = &cfs->fs;
+			/* what resolution lists, loading lists from memory */
+			listed = malloc(sizeof(*listed));
+			if (listed) {
+				qa_arena_init(listed, 0);
+				qa_fs_confined_memo(cfs, listed);
+			}
+		}
 	}
 	rc = resolve_path(fs, path, opt, out, err, errlen);
+	if (listed && rc == QA_OK && cfs->n_memo) {
+		out->listed_arena = listed;
+		memo = qa_arena_array(listed, cfs->n_memo, sizeof(*memo));
+		if (memo)
+			memcpy(memo, cfs->memo, cfs->n_memo * sizeof(*memo));
+		listed = NULL;
+	}
+	if (listed) {
+		qa_arena_finish(listed);
+		free(listed);
+	}
 	for (i = 0; rc == QA_OK && i < out->n; i++) {
 		out->v[i].unconfined = follow;
 		if (opt && opt->mmproj && !out->v[i].companion &&
@@ -1226,9 +1250,12 @@ qa_input_resolve(const struct qa_fs *fs, const char *path,
 		/* The model folder of this very path: loading is confined
 		 * to it without resolving it again. */
 		if (real && fs != qa_fs_default() && !out->v[i].archive &&
-		    strcmp(out->v[i].path, path) == 0 &&
-		    !(out->v[i].root = strdup(root)))
-			rc = QA_E_NOMEM;
+		    strcmp(out->v[i].path, path) == 0) {
+			if (!(out->v[i].root = strdup(root)))
+				rc = QA_E_NOMEM;
+			out->v[i].listed = memo;
+			out->v[i].n_listed = memo ? cfs->n_memo : 0;
+		}
 	}
 	free(root);
 	free(cfs);
@@ -1253,8 +1280,16 @@ confine(struct qa_inventory *inv, const struct qa_model_ref *ref)
 	if (!root)
 		return QA_E_NOMEM;
 	c = qa_arena_alloc(&inv->arena, sizeof(*c));
-	if (c && real && qa_fs_confined_init_real(c, root) == QA_OK)
+	if (c && real && qa_fs_confined_init_real(c, root) == QA_OK) {
+		size_t i;
+
 		inv->fs = &c->fs;
+		qa_fs_confined_memo(c, &inv->arena);
+		for (i = 0; ref->root && i < ref->n_listed; i++)
+			(void)qa_fs_confined_remember(c, ref->listed[i].dir,
+						      ref->listed[i].e,
+						      ref->listed[i].n);
+	}
 	if (root != ref->root)
 		free(root);
 	return c ? QA_OK : QA_E_NOMEM;

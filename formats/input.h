@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "core/inventory.h"
+#include "core/confine.h"
 #include "core/source.h"
 
 enum qa_ref_kind {
@@ -84,12 +85,17 @@ struct qa_model_ref {
 	/* A layer of a model given by one name (an Ollama adapter or
 	 * draft layer): audited beside it, not placed by fit. */
 	bool companion;
+	/* The folders resolution listed under root (borrowed from the
+	 * refs): loading lists them again from memory, not from disk. */
+	const struct qa_dir_memo *listed;
+	size_t n_listed;
 };
 
 struct qa_model_refs {
 	struct qa_model_ref *v;
 	size_t n;
 	struct qa_split_index *split_index;	/* owned; see above */
+	struct qa_arena *listed_arena;		/* owned: the listings */
 };
 
 /* Appends a ref of kind for path (taken; NULL fails) named display

@@ -8,6 +8,8 @@
 #define _DEFAULT_SOURCE	/* realpath */
 #include "core/confine.h"
 
+#include "core/arena.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -137,6 +139,54 @@ confined_stat(const struct qa_fs *fs, const char *path,
 	return real->stat(real, path, kind, size, err);
 }
 
+static const struct qa_dir_memo *memo_find(const struct qa_confined_fs *c,
+					   const char *dir);
+
+/* Whether c's memo lists path as a regular file that readdir said is no
+ * symbolic link. */
+static bool
+listed_plain_file(const struct qa_confined_fs *c, const char *path)
+{
+	const char *slash = strrchr(path, '/'), *name;
+	const struct qa_dir_memo *m;
+	char dir[QA_CONFINE_PATH_MAX];
+	size_t lo, hi, dlen;
+
+	if (!c->n_memo)
+		return false;
+	if (slash) {
+		dlen = (size_t)(slash - path);
+		if (dlen == 0 || dlen >= sizeof(dir))
+			return false;
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+		name = slash + 1;
+	} else {
+		memcpy(dir, ".", 2);
+		name = path;
+	}
+	m = memo_find(c, dir);
+	if (!m)
+		return false;
+	/* listings are sorted by name (qa_fs.list): a binary search, or
+	 * opening every shard of a set would be quadratic */
+	lo = 0;
+	hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = strcmp(m->e[mid].name, name);
+
+		if (cmp == 0)
+			return m->e[mid].not_link &&
+			       m->e[mid].kind == QA_NODE_FILE;
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 static int
 confined_open(const struct qa_fs *fs, const char *path,
 	      struct qa_source *src)
@@ -147,6 +197,15 @@ confined_open(const struct qa_fs *fs, const char *path,
 	bool checked;
 	int rc;
 
+	if (listed_plain_file(c, path)) {
+		/* The listing saw a regular file and no link: O_NOFOLLOW
+		 * refuses one swapped in since, so no lstat is needed (one
+		 * stat per shard less: issue 31). A link found now takes the
+		 * check below. */
+		rc = qa_source_open_nofollow(src, path);
+		if (rc == QA_OK || src->err != ELOOP)
+			return rc;
+	}
 	if (escapes_st(c, path, &r, &want)) {
 		/* refused as O_NOFOLLOW refuses a link; a loader that opens
 		 * without a stat first still reports it (QA1411) */
@@ -174,15 +233,84 @@ confined_open(const struct qa_fs *fs, const char *path,
 	return rc;
 }
 
+/* A malloc'd copy of e[0..n) (callers free listings with
+ * qa_dirents_free), or NULL. */
+static struct qa_dirent *
+copy_listing(const struct qa_dirent *e, size_t n)
+{
+	struct qa_dirent *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; v && i < n; i++) {
+		v[i] = e[i];
+		v[i].name = strdup(e[i].name);
+		if (!v[i].name) {
+			qa_dirents_free(v, i);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+static const struct qa_dir_memo *
+memo_find(const struct qa_confined_fs *c, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_memo; i++)
+		if (strcmp(c->memo[i].dir, dir) == 0)
+			return &c->memo[i];
+	return NULL;
+}
+
+void
+qa_fs_confined_memo(struct qa_confined_fs *c, struct qa_arena *a)
+{
+	c->memo_arena = a;
+	c->n_memo = 0;
+}
+
+bool
+qa_fs_confined_remember(struct qa_confined_fs *c, const char *dir,
+			const struct qa_dirent *e, size_t n)
+{
+	struct qa_dir_memo *m;
+	size_t i;
+
+	if (!c->memo_arena || c->n_memo >= QA_CONFINE_MEMO ||
+	    memo_find(c, dir))
+		return false;
+	m = &c->memo[c->n_memo];
+	m->dir = qa_arena_strdup(c->memo_arena, dir);
+	m->e = qa_arena_array_uninit(c->memo_arena, n ? n : 1, sizeof(*e));
+	if (!m->dir || !m->e)
+		return false;
+	for (i = 0; i < n; i++) {
+		m->e[i] = e[i];
+		m->e[i].name = qa_arena_strdup(c->memo_arena, e[i].name);
+		if (!m->e[i].name)
+			return false;
+	}
+	m->n = n;
+	c->n_memo++;
+	return true;
+}
+
 static int
 confined_list(const struct qa_fs *fs, const char *dir,
 	      struct qa_dirent **out, size_t *n)
 {
-	const struct qa_confined_fs *c = fs->ctx;
+	struct qa_confined_fs *c = fs->ctx;
 	const struct qa_fs *real = qa_fs_default();
+	const struct qa_dir_memo *m = memo_find(c, dir);
 	size_t i, dlen = strlen(dir);
 	int rc;
 
+	if (m) {
+		*out = copy_listing(m->e, m->n);
+		*n = *out ? m->n : 0;
+		return *out ? QA_OK : QA_E_NOMEM;
+	}
 	rc = real->list(real, dir, out, n);
 	if (rc != QA_OK)
 		return rc;
@@ -213,6 +341,7 @@ confined_list(const struct qa_fs *fs, const char *dir,
 		free(r);
 		free(p);
 	}
+	(void)qa_fs_confined_remember(c, dir, *out, *n);
 	return QA_OK;
 }
 
@@ -229,6 +358,8 @@ qa_fs_confined_init_real(struct qa_confined_fs *c, const char *real_root)
 	c->fs.open = confined_open;
 	c->fs.list = confined_list;
 	c->fs.ctx = c;
+	c->memo_arena = NULL;
+	c->n_memo = 0;
 	c->fs.why = NULL;
 	return QA_OK;
 }

@@ -40,10 +40,30 @@
 /* Longest root kept (PATH_MAX on Linux). */
 #define QA_CONFINE_PATH_MAX 4096
 
+/* Folders whose listing a confined file system remembers. */
+#define QA_CONFINE_MEMO 4
+
+/* One folder's listing as a confined file system gave it. */
+struct qa_dir_memo {
+	const char *dir;
+	struct qa_dirent *e;
+	size_t n;
+};
+
+struct qa_arena;
+
 struct qa_confined_fs {
 	struct qa_fs fs;		/* the view; fs.ctx points here */
 	char root[QA_CONFINE_PATH_MAX];	/* realpath of the folder */
 	size_t root_len;
+	/* With an arena (qa_fs_confined_memo), the first QA_CONFINE_MEMO
+	 * folders listed are kept there and listed again from memory:
+	 * resolution and three loaders each list a model folder, and
+	 * every listing stats every entry (a shard of a 100-shard folder
+	 * was stat-ed four times over). One run sees one listing. */
+	struct qa_arena *memo_arena;
+	struct qa_dir_memo memo[QA_CONFINE_MEMO];
+	size_t n_memo;
 };
 
 /*
@@ -59,6 +79,16 @@ int qa_fs_confined_init(struct qa_confined_fs *c, const char *root);
  * or too long. */
 int qa_fs_confined_init_real(struct qa_confined_fs *c,
 			     const char *real_root);
+
+/* Keeps c's listings in a (which outlives c's use): see memo above. */
+void qa_fs_confined_memo(struct qa_confined_fs *c, struct qa_arena *a);
+
+/* Adds a copy of dir's listing e[0..n) to c's memo, as one that c made
+ * (a listing handed down from resolution, made under the same root).
+ * False when the memo is full, off or out of memory: c then lists dir
+ * itself. */
+bool qa_fs_confined_remember(struct qa_confined_fs *c, const char *dir,
+			     const struct qa_dirent *e, size_t n);
 
 /* True when fs is a confined file system and path (a symbolic link) leads
  * out of its folder. */

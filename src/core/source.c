@@ -77,8 +77,23 @@ file_close(struct qa_source *src)
 
 static const struct qa_source_ops file_ops = { file_read, file_close };
 
+static int source_open_flags(struct qa_source *src, const char *path,
+			     int extra);
+
 int
 qa_source_open(struct qa_source *src, const char *path)
+{
+	return source_open_flags(src, path, 0);
+}
+
+int
+qa_source_open_nofollow(struct qa_source *src, const char *path)
+{
+	return source_open_flags(src, path, O_NOFOLLOW);
+}
+
+static int
+source_open_flags(struct qa_source *src, const char *path, int extra)
 {
 	struct stat st;
 
@@ -89,7 +104,8 @@ qa_source_open(struct qa_source *src, const char *path)
 	 * It changes nothing for the regular files read here and is
 	 * cleared once fstat has confirmed one. O_NOCTTY: a terminal
 	 * device must not become the controlling terminal. */
-	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	src->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			   extra);
 	if (src->fd < 0) {
 		src->err = errno;
 		/* Permission bits come with the download (tar and unzip

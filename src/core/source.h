@@ -101,6 +101,9 @@ enum qa_err {
  * Returns QA_OK, or QA_E_IO with errno in src->err.
  */
 int qa_source_open(struct qa_source *src, const char *path);
+/* The same, refusing a symbolic link as the last component (QA_E_IO,
+ * err ELOOP): for a file a listing has just shown to be no link. */
+int qa_source_open_nofollow(struct qa_source *src, const char *path);
 /* The not_regular of a file that may not be read (loaders report it as
  * QA1412, qa_inv_unreadable, not as a special file). */
 #define QA_UNREADABLE_WHAT "a file its permissions forbid reading"
