@@ -30,6 +30,7 @@
 #include "core/ckd.h"
 #include "core/engines.h"
 #include "core/inventory.h"
+#include "core/tensor_bytes.h"
 #include "core/model_kind.h"
 #include "fit/decode.h"
 #include "fit/fit_serve.h"
@@ -1187,6 +1188,35 @@ eagle_rank_bytes(const struct vllm_plan *p, const struct qa_serve_tp *w,
 
 /* The head's weights and proposer buffer on the last stage's ranks,
  * after vllm_weights; the bytes a draft step reads. */
+/*
+ * Whether the head's embedding or lm_head t is the target's own (the one
+ * tensor of that role in the target, same type, shape and bytes): vLLM
+ * then shares the target's and frees the head's copy
+ * (vllm/v1/worker/gpu/spec_decode/eagle/utils.py, _should_share, which
+ * torch.equal's the two after a load into one dtype). 1 the same, 0 not,
+ * -1 not known (unreadable, remote, or no single target tensor).
+ */
+static int
+eagle_same_as_target(const struct vllm_plan *p, const struct qa_tensor *t)
+{
+	const struct qa_inventory *inv = p->c.inv;
+	const struct qa_tensor *mine = NULL;
+	bool equal;
+	size_t i;
+
+	for (i = 0; i < inv->n_tensors; i++)
+		if (inv->tensors[i].role == t->role && !inv->tensors[i].mtp) {
+			if (mine)
+				return -1;
+			mine = &inv->tensors[i];
+		}
+	if (!mine)
+		return -1;
+	if (qa_tensor_bytes_equal(p->eagle, t, inv, mine, &equal) != QA_OK)
+		return -1;
+	return equal ? 1 : 0;
+}
+
 static void
 vllm_eagle_weights(struct vllm_plan *p)
 {
@@ -1195,6 +1225,7 @@ vllm_eagle_weights(struct vllm_plan *p)
 	struct qa_arena *arena = p->c.arena;
 	struct qa_serve_tp w;
 	uint64_t last = p->pp - 1, embed = 0, read = 0, head = 0;
+	uint64_t shared = 0, unread = 0;
 	bool own_head = false;
 	size_t i;
 
@@ -1216,6 +1247,16 @@ vllm_eagle_weights(struct vllm_plan *p)
 			continue;
 		}
 		b = eagle_rank_bytes(p, &w, t);
+		if (t->role == QA_ROLE_EMBED || t->role == QA_ROLE_LM_HEAD) {
+			int same = eagle_same_as_target(p, t);
+
+			if (same > 0) {
+				shared = qa_sat_add(shared, b);
+				continue;	/* vLLM keeps the target's */
+			}
+			if (same < 0 && t->role == QA_ROLE_EMBED)
+				unread = qa_sat_add(unread, b);
+		}
 		if (t->role == QA_ROLE_EMBED)
 			embed = qa_sat_add(embed, b);
 		else if (t->role == QA_ROLE_LM_HEAD)
@@ -1239,13 +1280,27 @@ vllm_eagle_weights(struct vllm_plan *p)
 	p->W_draft[last] = qa_sat_add(read, head);
 	p->eagle_buf = qa_sat_mul(qa_sat_mul(p->n_mbt, d->hp.n_embd > 0 ?
 		(uint64_t)d->hp.n_embd : 0), p->s_model);
-	if (embed > 0)
+	if (shared > 0)
 		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the EAGLE-3 "
-			"head ships its own embedding (%.2f MiB a rank in "
-			"the target's dtype), counted: vLLM drops it for the "
-			"target's when the two are equal (torch.equal, "
-			"eagle/utils.py l.20-42), which is not compared here",
-			(double)embed / (1024.0 * 1024.0)));
+			"head's own copy of the target's embedding or head "
+			"(%.2f MiB a rank) holds the target's very bytes, so "
+			"vLLM keeps the target's and frees it (torch.equal, "
+			"vllm/v1/worker/gpu/spec_decode/eagle/utils.py "
+			"_should_share): not counted",
+			(double)shared / (1024.0 * 1024.0)));
+	if (unread > 0)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the EAGLE-3 "
+			"head ships its own embedding (%.2f MiB a rank), "
+			"counted: vLLM drops it for the target's when the two "
+			"are equal (torch.equal, eagle/utils.py "
+			"_should_share), and their bytes could not be read "
+			"here to compare", (double)unread / (1024.0 * 1024.0)));
+	else if (embed > 0)
+		qa_fit_note(&p->c.nb, qa_arena_printf(arena, "the EAGLE-3 "
+			"head ships its own embedding (%.2f MiB a rank), "
+			"counted: it differs from the target's (type, shape "
+			"or bytes), so vLLM keeps both (eagle/utils.py "
+			"_should_share)", (double)embed / (1024.0 * 1024.0)));
 }
 
 /* Weights per rank (tensor parallelism) and per stage. */

@@ -185,6 +185,40 @@ def main():
         c.check("0.7" in dr.get("acceptance_source", ""),
                 "the assumed acceptance is stated")
 
+        # 1b. a head whose embedding is the target's very tensor (bf16,
+        # the same bytes): vLLM's _should_share torch.equal's the two and
+        # keeps the target's (vllm/v1/worker/gpu/spec_decode/eagle/
+        # utils.py), so the head's copy is not counted; one element
+        # changed and it is counted again
+        import shutil
+        from safetensors.torch import load_file, save_file
+        tgt = {}
+        for name in os.listdir(target):
+            if name.endswith(".safetensors"):
+                tgt.update(load_file(os.path.join(target, name)))
+        for tag, flip in (("same", False), ("changed", True)):
+            h2 = os.path.join(tmp, "head-" + tag)
+            shutil.copytree(head, h2)
+            st = os.path.join(h2, "model.safetensors")
+            ws = load_file(st)
+            key = next(k for k in ws if "embed_tokens" in k)
+            emb = tgt["model.embed_tokens.weight"].clone()
+            if flip:
+                emb[3, 5] += 1.0
+            ws[key] = emb
+            save_file(ws, st, metadata={"format": "pt"})
+            rc, pr, err = fit(binary, target, *base, "--gpus", "16G",
+                              "--draft", h2)
+            dd = ((pr.get("draft") or {}).get("devices") or [{}])[0]
+            want = head_w - (0 if flip else V * H * 2)
+            notes = " ".join(pr.get("notes") or [])
+            c.check(rc == 0 and dd.get("weights_bytes") == want,
+                    f"embedding {tag} as the target's: head weights "
+                    f"{dd.get('weights_bytes')} == {want}")
+            c.check(("not counted" in notes) != flip and
+                    ("_should_share" in notes),
+                    f"embedding {tag}: the note says so ({notes[:300]})")
+
         # 2. --num-speculative-tokens overrides the head's own
         _, five, _ = fit(binary, target, *base, "--gpus", "16G",
                          "--draft", head, "--num-speculative-tokens", "5")
