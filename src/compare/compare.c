@@ -15,6 +15,7 @@
 #include "core/dtypes.h"
 #include "core/roles.h"
 #include "core/source.h"
+#include "dequant/fp8_scaled.h"
 #include "dequant/ggml_dequant.h"
 #include "integrity/content.h"
 
@@ -181,6 +182,10 @@ struct job {
 	bool llama_qk;		/* one side a llama-family GGUF, the other not */
 	bool gguf_is_source;	/* that GGUF is the source */
 	int64_t n_head, n_head_kv;
+	/* the quant's tensors sorted by name: FP8 weights find their
+	 * scale tensors here */
+	const struct qa_tensor **by_name;
+	uint32_t n_by_name;
 };
 
 struct side {
@@ -372,17 +377,117 @@ block_slow(struct qa_cmp_tensor *ct, const float *x, const float *y,
 	return bsse;
 }
 
+static int
+cmp_tensor_name(const void *x, const void *y)
+{
+	const struct qa_tensor *a = *(const struct qa_tensor *const *)x;
+	const struct qa_tensor *b = *(const struct qa_tensor *const *)y;
+
+	return strcmp(a->name, b->name);
+}
+
+/* The quant's tensor called name + suffix, or NULL. */
+static const struct qa_tensor *
+sibling(const struct job *jb, const char *name, const char *suffix)
+{
+	struct qa_tensor key;
+	const struct qa_tensor *kp = &key, *const *hit;
+	char buf[1024];
+	size_t nl = strlen(name), sl = strlen(suffix);
+
+	if (!jb->by_name || nl + sl >= sizeof(buf))
+		return NULL;
+	memcpy(buf, name, nl);
+	memcpy(buf + nl, suffix, sl + 1);
+	key.name = buf;
+	hit = bsearch(&kp, jb->by_name, jb->n_by_name, sizeof(*jb->by_name),
+		      cmp_tensor_name);
+	return hit ? *hit : NULL;
+}
+
+/* Most scale elements read for one FP8 weight (a 128x128 grid of a
+ * 1M x 1M weight is 64M; no checkpoint has one near that). */
+#define FP8_SCALE_MAX ((uint64_t)1 << 24)
+
+/*
+ * An FP8 weight of a safetensors quant (fp8_scaled.h): its scale tensor
+ * found and read whole into *scales (malloc'd), its grid in g. False,
+ * with ct->why, when it cannot be dequantized.
+ */
+static bool
+fp8_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
+	 struct qa_fp8_grid *g, float **scales)
+{
+	const struct qa_tensor *q = ct->q, *sc;
+	int st;
+	uint8_t *raw;
+	bool ok;
+
+	*scales = NULL;
+	sc = sibling(jb, q->name, "_scale");
+	if (!sc)
+		sc = sibling(jb, q->name, "_scale_inv");
+	if (!sc) {
+		ct->why = "an FP8 weight without a scale tensor beside it";
+		return false;
+	}
+	st = type_of(jb->q, sc);
+	if (q->n_dims != 2 || (st != 0 && st != 1 && st != 30)) {
+		ct->why = "an FP8 weight not 2-D, or its scale not F32, F16 or "
+			  "BF16";
+		return false;
+	}
+	if (!qa_fp8_grid_of(q->shape[0], q->shape[1], sc->shape, sc->n_dims,
+			    g, &ct->why))
+		return false;
+	if (sc->elements != g->grid_rows * g->grid_cols ||
+	    sc->elements > FP8_SCALE_MAX ||
+	    sc->bytes != sc->elements * (st == 0 ? 4 : 2)) {
+		ct->why = "its scale tensor's bytes do not match its shape";
+		return false;
+	}
+	raw = malloc((size_t)sc->bytes);
+	*scales = malloc((size_t)sc->elements * sizeof(float));
+	ok = raw && *scales &&
+	     side_read(sq, jb->q, sc->file, sc->offset, raw, (size_t)sc->bytes);
+	if (ok)
+		qa_dequant_rows(st, raw, sc->elements, 1, *scales);
+	free(raw);
+	if (!ok) {
+		free(*scales);
+		*scales = NULL;
+		ct->why = "its scale tensor could not be read";
+	}
+	return ok;
+}
+
+static void compare_rows(struct job *jb, struct qa_cmp_tensor *ct,
+			 struct side *sq, struct side *ss, struct bufs *b,
+			 int tq, int ts, const struct qa_fp8_grid *grid,
+			 bool e5m2, const float *scales);
+
 static void
 compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	    struct side *ss, struct bufs *b)
 {
 	const struct qa_tensor *q = ct->q, *s = ct->s;
 	int tq = type_of(jb->q, q), ts = type_of(jb->s, s);
-	const struct qa_ggml_type *gq, *gs;
-	uint64_t ne0, rows, chunk_rows, head_rows = 0, r0;
-	uint64_t qrow_bytes, srow_bytes, qblock;
-	double worst_block_sse = -1.0;
+	int fp8 = q->ggml_type < 0 ? qa_fp8_kind(q->dtype) : -1;
+	struct qa_fp8_grid grid;
+	float *scales = NULL;
 
+	if (fp8 >= 0 && ts >= 0 && qa_dequant_supported(ts)) {
+		/* FP8 with its scale: read as F8 bytes, one per element
+		 * (the row arithmetic of a one-byte type, block 1) */
+		if (!fp8_plan(jb, ct, sq, &grid, &scales)) {
+			ct->state = QA_CMP_NO_DEQUANT;
+			return;
+		}
+		compare_rows(jb, ct, sq, ss, b, -1, ts, &grid, fp8 == 1,
+			     scales);
+		free(scales);
+		return;
+	}
 	if (tq < 0 || ts < 0 || !qa_dequant_supported(tq) ||
 	    !qa_dequant_supported(ts)) {
 		ct->state = QA_CMP_NO_DEQUANT;
@@ -391,7 +496,27 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			  "the source's type has no dequantizer";
 		return;
 	}
-	gq = qa_ggml_type(tq);
+	compare_rows(jb, ct, sq, ss, b, tq, ts, NULL, false, NULL);
+}
+
+/*
+ * The comparison of ct's rows: tq and ts are the ggml types of the two
+ * sides; tq -1 with grid: the quant is FP8 (e5m2 or E4M3) with scales.
+ */
+static void
+compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
+	     struct side *ss, struct bufs *b, int tq, int ts,
+	     const struct qa_fp8_grid *grid, bool e5m2, const float *scales)
+{
+	const struct qa_tensor *q = ct->q, *s = ct->s;
+	static const struct qa_ggml_type fp8_type = { .block = 1,
+						      .block_bytes = 1 };
+	const struct qa_ggml_type *gq, *gs;
+	uint64_t ne0, rows, chunk_rows, head_rows = 0, r0;
+	uint64_t qrow_bytes, srow_bytes, qblock;
+	double worst_block_sse = -1.0;
+
+	gq = grid ? &fp8_type : qa_ggml_type(tq);
 	gs = qa_ggml_type(ts);
 	if (!shapes_reconcile(q, s, jb->flip && (jb->q->kind == QA_KIND_GGUF)
 			      != (jb->s->kind == QA_KIND_GGUF)) ||
@@ -436,6 +561,8 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			chunk_rows = head_rows;
 	}
 	qblock = gq->block;
+	if (grid)	/* a worst "block" is one scale's span of a row */
+		qblock = ne0 % grid->block_cols == 0 ? grid->block_cols : ne0;
 	for (r0 = 0; r0 < rows; r0 += chunk_rows) {
 		uint64_t nr = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
 		size_t nf = (size_t)(nr * ne0);
@@ -458,7 +585,11 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		}
 		atomic_fetch_add(&jb->bytes_read,
 				 nr * qrow_bytes + nr * srow_bytes);
-		qa_dequant_rows(tq, b->qraw, ne0, nr, b->qf);
+		if (grid)
+			qa_fp8_scaled_rows(grid, e5m2, b->qraw, r0, nr, scales,
+					   b->qf);
+		else
+			qa_dequant_rows(tq, b->qraw, ne0, nr, b->qf);
 		qa_dequant_rows(ts, b->sraw, ne0, nr, b->sf);
 		for (uint64_t r = 0; r < nr; r++) {
 			/* checkpoint order: the other side's row of GGUF row r */
@@ -710,6 +841,7 @@ qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 	int64_t *pq = malloc((q->n_tensors + 1) * sizeof(*pq));
 	int64_t *ps = malloc((s->n_tensors + 1) * sizeof(*ps));
 	struct job jb;
+	const struct qa_tensor **names = NULL;
 	pthread_t *th = NULL;
 	unsigned jobs = opt && opt->jobs ? opt->jobs : 0, started = 0, i;
 	int rc = QA_OK;
@@ -747,6 +879,14 @@ qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 		jb.n_head_kv = g->hp.n_head_kv > 0 ? g->hp.n_head_kv :
 			       g->hp.n_head;
 	}
+	names = malloc((q->n_tensors + 1) * sizeof(*names));
+	if (!names)
+		goto nomem;
+	for (i = 0; i < q->n_tensors; i++)
+		names[i] = &q->tensors[i];
+	qsort(names, q->n_tensors, sizeof(*names), cmp_tensor_name);
+	jb.by_name = names;
+	jb.n_by_name = q->n_tensors;
 	atomic_init(&jb.next, 0);
 	atomic_init(&jb.bytes_read, 0);
 	if (jobs == 0) {
@@ -779,10 +919,12 @@ qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 	for (i = 0; i < out->n_tensors; i++)
 		out->flagged += out->tensors[i].flagged;
 	identity(out);
+	free(names);
 	free(pq);
 	free(ps);
 	return QA_OK;
 nomem:
+	free(names);
 	free(pq);
 	free(ps);
 	qa_compare_free(out);

@@ -3,13 +3,31 @@
  * dequant_dump: the C dequantizer (src/dequant/ggml_dequant.c) as a
  * filter, for tests/unit/test_dequant.py to compare with gguf-py.
  * Usage: dequant_dump TYPE_ID < raw blocks > float32 (native order).
+ * TYPE_ID fp8-e4m3 or fp8-e5m2: each input byte as that FP8
+ * (src/dequant/fp8_scaled.c, qa_fp8_to_fp32).
  * Exit 2 when the type has no dequantizer, 1 on a short or bad input.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/dtypes.h"
+#include "dequant/fp8_scaled.h"
 #include "dequant/ggml_dequant.h"
+
+#include <string.h>
+
+static int
+fp8_dump(bool e5m2)
+{
+	int c;
+
+	while ((c = getchar()) != EOF) {
+		float f = qa_fp8_to_fp32((uint8_t)c, e5m2);
+
+		fwrite(&f, sizeof(f), 1, stdout);
+	}
+	return 0;
+}
 
 int
 main(int argc, char **argv)
@@ -23,6 +41,8 @@ main(int argc, char **argv)
 
 	if (argc != 2)
 		return 1;
+	if (strcmp(argv[1], "fp8-e4m3") == 0 || strcmp(argv[1], "fp8-e5m2") == 0)
+		return fp8_dump(argv[1][5] == '5');
 	id = atoi(argv[1]);
 	t = qa_ggml_type(id);
 	if (!t || !qa_dequant_supported(id))

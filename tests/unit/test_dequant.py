@@ -86,7 +86,7 @@ def set_half(blocks, off, value):
 
 
 def main():
-    global failures
+    global failures, checked
     np.seterr(all="ignore")
     types = [t for t in T if t in quants._type_traits or t in (T.F32, T.F16)]
     for qtype in types:
@@ -133,6 +133,31 @@ def main():
         if r.returncode == 2:
             print("FAIL %s: gguf-py dequantizes it, the C side has no dequantizer" % qtype.name)
             failures += 1
+    # every FP8 byte (safetensors F8_E4M3 / F8_E5M2) against torch's own
+    # float8_e4m3fn / float8_e5m2 to float32; NaN as NaN, the rest bit
+    # for bit
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    for name, dt in (("fp8-e4m3", "float8_e4m3fn"), ("fp8-e5m2", "float8_e5m2")):
+        if torch is None or not hasattr(torch, dt):
+            print("SKIP %s: torch has no %s here" % (name, dt))
+            continue
+        raw = bytes(range(256))
+        r = subprocess.run([DUMP, name], input=raw, stdout=subprocess.PIPE, check=False)
+        got = np.frombuffer(r.stdout, dtype=np.float32)
+        want = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(
+            getattr(torch, dt)).float().numpy()
+        for b in range(256):
+            g = got[b] if len(got) == 256 else None
+            ok = g is not None and ((np.isnan(g) and np.isnan(want[b])) or
+                                    np.float32(g).view(np.uint32) ==
+                                    np.float32(want[b]).view(np.uint32))
+            checked += 1
+            if not ok:
+                print("FAIL %s byte 0x%02x: %r, torch %r" % (name, b, g, want[b]))
+                failures += 1
     print("%d types, %d floats compared, %d failures" % (len(types), checked, failures))
     sys.exit(1 if failures else 0)
 
