@@ -311,9 +311,13 @@ const_binop(struct qa_jinja *sc, enum binop op, const struct qa_jinja_cand *a,
 
 			if (a->n_items + b->n_items > MAXL)
 				return 0;
-			memcpy(items, a->items, a->n_items * sizeof(*items));
-			memcpy(items + a->n_items, b->items,
-			       b->n_items * sizeof(*items));
+			/* An empty list literal has no item array. */
+			if (a->n_items)
+				memcpy(items, a->items,
+				       a->n_items * sizeof(*items));
+			if (b->n_items)
+				memcpy(items + a->n_items, b->items,
+				       b->n_items * sizeof(*items));
 			return qa_jinja_cand_list(sc, items, a->n_items + b->n_items,
 					 false, out) ? 1 : 0;
 		}
