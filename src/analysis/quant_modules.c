@@ -283,10 +283,14 @@ struct group {
 	size_t len;
 	uint32_t head, tail;	/* tensor list through next[] */
 	uint32_t n;
-	int32_t slot[S_COUNT];	/* first tensor of each suffix, -1 (a
-				 * tensor index: below 2^31, as the
-				 * inventory limit keeps the count) */
+	/* Bit s set when a tensor of suffix s is in the group. The first
+	 * one is found by walking the list (group_slot): a group holds at
+	 * most a few dozen tensors, and a table of S_COUNT slots per group
+	 * was 244 bytes of 276 for every tensor of a 100k-tensor file. */
+	uint64_t has;
 };
+
+_Static_assert(S_COUNT <= 64, "one bit per suffix in group.has");
 
 struct map {
 	uint32_t *cells;	/* group index + 1; 0 = empty */
@@ -316,7 +320,6 @@ map_get(struct map *m, const char *key, size_t len, bool create)
 	for (;;) {
 		uint32_t c = m->cells[i];
 		struct group *g;
-		int k;
 
 		if (c == 0) {
 			if (!create)
@@ -325,8 +328,8 @@ map_get(struct map *m, const char *key, size_t len, bool create)
 			g->name = key;
 			g->len = len;
 			g->head = g->tail = UINT32_MAX;
-			for (k = 0; k < S_COUNT; k++)
-				g->slot[k] = -1;
+			g->n = 0;
+			g->has = 0;
 			m->cells[i] = ++m->n_groups;
 			return g;
 		}
@@ -348,8 +351,22 @@ group_add(struct map *m, struct group *g, uint32_t t, enum sfx s)
 		m->next[g->tail] = t;
 	g->tail = t;
 	g->n++;
-	if (g->slot[s] < 0)
-		g->slot[s] = (int32_t)t;
+	g->has |= UINT64_C(1) << s;
+}
+
+/* The first tensor of suffix s in the group, in the order tensors
+ * joined it; -1 when there is none. */
+static int64_t
+group_slot(const struct map *m, const struct group *g, enum sfx s)
+{
+	uint32_t t;
+
+	if (!(g->has & (UINT64_C(1) << s)))
+		return -1;
+	for (t = g->head; t != UINT32_MAX; t = m->next[t])
+		if (m->sfx[t] == s)
+			return t;
+	return -1;
 }
 
 /* ---- shapes ----------------------------------------------------------- */
@@ -443,7 +460,9 @@ struct ctx {
 static const struct qa_tensor *
 slot(const struct ctx *c, enum sfx s)
 {
-	return c->g->slot[s] >= 0 ? &c->inv->tensors[c->g->slot[s]] : NULL;
+	int64_t t = group_slot(c->m, c->g, s);
+
+	return t >= 0 ? &c->inv->tensors[t] : NULL;
 }
 
 /* Fills the logical count; false (UNKNOWN) when it overflows or is 0. */
@@ -1140,7 +1159,7 @@ decide_weight(struct ctx *c, struct decision *d)
 	}
 	/* Dense: a float weight with at most bias / activation scales. */
 	for (i = 0; i < sizeof(meta_only) / sizeof(meta_only[0]); i++)
-		if (c->g->slot[meta_only[i]] >= 0)
+		if (group_slot(c->m, c->g, meta_only[i]) >= 0)
 			return false;
 	return decide_dense(d, w);
 }
@@ -1670,10 +1689,10 @@ decide(struct ctx *c, struct decision *d)
 	d->experts = 1;
 	if (slot(c, S_QWEIGHT) && c->inv->quant.method == QA_QM_GPTQM_GGUF &&
 	    !slot(c, S_SCALES)) {
-		d->payload = (uint32_t)c->g->slot[S_QWEIGHT];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_QWEIGHT);
 		ok = decide_gptqm_gguf(c, d);
 	} else if (slot(c, S_QWEIGHT)) {
-		d->payload = (uint32_t)c->g->slot[S_QWEIGHT];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_QWEIGHT);
 		ok = decide_qweight(c, d);
 		/* ParoQuant: AWQ GEMM's buffers and a rotation; without it
 		 * the layer computes something else: never plain AWQ */
@@ -1686,30 +1705,30 @@ decide(struct ctx *c, struct decision *d)
 						   d->group));
 		}
 	} else if (slot(c, S_EXL2_QWEIGHT)) {
-		d->payload = (uint32_t)c->g->slot[S_EXL2_QWEIGHT];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_EXL2_QWEIGHT);
 		ok = decide_exl2(c, d);
 	} else if (slot(c, S_EXL3_TRELLIS)) {
-		d->payload = (uint32_t)c->g->slot[S_EXL3_TRELLIS];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_EXL3_TRELLIS);
 		ok = decide_exl3(c, d);
 	} else if (slot(c, S_QQQ_SCHANNEL)) {
-		d->payload = (uint32_t)(c->g->slot[S_QQQ_B] >= 0 ?
-					c->g->slot[S_QQQ_B] :
-					c->g->slot[S_QQQ_SCHANNEL]);
+		d->payload = (uint32_t)(group_slot(c->m, c->g, S_QQQ_B) >= 0 ?
+					group_slot(c->m, c->g, S_QQQ_B) :
+					group_slot(c->m, c->g, S_QQQ_SCHANNEL));
 		ok = decide_qqq(c, d);
 	} else if (slot(c, S_TAO_QDATA)) {
-		d->payload = (uint32_t)c->g->slot[S_TAO_QDATA];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_TAO_QDATA);
 		ok = decide_torchao(c, d);
 	} else if (slot(c, S_HQQ_WQ)) {
-		d->payload = (uint32_t)c->g->slot[S_HQQ_WQ];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_HQQ_WQ);
 		ok = decide_hqq(c, d);
 	} else if (slot(c, S_WEIGHT_PACKED)) {
-		d->payload = (uint32_t)c->g->slot[S_WEIGHT_PACKED];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_WEIGHT_PACKED);
 		ok = decide_packed(c, d);
 	} else if (slot(c, S_BLOCKS)) {
-		d->payload = (uint32_t)c->g->slot[S_BLOCKS];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_BLOCKS);
 		ok = decide_blocks(c, d);
 	} else if (slot(c, S_WEIGHT)) {
-		d->payload = (uint32_t)c->g->slot[S_WEIGHT];
+		d->payload = (uint32_t)group_slot(c->m, c->g, S_WEIGHT);
 		ok = decide_weight(c, d);
 	} else {
 		/* A tensor of its own (sinks, A_log, a lone bias): dense if
@@ -1829,7 +1848,7 @@ static void
 build_gguf_group(struct qa_inventory *inv, struct map *m,
 		 const struct group *g)
 {
-	int64_t w = g->slot[S_WEIGHT];
+	int64_t w = group_slot(m, g, S_WEIGHT);
 	bool nvfp4 = w >= 0 && inv->tensors[w].ggml_type == 40;
 	struct qa_module *wm = NULL;
 	uint32_t t;
@@ -1864,7 +1883,7 @@ build_group(struct qa_inventory *inv, struct map *m, const struct group *g)
 	}
 	/* A group of only KV-cache scales (compressed-tensors puts them on
 	 * the attention module itself): no weight, no module, no params. */
-	if (g->slot[S_KV_SCALE] >= 0) {
+	if (group_slot(m, g, S_KV_SCALE) >= 0) {
 		bool only = true;
 
 		for (t = g->head; t != UINT32_MAX; t = m->next[t])
@@ -2024,7 +2043,7 @@ qa_quant_modules_build(struct qa_inventory *inv)
 				continue;
 			g = map_get(&m, name, len, !late || s == S_KV_SCALE);
 			if (late && s != S_KV_SCALE &&
-			    (!g || g->slot[need] < 0)) {
+			    (!g || group_slot(&m, g, need) < 0)) {
 				/* not a gpt-oss, HQQ or QQQ sibling: its
 				 * own tensor */
 				s = S_NONE;
