@@ -178,30 +178,13 @@ const char *qa_scheme_name(enum qa_scheme s);
 /* One weight-bearing module (a Linear, an embedding, a fused expert
  * tensor) with every tensor that stores it. */
 struct qa_module {
+	/* Pointers, then 64-bit counts, then 32- and 8-bit fields: no
+	 * padding (128 bytes; a 100k-tensor GGUF has 100k modules). */
 	const char *name;	/* module prefix (tensor name minus suffix) */
 	uint32_t *tensors;	/* indices into inv->tensors; [0] is the
 				 * payload (qweight, weight_packed, weight...) */
-	uint32_t n_tensors;
-	enum qa_role role;
-	int32_t layer;
-	bool mtp;
-	enum qa_scheme scheme;
 	const char *precision;	/* display label: "Q4_K", "BF16", "NVFP4",
 				 * "GPTQ int4 g128", "FP8 block 128" */
-	int bits;		/* payload bits per weight: 4, 8, 16; -1 unknown */
-	int group_size;		/* elements per scale: 0 per-channel or
-				 * per-tensor, -1 unknown */
-	uint64_t out, in;	/* logical matrix shape (per expert) */
-	uint64_t experts;	/* 1, or E for fused 3-D expert tensors */
-	uint64_t params;	/* logical parameters: out * in * experts */
-	uint64_t bytes;		/* every tensor of the module */
-	/* The claim, resolved by the analysis (qa_claims_resolve): */
-	int8_t claimed;		/* config says: 1 quantized, 0 not, -1 unknown */
-	int claimed_bits;	/* -1 unknown */
-	int decl_bits;		/* bits and group size the config declares
-				 * for it: the first matching override's, else
-				 * the global ones; -1 unknown */
-	int decl_group;
 	/* The scheme or mode the config declares for it, as written (an
 	 * MLX module's own "mode", else the global one), or NULL. */
 	const char *decl_mode;
@@ -209,6 +192,25 @@ struct qa_module {
 						 * 16-bit override, naming it */
 	const struct qa_quant_pattern *named_by;	/* low-bit override or
 							 * target naming it */
+	uint64_t out, in;	/* logical matrix shape (per expert) */
+	uint64_t experts;	/* 1, or E for fused 3-D expert tensors */
+	uint64_t params;	/* logical parameters: out * in * experts */
+	uint64_t bytes;		/* every tensor of the module */
+	uint32_t n_tensors;
+	enum qa_role role;
+	int32_t layer;
+	enum qa_scheme scheme;
+	int bits;		/* payload bits per weight: 4, 8, 16; -1 unknown */
+	int group_size;		/* elements per scale: 0 per-channel or
+				 * per-tensor, -1 unknown */
+	/* The claim, resolved by the analysis (qa_claims_resolve): */
+	int claimed_bits;	/* -1 unknown */
+	int decl_bits;		/* bits and group size the config declares
+				 * for it: the first matching override's, else
+				 * the global ones; -1 unknown */
+	int decl_group;
+	int8_t claimed;		/* config says: 1 quantized, 0 not, -1 unknown */
+	bool mtp;
 	bool act_order;		/* GPTQ desc_act: a g_idx / weight_g_idx
 				 * sibling is present */
 	int8_t axis;		/* HQQ: the axis its groups run along, 0
