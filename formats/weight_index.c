@@ -487,10 +487,13 @@ static bool
 keep_entry(struct rd *r, struct parsed *pz, const char *tensor,
 	   const char *shard)
 {
+	/* The entries live only until the index is built from them:
+	 * outside the arena, so the sizes they outgrow are not kept. */
 	if (pz->n == pz->cap) {
 		size_t ncap = pz->cap ? pz->cap * 2 : 1024;
-		struct wm_entry *nv = qa_arena_grow(r->arena, pz->v, pz->n,
-						    ncap, sizeof(*nv));
+		struct wm_entry *nv = ncap <= SIZE_MAX / sizeof(*nv) ?
+			qa_big_realloc(pz->v, pz->cap * sizeof(*nv),
+				       ncap * sizeof(*nv)) : NULL;
 
 		if (!nv) {
 			r->nomem = true;
@@ -514,8 +517,16 @@ weight_map_member(struct rd *r, const char *tensor, void *ctx)
 	enum rd_kind k;
 	double d;
 
-	return rd_value(r, &k, &d, &shard) &&
-	       keep_entry(r, pz, tensor, k == RD_STRING ? shard : NULL);
+	if (!rd_value(r, &k, &d, &shard))
+		return false;
+	/* A run of tensors in one shard keeps one copy of its name: the
+	 * copy just read goes back to the arena (100k tensors: 4 MB). */
+	if (k == RD_STRING && shard && pz->n > 0 && pz->v[pz->n - 1].shard &&
+	    strcmp(pz->v[pz->n - 1].shard, shard) == 0) {
+		qa_arena_give_back(r->arena, (void *)shard, strlen(shard) + 1);
+		shard = pz->v[pz->n - 1].shard;
+	}
+	return keep_entry(r, pz, tensor, k == RD_STRING ? shard : NULL);
 }
 
 /* A member of the first metadata object: the first total_size counts. */
@@ -582,71 +593,41 @@ rd_index(struct rd *r, struct parsed *pz)
 	return rd_object(r, root_member, pz);
 }
 
-int
-qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
-		     struct qa_weight_index *ix)
+/* The index from what the reader kept of it. */
+static int
+index_from_parsed(struct qa_inventory *inv, struct qa_weight_index *ix,
+		  const struct parsed *pz, bool ok, bool nomem)
 {
-	struct parsed pz;
-	struct rd r;
 	const char *last_shard = NULL;
-	char *buf;
-	int64_t nul;
 	size_t i, n_runs = 0;
-	bool ok;
 
-	if (src->size > QA_WEIGHT_INDEX_MAX) {
-		qa_inv_finding(inv, QA1901, ix->path, -1, NULL,
-			       "index is %llu bytes, more than the %llu quantaudit reads",
-			       (unsigned long long)src->size,
-			       (unsigned long long)QA_WEIGHT_INDEX_MAX);
-		return QA_OK;
-	}
-	buf = malloc((size_t)src->size + 1);
-	if (!buf)
-		return QA_E_NOMEM;
-	if (qa_source_read(src, 0, buf, (size_t)src->size) != QA_OK) {
-		free(buf);
-		return QA_E_IO;
-	}
-	buf[src->size] = '\0';
-	nul = find_escaped_nul(buf, (size_t)src->size);
-	if (nul >= 0)
-		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
-			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
-	memset(&pz, 0, sizeof(pz));
-	memset(&r, 0, sizeof(r));
-	r.p = (const unsigned char *)buf;
-	r.end = r.p + src->size;
-	r.arena = &inv->arena;
-	ok = src->size > 0 && rd_index(&r, &pz);
-	free(buf);
-	if (r.nomem) {
+	if (nomem) {
 		inv->out_of_memory = true;
 		return QA_E_NOMEM;
 	}
-	if (!ok || !pz.root_object) {
+	if (!ok || !pz->root_object) {
 		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
 			       "index is not a JSON object");
 		return QA_OK;
 	}
-	for (i = 0; i < pz.n_wm_dup; i++)
+	for (i = 0; i < pz->n_wm_dup; i++)
 		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
 			       "\"weight_map\" appears twice");
-	if (!pz.have_wm || !pz.wm_object) {
+	if (!pz->have_wm || !pz->wm_object) {
 		qa_inv_finding(inv, QA1301, ix->path, -1, NULL,
 			       "index has no \"weight_map\" object");
 		return QA_OK;
 	}
 	ix->valid = true;
-	ix->e = qa_arena_array(&inv->arena, pz.n ? pz.n : 1, sizeof(*ix->e));
-	ix->shards = qa_arena_array(&inv->arena, pz.n ? pz.n : 1,
+	ix->e = qa_arena_array(&inv->arena, pz->n ? pz->n : 1, sizeof(*ix->e));
+	ix->shards = qa_arena_array(&inv->arena, pz->n ? pz->n : 1,
 				    sizeof(*ix->shards));
 	if (!ix->e || !ix->shards) {
 		inv->out_of_memory = true;
 		return QA_E_NOMEM;
 	}
-	for (i = 0; i < pz.n; i++) {
-		const struct wm_entry *w = &pz.v[i];
+	for (i = 0; i < pz->n; i++) {
+		const struct wm_entry *w = &pz->v[i];
 
 		if (!w->shard) {
 			qa_inv_finding(inv, QA1301, ix->path, -1, w->tensor,
@@ -678,17 +659,59 @@ qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
 			qa_inv_finding(inv, QA1301, ix->path, -1,
 				       ix->e[i].tensor,
 				       "weight_map lists the tensor twice");
-	if (pz.have_total) {
-		double d = pz.total;
+	if (pz->have_total) {
+		double d = pz->total;
 
 		ix->have_total = true;
-		if (!pz.total_number || !(d >= 0.0) ||
+		if (!pz->total_number || !(d >= 0.0) ||
 		    d > 9007199254740992.0 || d != (double)(uint64_t)d)
 			ix->total_bad = true;
 		else
 			inv->weights.declared_bytes = ix->total = (uint64_t)d;
 	}
 	return QA_OK;
+}
+
+int
+qa_weight_index_read(struct qa_inventory *inv, struct qa_source *src,
+		     struct qa_weight_index *ix)
+{
+	struct parsed pz;
+	struct rd r;
+	char *buf;
+	int64_t nul;
+	bool ok;
+	int rc;
+
+	if (src->size > QA_WEIGHT_INDEX_MAX) {
+		qa_inv_finding(inv, QA1901, ix->path, -1, NULL,
+			       "index is %llu bytes, more than the %llu quantaudit reads",
+			       (unsigned long long)src->size,
+			       (unsigned long long)QA_WEIGHT_INDEX_MAX);
+		return QA_OK;
+	}
+	buf = malloc((size_t)src->size + 1);
+	if (!buf)
+		return QA_E_NOMEM;
+	if (qa_source_read(src, 0, buf, (size_t)src->size) != QA_OK) {
+		free(buf);
+		return QA_E_IO;
+	}
+	buf[src->size] = '\0';
+	nul = find_escaped_nul(buf, (size_t)src->size);
+	if (nul >= 0)
+		qa_inv_finding(inv, QA1306, ix->path, nul, NULL,
+			       "the index contains an escaped NUL (\\u0000): a name is truncated differently by different loaders");
+	memset(&pz, 0, sizeof(pz));
+	memset(&r, 0, sizeof(r));
+	r.p = (const unsigned char *)buf;
+	r.end = r.p + src->size;
+	r.arena = &inv->arena;
+	ok = src->size > 0 && rd_index(&r, &pz);
+	free(buf);
+	rc = index_from_parsed(inv, ix, &pz, ok, r.nomem);
+	qa_big_free(pz.v, pz.cap * sizeof(*pz.v));
+	return rc;
 }
 
 int

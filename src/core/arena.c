@@ -227,6 +227,26 @@ qa_arena_alloc(struct qa_arena *a, size_t n)
 	return p;
 }
 
+void
+qa_arena_give_back(struct qa_arena *a, void *p, size_t n)
+{
+	struct qa_arena_chunk *c = a->head;
+	size_t need;
+
+	if (n == 0)
+		n = 1;
+	if (!c || !p || n > SIZE_MAX - ALIGNMENT)
+		return;
+	need = (n + ALIGNMENT - 1) & ~(ALIGNMENT - 1);
+	/* Only the head chunk's newest block: its bytes are handed out
+	 * again by alloc_raw's small path, which never reports them zeroed
+	 * (qa_arena_alloc clears them), so no stale byte is seen as zero. */
+	if (c->off < need || (unsigned char *)p != c->data + c->off - need)
+		return;
+	c->off -= need;
+	a->used -= need;
+}
+
 void *
 qa_arena_array(struct qa_arena *a, size_t n, size_t sz)
 {

@@ -51,6 +51,10 @@ char *qa_arena_printf(struct qa_arena *a, const char *fmt, ...)
  * Grow an arena-backed array: returns a new array of new_cap elements
  * holding the first old_n elements of old (old is abandoned to the arena).
  */
+/* Takes back the block of n bytes at p when it is the newest one of
+ * the current chunk (a string read and then found to be a copy of one
+ * already kept); otherwise nothing happens. */
+void qa_arena_give_back(struct qa_arena *a, void *p, size_t n);
 void *qa_arena_grow(struct qa_arena *a, void *old, size_t old_n,
 		    size_t new_cap, size_t sz);
 

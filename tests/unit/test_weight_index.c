@@ -424,6 +424,82 @@ index_load(void)
 	qa_inventory_destroy(inv);
 }
 
+/*
+ * A run of tensors in one shard keeps one copy of the shard's name: the
+ * copy read for each later tensor goes back to the arena. 2,000 tensors
+ * named "t0000".."t1999" in one 40-byte shard name: what the arena holds
+ * after the read is the key "weight_map" (11 bytes, 16 with the arena's
+ * alignment), the names (6 bytes, 16),
+ * one shard name (41 bytes, 48) and the two arrays of the index, not
+ * 2,000 shard names.
+ */
+static void
+shard_names_shared(void)
+{
+	static const char shard[] = "model-00001-of-00001-xxxxxxx.safetensors";
+	struct qa_inventory *inv = qa_inventory_create("ck");
+	struct qa_weight_index ix;
+	struct qa_source src;
+	char *j = malloc(2000 * 64 + 64);
+	size_t n = 0, i, before;
+
+	CHECK(inv != NULL && j != NULL);
+	if (!inv || !j) {
+		free(j);
+		qa_inventory_destroy(inv);
+		return;
+	}
+	n += (size_t)sprintf(j + n, "{\"weight_map\": {");
+	for (i = 0; i < 2000; i++)
+		n += (size_t)sprintf(j + n, "%s\"t%04zu\": \"%s\"",
+				     i ? ", " : "", i, shard);
+	n += (size_t)sprintf(j + n, "}}");
+	qa_source_open_memory(&src, "ck/m.safetensors.index.json", j, n);
+	memset(&ix, 0, sizeof(ix));
+	ix.path = "ck/m.safetensors.index.json";
+	before = inv->arena.used;
+	CHECK_EQ(qa_weight_index_read(inv, &src, &ix), QA_OK);
+	CHECK(ix.valid);
+	CHECK_EQ(ix.n, 2000);
+	CHECK_EQ(ix.n_shards, 1);
+	for (i = 1; i < ix.n; i++)
+		if (!CHECK(ix.e[i].shard == ix.e[0].shard))
+			break;
+	CHECK_EQ(inv->arena.used - before,
+		 16 + 2000 * 16 + 48 + 2000 * sizeof(*ix.e) + 2000 *
+		 sizeof(*ix.shards));
+	qa_source_close(&src);
+	free(j);
+	qa_inventory_destroy(inv);
+}
+
+/* The arena takes back only its newest block, and hands it out again
+ * cleared. */
+static void
+arena_give_back(void)
+{
+	struct qa_arena a;
+	unsigned char *x, *y, *z;
+
+	qa_arena_init(&a, 0);
+	x = qa_arena_alloc(&a, 5);
+	y = qa_arena_alloc(&a, 7);
+	CHECK(x && y);
+	if (!x || !y) {
+		qa_arena_finish(&a);
+		return;
+	}
+	memset(y, 0xAB, 7);
+	qa_arena_give_back(&a, x, 5);	/* not the newest: kept */
+	CHECK_EQ(a.used, 32);
+	qa_arena_give_back(&a, y, 7);
+	CHECK_EQ(a.used, 16);
+	z = qa_arena_alloc(&a, 7);
+	CHECK(z == y);
+	CHECK(z && z[0] == 0 && z[6] == 0);
+	qa_arena_finish(&a);
+}
+
 int
 main(void)
 {
@@ -436,6 +512,10 @@ main(void)
 	nesting();
 	th_case = "index-load";
 	index_load();
+	th_case = "shard-names-shared";
+	shard_names_shared();
+	th_case = "arena-give-back";
+	arena_give_back();
 	th_case = "mutants";
 	mutants("{\n  \"metadata\": {\n    \"total_size\": 4096\n  },\n"
 		"  \"weight_map\": {\n"
