@@ -146,7 +146,8 @@ static const struct command {
 		.run = cmd_audit, .integrity = integrity_diff },
 	[CMD_COMPARE] = { "compare", "compare QUANT SOURCE [--max-rel-error X]",
 		"how far each tensor of a quant is from its source",
-		"Dequantizes both models (every ggml type, F16, BF16, F32) a\n"
+		"Dequantizes both models (every ggml type, F16, BF16, F32, and\n"
+		"FP8 safetensors with their weight_scale or weight_scale_inv) a\n"
 		"row range at a time on --jobs threads and gives, per tensor,\n"
 		"the relative RMS error, the largest error, cosine similarity\n"
 		"and the share of outliers, totals per component and layer, and\n"

@@ -259,6 +259,34 @@ text = subprocess.run([QA, "compare", bad, HF], stdout=subprocess.PIPE,
 check(any(line.startswith(target) and "FLAGGED" in line and "block %d" % block in line
           for line in text.splitlines()), "text report names the bad block")
 
+# A whole tensor out of line: every Q8_0 block scale of one tensor times 8,
+# so each of its blocks is as bad as the others (no block stands out) but
+# its error, about 7 x |x| / |x| = 7, is far above 4 x the median of the
+# other Q8_0 tensors (each about 5e-3): flagged by the type's median, the
+# only tensor so flagged.
+whole = os.path.join(tmp, "llama-q8_0-scaled-tensor.gguf")
+shutil.copyfile(Q8, whole)
+os.chmod(whole, 0o644)
+wt = next(x for x in r.tensors if x.name == "blk.0.attn_output.weight")
+assert wt.tensor_type == T.Q8_0
+with open(whole, "r+b") as f:
+    for b in range(int(wt.n_elements) // 32):
+        f.seek(int(wt.data_offset) + b * 34)
+        d = np.frombuffer(f.read(2), dtype=np.float16)[0]
+        f.seek(int(wt.data_offset) + b * 34)
+        f.write(np.float16(float(d) * 8).tobytes())
+rc, rep = compare(whole, HF)
+got = [(x["name"], x.get("flag_why")) for x in rep["tensors"] if x["flagged"]]
+check(rc == 1 and [g[0] for g in got] == ["blk.0.attn_output.weight"],
+      "scaled tensor: exit %d, flagged %r" % (rc, got))
+wrow = by_name(rep)["blk.0.attn_output.weight"]
+check(6.5 < wrow["rel_rms"] < 7.5, "scaled tensor: rel_rms %r is about 7" % wrow["rel_rms"])
+others = sorted(x["rel_rms"] for x in rep["tensors"]
+                if x["name"] != "blk.0.attn_output.weight" and x["type"] == "Q8_0"
+                and x["rel_rms"] > 0)
+check(len(others) >= 3 and wrow["rel_rms"] > 4 * others[len(others) // 2],
+      "scaled tensor: above 4 x the median of the other Q8_0 tensors")
+
 # the Markdown report (a PR comment) says the same as the JSON one
 md = subprocess.run([QA, "compare", bad, HF, "-f", "markdown"],
                     stdout=subprocess.PIPE, text=True, check=False).stdout
