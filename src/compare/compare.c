@@ -16,6 +16,7 @@
 #include "core/roles.h"
 #include "core/source.h"
 #include "dequant/fp8_scaled.h"
+#include "dequant/mlx_affine.h"
 #include "dequant/ggml_dequant.h"
 #include "integrity/content.h"
 
@@ -405,9 +406,151 @@ sibling(const struct job *jb, const char *name, const char *suffix)
 	return hit ? *hit : NULL;
 }
 
-/* Most scale elements read for one FP8 weight (a 128x128 grid of a
- * 1M x 1M weight is 64M; no checkpoint has one near that). */
-#define FP8_SCALE_MAX ((uint64_t)1 << 24)
+/* Most scale elements read for one weight (a 128x128 FP8 grid of a
+ * 1M x 1M weight is 64M; an MLX g32 152k-token embedding of 8192 columns
+ * is 39M; no checkpoint has one near the first). */
+#define SCALE_MAX ((uint64_t)1 << 26)
+
+/* A safetensors quant's weight read with the side tensors beside it. */
+struct qplan {
+	enum { QP_FP8, QP_MLX } kind;
+	struct qa_fp8_grid grid;	/* FP8 */
+	bool e5m2;
+	float *scales;		/* FP8: the grid; MLX: rows x cols / group */
+	float *biases;		/* MLX */
+	unsigned bits;		/* MLX */
+	uint64_t group;		/* MLX */
+	/* MLX: the weight as its logical rows x cols (the stored tensor
+	 * is rows x cols x bits / 32 words) */
+	struct qa_tensor logical;
+};
+
+/* A side tensor of F32, F16 or BF16, n elements, read whole into a
+ * malloc'd float array; NULL when it cannot be. */
+static float *
+read_floats(struct job *jb, struct side *sq, const struct qa_tensor *t)
+{
+	int st = type_of(jb->q, t);
+	uint8_t *raw;
+	float *out;
+	bool ok;
+
+	if ((st != 0 && st != 1 && st != 30) || t->elements > SCALE_MAX ||
+	    t->bytes != t->elements * (st == 0 ? 4 : 2))
+		return NULL;
+	raw = malloc((size_t)t->bytes + 1);
+	out = malloc((size_t)t->elements * sizeof(float) + 1);
+	ok = raw && out &&
+	     side_read(sq, jb->q, t->file, t->offset, raw, (size_t)t->bytes);
+	if (ok)
+		qa_dequant_rows(st, raw, t->elements, 1, out);
+	free(raw);
+	if (!ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The tensor named as name's module (name less ".weight") plus suffix. */
+static const struct qa_tensor *
+module_sibling(const struct job *jb, const char *name, const char *suffix)
+{
+	size_t nl = strlen(name);
+	char buf[1024];
+
+	if (nl < 7 || strcmp(name + nl - 7, ".weight") != 0 ||
+	    nl >= sizeof(buf))
+		return NULL;
+	memcpy(buf, name, nl - 7);
+	buf[nl - 7] = '\0';
+	return sibling(jb, buf, suffix);
+}
+
+/*
+ * An MLX affine weight (mlx_affine.h): x.weight U32 beside x.scales and
+ * x.biases. Its bits and group size follow from the shapes, given the
+ * source's columns: words x 32 / cols and cols / scale columns; where
+ * the config names them for the module (quantization, or the module's
+ * own entry), they must agree. False, with ct->why, when it cannot be
+ * dequantized.
+ */
+static bool
+mlx_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
+	 struct qplan *p)
+{
+	const struct qa_tensor *q = ct->q, *s = ct->s, *sc, *bi;
+	const struct qa_module *m = q->module >= 0 &&
+		(uint32_t)q->module < jb->q->n_modules ?
+		&jb->q->modules[q->module] : NULL;
+	uint64_t rows, cols, words;
+
+	sc = module_sibling(jb, q->name, ".scales");
+	bi = module_sibling(jb, q->name, ".biases");
+	if (!sc) {
+		ct->why = "a packed U32 weight without a .scales tensor beside "
+			  "it";
+		return false;
+	}
+	if (!bi) {
+		ct->why = "a packed U32 weight with .scales but no .biases: "
+			  "not MLX affine (MLX's mxfp4, nvfp4 and mxfp8 modes "
+			  "are not dequantized)";
+		return false;
+	}
+	if (m && m->decl_mode && strcmp(m->decl_mode, "affine") != 0) {
+		ct->why = "an MLX mode other than affine (not dequantized)";
+		return false;
+	}
+	if (q->n_dims != 2 || sc->n_dims != 2 || bi->n_dims != 2 ||
+	    s->n_dims != 2 || sc->shape[0] != bi->shape[0] ||
+	    sc->shape[1] != bi->shape[1]) {
+		ct->why = "an MLX weight, scales or biases not 2-D and alike";
+		return false;
+	}
+	rows = q->shape[0];
+	words = q->shape[1];
+	/* the source's logical columns: last in safetensors, first in
+	 * a GGUF */
+	cols = jb->s->kind == QA_KIND_GGUF ? s->shape[0] : s->shape[1];
+	if ((jb->s->kind == QA_KIND_GGUF ? s->shape[1] : s->shape[0]) !=
+	    rows || cols == 0 || sc->shape[0] != rows ||
+	    sc->shape[1] == 0 || cols % sc->shape[1] != 0 ||
+	    words > UINT64_MAX / 32 || words * 32 % cols != 0) {
+		ct->why = "the shapes do not reconcile";
+		ct->state = QA_CMP_SHAPE;
+		return false;
+	}
+	p->bits = (unsigned)(words * 32 / cols);
+	p->group = cols / sc->shape[1];
+	if (!qa_mlx_affine_ok(p->bits, p->group, cols)) {
+		ct->why = "bits or group size that MLX's affine mode does not "
+			  "write";
+		return false;
+	}
+	if (m && ((m->decl_bits > 0 && (unsigned)m->decl_bits != p->bits) ||
+		  (m->decl_group > 0 &&
+		   (uint64_t)m->decl_group != p->group))) {
+		ct->why = "the config's bits or group size disagree with the "
+			  "shapes of the weight and its scales";
+		return false;
+	}
+	p->kind = QP_MLX;
+	p->scales = read_floats(jb, sq, sc);
+	p->biases = read_floats(jb, sq, bi);
+	if (!p->scales || !p->biases) {
+		free(p->scales);
+		free(p->biases);
+		p->scales = p->biases = NULL;
+		ct->why = "its scales or biases could not be read (F32, F16 or "
+			  "BF16 of their shape)";
+		return false;
+	}
+	p->logical = *q;
+	p->logical.shape[1] = cols;
+	p->logical.elements = rows * cols;
+	return true;
+}
 
 /*
  * An FP8 weight of a safetensors quant (fp8_scaled.h): its scale tensor
@@ -441,7 +584,7 @@ fp8_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			    g, &ct->why))
 		return false;
 	if (sc->elements != g->grid_rows * g->grid_cols ||
-	    sc->elements > FP8_SCALE_MAX ||
+	    sc->elements > SCALE_MAX ||
 	    sc->bytes != sc->elements * (st == 0 ? 4 : 2)) {
 		ct->why = "its scale tensor's bytes do not match its shape";
 		return false;
@@ -463,8 +606,7 @@ fp8_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 
 static void compare_rows(struct job *jb, struct qa_cmp_tensor *ct,
 			 struct side *sq, struct side *ss, struct bufs *b,
-			 int tq, int ts, const struct qa_fp8_grid *grid,
-			 bool e5m2, const float *scales);
+			 int tq, int ts, const struct qplan *plan);
 
 static void
 compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
@@ -473,19 +615,30 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	const struct qa_tensor *q = ct->q, *s = ct->s;
 	int tq = type_of(jb->q, q), ts = type_of(jb->s, s);
 	int fp8 = q->ggml_type < 0 ? qa_fp8_kind(q->dtype) : -1;
-	struct qa_fp8_grid grid;
-	float *scales = NULL;
+	struct qplan plan;
 
+	memset(&plan, 0, sizeof(plan));
 	if (fp8 >= 0 && ts >= 0 && qa_dequant_supported(ts)) {
 		/* FP8 with its scale: read as F8 bytes, one per element
 		 * (the row arithmetic of a one-byte type, block 1) */
-		if (!fp8_plan(jb, ct, sq, &grid, &scales)) {
+		if (!fp8_plan(jb, ct, sq, &plan.grid, &plan.scales)) {
 			ct->state = QA_CMP_NO_DEQUANT;
 			return;
 		}
-		compare_rows(jb, ct, sq, ss, b, -1, ts, &grid, fp8 == 1,
-			     scales);
-		free(scales);
+		plan.kind = QP_FP8;
+		plan.e5m2 = fp8 == 1;
+		compare_rows(jb, ct, sq, ss, b, -1, ts, &plan);
+		free(plan.scales);
+		return;
+	}
+	if (q->ggml_type < 0 && q->dtype && strcmp(q->dtype, "U32") == 0 &&
+	    ts >= 0 && qa_dequant_supported(ts)) {
+		ct->state = QA_CMP_NO_DEQUANT;
+		if (!mlx_plan(jb, ct, sq, &plan))
+			return;
+		compare_rows(jb, ct, sq, ss, b, -1, ts, &plan);
+		free(plan.scales);
+		free(plan.biases);
 		return;
 	}
 	if (tq < 0 || ts < 0 || !qa_dequant_supported(tq) ||
@@ -496,27 +649,35 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			  "the source's type has no dequantizer";
 		return;
 	}
-	compare_rows(jb, ct, sq, ss, b, tq, ts, NULL, false, NULL);
+	compare_rows(jb, ct, sq, ss, b, tq, ts, NULL);
 }
 
 /*
  * The comparison of ct's rows: tq and ts are the ggml types of the two
- * sides; tq -1 with grid: the quant is FP8 (e5m2 or E4M3) with scales.
+ * sides; tq -1 with a plan: the quant is FP8 with its scales, or MLX
+ * affine with its scales and biases.
  */
 static void
 compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	     struct side *ss, struct bufs *b, int tq, int ts,
-	     const struct qa_fp8_grid *grid, bool e5m2, const float *scales)
+	     const struct qplan *plan)
 {
-	const struct qa_tensor *q = ct->q, *s = ct->s;
+	const struct qa_tensor *q = plan && plan->kind == QP_MLX ?
+				    &plan->logical : ct->q, *s = ct->s;
+	const struct qa_fp8_grid *grid = plan && plan->kind == QP_FP8 ?
+					 &plan->grid : NULL;
 	static const struct qa_ggml_type fp8_type = { .block = 1,
 						      .block_bytes = 1 };
+	/* MLX: 32 codes of b bits fill b words of 4 bytes */
+	struct qa_ggml_type mlx_type = { .block = 32,
+					 .block_bytes = plan ? plan->bits * 4 :
+							0 };
 	const struct qa_ggml_type *gq, *gs;
 	uint64_t ne0, rows, chunk_rows, head_rows = 0, r0;
 	uint64_t qrow_bytes, srow_bytes, qblock;
 	double worst_block_sse = -1.0;
 
-	gq = grid ? &fp8_type : qa_ggml_type(tq);
+	gq = grid ? &fp8_type : plan ? &mlx_type : qa_ggml_type(tq);
 	gs = qa_ggml_type(ts);
 	if (!shapes_reconcile(q, s, jb->flip && (jb->q->kind == QA_KIND_GGUF)
 			      != (jb->s->kind == QA_KIND_GGUF)) ||
@@ -563,6 +724,8 @@ compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	qblock = gq->block;
 	if (grid)	/* a worst "block" is one scale's span of a row */
 		qblock = ne0 % grid->block_cols == 0 ? grid->block_cols : ne0;
+	else if (plan)	/* MLX: one group */
+		qblock = plan->group;
 	for (r0 = 0; r0 < rows; r0 += chunk_rows) {
 		uint64_t nr = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
 		size_t nf = (size_t)(nr * ne0);
@@ -585,8 +748,13 @@ compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		}
 		atomic_fetch_add(&jb->bytes_read,
 				 nr * qrow_bytes + nr * srow_bytes);
-		if (grid)
-			qa_fp8_scaled_rows(grid, e5m2, b->qraw, r0, nr, scales,
+		if (plan && plan->kind == QP_MLX)
+			qa_mlx_affine_rows(plan->bits, plan->group, ne0,
+					   b->qraw, r0, nr, plan->scales,
+					   plan->biases, b->qf);
+		else if (grid)
+			qa_fp8_scaled_rows(grid, plan->e5m2, b->qraw, r0, nr,
+					   plan->scales,
 					   b->qf);
 		else
 			qa_dequant_rows(tq, b->qraw, ne0, nr, b->qf);

@@ -158,6 +158,50 @@ def main():
             if not ok:
                 print("FAIL %s byte 0x%02x: %r, torch %r" % (name, b, g, want[b]))
                 failures += 1
+    # MLX affine (src/dequant/mlx_affine.c) against mx.dequantize: random
+    # code words, scales and biases of every class (zero, subnormal,
+    # negative, infinite, NaN among uniform random float32 bit patterns),
+    # every bit width and group size mx.quantize writes; float32 bit for
+    # bit, NaN as NaN
+    try:
+        import mlx.core as mx
+    except ImportError:
+        mx = None
+    if mx is None:
+        print("SKIP mlx-affine: mlx is not installed")
+    for bits in (2, 3, 4, 5, 6, 8) if mx is not None else ():
+        for group in (32, 64, 128):
+            rows, cols = 3, 256
+            codes = rng.integers(0, 2**32, size=(rows, cols * bits // 32),
+                                 dtype=np.uint32)
+            pat = rng.integers(0, 2**32, size=(2, rows, cols // group),
+                               dtype=np.uint32)
+            fl = pat.view(np.float32).copy()
+            fl[0, 0, 0], fl[1, 0, 0] = 0.0, -0.0
+            fl[0, 1, 0] = np.float32(1e-40)  # subnormal
+            # keep most scales and biases finite, so the values are
+            fin = np.isfinite(fl)
+            fl[~fin] = np.where(rng.random((~fin).sum()) < 0.5, np.nan, np.inf)
+            sc = np.where(rng.random(fl[0].shape) < 0.8, rng.standard_normal(fl[0].shape) * 0.01, fl[0]).astype(np.float32)
+            bi = np.where(rng.random(fl[1].shape) < 0.8, rng.standard_normal(fl[1].shape) * 0.01, fl[1]).astype(np.float32)
+            raw = codes.tobytes() + sc.tobytes() + bi.tobytes()
+            r = subprocess.run([DUMP, "mlx-affine", str(bits), str(group), str(rows),
+                                str(cols)], input=raw, stdout=subprocess.PIPE, check=False)
+            got = np.frombuffer(r.stdout, dtype=np.float32)
+            want = np.array(mx.dequantize(mx.array(codes), mx.array(sc), mx.array(bi),
+                                          group_size=group, bits=bits)).reshape(-1)
+            checked += want.size
+            same = got.size == want.size and bool(np.all(
+                (np.isnan(got) & np.isnan(want)) |
+                (got.view(np.uint32) == want.view(np.uint32))))
+            if not same:
+                bad = int(np.argmax(~((np.isnan(got) & np.isnan(want)) |
+                                      (got.view(np.uint32) == want.view(np.uint32))))) \
+                    if got.size == want.size else -1
+                print("FAIL mlx-affine %d bits g%d: element %d: %r, mx %r" %
+                      (bits, group, bad, got[bad] if bad >= 0 else None,
+                       want[bad] if bad >= 0 else None))
+                failures += 1
     print("%d types, %d floats compared, %d failures" % (len(types), checked, failures))
     sys.exit(1 if failures else 0)
 
