@@ -17,6 +17,7 @@
 #include "core/source.h"
 #include "dequant/fp8_scaled.h"
 #include "dequant/mlx_affine.h"
+#include "dequant/ct_packed.h"
 #include "dequant/ggml_dequant.h"
 #include "integrity/content.h"
 
@@ -413,15 +414,16 @@ sibling(const struct job *jb, const char *name, const char *suffix)
 
 /* A safetensors quant's weight read with the side tensors beside it. */
 struct qplan {
-	enum { QP_FP8, QP_MLX } kind;
+	enum { QP_FP8, QP_MLX, QP_CT } kind;
 	struct qa_fp8_grid grid;	/* FP8 */
 	bool e5m2;
 	float *scales;		/* FP8: the grid; MLX: rows x cols / group */
 	float *biases;		/* MLX */
-	unsigned bits;		/* MLX */
-	uint64_t group;		/* MLX */
-	/* MLX: the weight as its logical rows x cols (the stored tensor
-	 * is rows x cols x bits / 32 words) */
+	int32_t *zero;		/* compressed-tensors asymmetric, or NULL */
+	unsigned bits;		/* MLX, compressed-tensors */
+	uint64_t group;		/* MLX, compressed-tensors */
+	/* MLX, compressed-tensors: the weight as its logical rows x cols
+	 * (the stored tensor is rows x cols x bits / 32 words) */
 	struct qa_tensor logical;
 };
 
@@ -604,6 +606,125 @@ fp8_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	return ok;
 }
 
+/* The tensor named as name less ".weight_packed" plus suffix. */
+static const struct qa_tensor *
+packed_sibling(const struct job *jb, const char *name, const char *suffix)
+{
+	size_t nl = strlen(name);
+	char buf[1024];
+
+	if (nl < 14 || strcmp(name + nl - 14, ".weight_packed") != 0 ||
+	    nl >= sizeof(buf))
+		return NULL;
+	memcpy(buf, name, nl - 14);
+	buf[nl - 14] = '\0';
+	return sibling(jb, buf, suffix);
+}
+
+/*
+ * A compressed-tensors pack-quantized weight (ct_packed.h):
+ * x.weight_packed beside x.weight_scale and, when asymmetric,
+ * x.weight_zero_point. The bits follow from the shapes given the
+ * source's columns (words x 32 / cols), the group from the scale's
+ * columns; the config's declaration for the module must agree.
+ */
+static bool
+ct_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
+	struct qplan *p)
+{
+	const struct qa_tensor *q = ct->q, *s = ct->s, *sc, *zp;
+	const struct qa_module *m = q->module >= 0 &&
+		(uint32_t)q->module < jb->q->n_modules ?
+		&jb->q->modules[q->module] : NULL;
+	uint64_t rows, cols, words, groups, zwords;
+	uint8_t *zraw;
+	bool ok;
+
+	sc = packed_sibling(jb, q->name, ".weight_scale");
+	zp = packed_sibling(jb, q->name, ".weight_zero_point");
+	if (!sc) {
+		ct->why = "a packed weight without its weight_scale";
+		return false;
+	}
+	if (q->n_dims != 2 || s->n_dims != 2 || sc->n_dims != 2) {
+		ct->why = "a packed weight or its scale not 2-D (experts "
+			  "stacked in 3-D are not compared yet)";
+		return false;
+	}
+	rows = q->shape[0];
+	words = q->shape[1];
+	cols = jb->s->kind == QA_KIND_GGUF ? s->shape[0] : s->shape[1];
+	groups = sc->shape[1];
+	if ((jb->s->kind == QA_KIND_GGUF ? s->shape[1] : s->shape[0]) !=
+	    rows || cols == 0 || cols % 32 != 0 || sc->shape[0] != rows ||
+	    groups == 0 || cols % groups != 0 || words > UINT64_MAX / 32 ||
+	    words * 32 % cols != 0) {
+		ct->why = "the shapes do not reconcile";
+		ct->state = QA_CMP_SHAPE;
+		return false;
+	}
+	p->bits = (unsigned)(words * 32 / cols);
+	p->group = cols / groups;
+	if (!qa_ct_packed_ok(p->bits)) {
+		ct->why = "a packed width other than 2, 4 or 8 bits, whose "
+			  "layout changed between compressed-tensors releases";
+		return false;
+	}
+	if (m && ((m->decl_bits > 0 && (unsigned)m->decl_bits != p->bits) ||
+		  (m->decl_group > 0 &&
+		   (uint64_t)m->decl_group != p->group))) {
+		ct->why = "the config's bits or group size disagree with the "
+			  "shapes of the weight and its scale";
+		return false;
+	}
+	p->kind = QP_CT;
+	p->scales = read_floats(jb, sq, sc);
+	if (!p->scales) {
+		ct->why = "its scale could not be read (F32, F16 or BF16 of "
+			  "its shape)";
+		return false;
+	}
+	if (zp) {
+		/* packed down the rows: column g of [rows x bits / 32,
+		 * groups] words holds group g's zero points */
+		zwords = (rows * p->bits + 31) / 32;
+		if (!zp->dtype || strcmp(zp->dtype, "I32") != 0 ||
+		    zp->n_dims != 2 || zp->shape[0] != zwords ||
+		    zp->shape[1] != groups || zp->bytes != zwords * groups * 4 ||
+		    rows * groups > SCALE_MAX) {
+			free(p->scales);
+			p->scales = NULL;
+			ct->why = "its weight_zero_point is not I32 packed down "
+				  "the rows";
+			return false;
+		}
+		zraw = malloc((size_t)zp->bytes);
+		p->zero = malloc((size_t)(rows * groups) * sizeof(int32_t));
+		ok = zraw && p->zero &&
+		     side_read(sq, jb->q, zp->file, zp->offset, zraw,
+			       (size_t)zp->bytes);
+		for (uint64_t r = 0; ok && r < rows; r++)
+			for (uint64_t g = 0; g < groups; g++)
+				p->zero[r * groups + g] = (int32_t)
+					qa_ct_code_at(zraw + g * 4, groups,
+						      p->bits, r) -
+					(1 << (p->bits - 1));
+		free(zraw);
+		if (!ok) {
+			free(p->scales);
+			free(p->zero);
+			p->scales = NULL;
+			p->zero = NULL;
+			ct->why = "its weight_zero_point could not be read";
+			return false;
+		}
+	}
+	p->logical = *q;
+	p->logical.shape[1] = cols;
+	p->logical.elements = rows * cols;
+	return true;
+}
+
 static void compare_rows(struct job *jb, struct qa_cmp_tensor *ct,
 			 struct side *sq, struct side *ss, struct bufs *b,
 			 int tq, int ts, const struct qplan *plan);
@@ -641,6 +762,17 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		free(plan.biases);
 		return;
 	}
+	if (q->ggml_type < 0 && q->dtype && strcmp(q->dtype, "I32") == 0 &&
+	    ts >= 0 && qa_dequant_supported(ts) &&
+	    packed_sibling(jb, q->name, ".weight_scale")) {
+		ct->state = QA_CMP_NO_DEQUANT;
+		if (!ct_plan(jb, ct, sq, &plan))
+			return;
+		compare_rows(jb, ct, sq, ss, b, -1, ts, &plan);
+		free(plan.scales);
+		free(plan.zero);
+		return;
+	}
 	if (tq < 0 || ts < 0 || !qa_dequant_supported(tq) ||
 	    !qa_dequant_supported(ts)) {
 		ct->state = QA_CMP_NO_DEQUANT;
@@ -662,13 +794,13 @@ compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	     struct side *ss, struct bufs *b, int tq, int ts,
 	     const struct qplan *plan)
 {
-	const struct qa_tensor *q = plan && plan->kind == QP_MLX ?
+	const struct qa_tensor *q = plan && plan->kind != QP_FP8 ?
 				    &plan->logical : ct->q, *s = ct->s;
 	const struct qa_fp8_grid *grid = plan && plan->kind == QP_FP8 ?
 					 &plan->grid : NULL;
 	static const struct qa_ggml_type fp8_type = { .block = 1,
 						      .block_bytes = 1 };
-	/* MLX: 32 codes of b bits fill b words of 4 bytes */
+	/* MLX, compressed-tensors: 32 codes of b bits fill b words */
 	struct qa_ggml_type mlx_type = { .block = 32,
 					 .block_bytes = plan ? plan->bits * 4 :
 							0 };
@@ -724,7 +856,7 @@ compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	qblock = gq->block;
 	if (grid)	/* a worst "block" is one scale's span of a row */
 		qblock = ne0 % grid->block_cols == 0 ? grid->block_cols : ne0;
-	else if (plan)	/* MLX: one group */
+	else if (plan)	/* MLX, compressed-tensors: one group */
 		qblock = plan->group;
 	for (r0 = 0; r0 < rows; r0 += chunk_rows) {
 		uint64_t nr = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
@@ -748,7 +880,11 @@ compare_rows(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		}
 		atomic_fetch_add(&jb->bytes_read,
 				 nr * qrow_bytes + nr * srow_bytes);
-		if (plan && plan->kind == QP_MLX)
+		if (plan && plan->kind == QP_CT)
+			qa_ct_packed_rows(plan->bits, plan->group, ne0,
+					  b->qraw, r0, nr, plan->scales,
+					  plan->zero, b->qf);
+		else if (plan && plan->kind == QP_MLX)
 			qa_mlx_affine_rows(plan->bits, plan->group, ne0,
 					   b->qraw, r0, nr, plan->scales,
 					   plan->biases, b->qf);
@@ -1049,6 +1185,66 @@ is_llama_family(const struct qa_inventory *inv)
 		     strcmp(a, "granite") == 0);
 }
 
+/* compressed-tensors renames a packed x.weight to x.weight_packed: an
+ * unpaired one pairs with the source's x.weight, if that is unpaired. */
+static int
+pair_packed(struct qa_compare *out, const struct qa_inventory *s)
+{
+	const struct qa_tensor **names = NULL;
+	bool *taken = NULL;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < out->n_tensors; i++) {
+		const char *nm = out->tensors[i].q->name;
+		size_t nl = strlen(nm);
+
+		if (!out->tensors[i].s && nl > 14 &&
+		    strcmp(nm + nl - 14, ".weight_packed") == 0)
+			n++;
+	}
+	if (n == 0)
+		return QA_OK;
+	names = malloc((s->n_tensors + 1) * sizeof(*names));
+	taken = calloc(s->n_tensors + 1, sizeof(*taken));
+	if (!names || !taken) {
+		free(names);
+		free(taken);
+		return QA_E_NOMEM;
+	}
+	for (i = 0; i < out->n_tensors; i++)
+		if (out->tensors[i].s)
+			taken[out->tensors[i].s - s->tensors] = true;
+	for (i = 0; i < s->n_tensors; i++)
+		names[i] = &s->tensors[i];
+	qsort(names, s->n_tensors, sizeof(*names), cmp_tensor_name);
+	for (i = 0; i < out->n_tensors; i++) {
+		struct qa_cmp_tensor *t = &out->tensors[i];
+		const char *nm = t->q->name;
+		size_t nl = strlen(nm);
+		struct qa_tensor key;
+		const struct qa_tensor *kp = &key, *const *hit;
+		char buf[1024];
+
+		if (t->s || nl <= 14 || nl >= sizeof(buf) ||
+		    strcmp(nm + nl - 14, ".weight_packed") != 0)
+			continue;
+		memcpy(buf, nm, nl - 7);	/* "x.weight" */
+		buf[nl - 7] = '\0';
+		key.name = buf;
+		hit = bsearch(&kp, names, s->n_tensors, sizeof(*names),
+			      cmp_tensor_name);
+		if (!hit || taken[*hit - s->tensors])
+			continue;
+		taken[*hit - s->tensors] = true;
+		t->s = *hit;
+		t->state = QA_CMP_COMPARED;
+		t->why = NULL;
+	}
+	free(names);
+	free(taken);
+	return QA_OK;
+}
+
 int
 qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 	       const struct qa_compare_options *opt, struct qa_compare *out)
@@ -1079,6 +1275,8 @@ qa_compare_run(const struct qa_inventory *q, const struct qa_inventory *s,
 			out->tensors[i].why = "no partner in the source";
 		}
 	}
+	if (pair_packed(out, s) != QA_OK)
+		goto nomem;
 	memset(&jb, 0, sizeof(jb));
 	jb.q = q;
 	jb.s = s;
