@@ -454,19 +454,73 @@ read_floats(struct job *jb, struct side *sq, const struct qa_tensor *t)
 	return out;
 }
 
-/* The tensor named as name's module (name less ".weight") plus suffix. */
+/* The tensor named as name less strip plus add ("x.weight" less
+ * ".weight" plus ".scales"); NULL when name does not end with strip. */
 static const struct qa_tensor *
-module_sibling(const struct job *jb, const char *name, const char *suffix)
+renamed_sibling(const struct job *jb, const char *name, const char *strip,
+		const char *add)
 {
-	size_t nl = strlen(name);
+	size_t nl = strlen(name), sl = strlen(strip);
 	char buf[1024];
 
-	if (nl < 7 || strcmp(name + nl - 7, ".weight") != 0 ||
+	if (nl < sl || strcmp(name + nl - sl, strip) != 0 ||
 	    nl >= sizeof(buf))
 		return NULL;
-	memcpy(buf, name, nl - 7);
-	buf[nl - 7] = '\0';
-	return sibling(jb, buf, suffix);
+	memcpy(buf, name, nl - sl);
+	buf[nl - sl] = '\0';
+	return sibling(jb, buf, add);
+}
+
+/* The module the analysis made of a quant's tensor, or NULL. */
+static const struct qa_module *
+module_of(const struct job *jb, const struct qa_tensor *q)
+{
+	return q->module >= 0 && (uint32_t)q->module < jb->q->n_modules ?
+	       &jb->q->modules[q->module] : NULL;
+}
+
+/*
+ * The layout of a weight packed as words of 32-bit codes (MLX,
+ * compressed-tensors) whose scale tensor sc has a row per weight row:
+ * rows from the stored weight, cols from the source's (last in
+ * safetensors, first in a GGUF), bits = words x 32 / cols, group = cols /
+ * the scale's columns, and the weight as its logical rows x cols in
+ * p->logical. Where the config declares bits or a group size for the
+ * module, they must agree. False, with ct->why (and the state for a
+ * shape mismatch), otherwise.
+ */
+static bool
+packed_layout(const struct job *jb, struct qa_cmp_tensor *ct,
+	      const struct qa_tensor *sc, struct qplan *p)
+{
+	const struct qa_tensor *q = ct->q, *s = ct->s;
+	const struct qa_module *m = module_of(jb, q);
+	bool gguf = jb->s->kind == QA_KIND_GGUF;
+	uint64_t rows = q->shape[0], words = q->shape[1], cols, groups;
+
+	cols = gguf ? s->shape[0] : s->shape[1];
+	groups = sc->shape[1];
+	if ((gguf ? s->shape[1] : s->shape[0]) != rows || cols == 0 ||
+	    cols % 32 != 0 || sc->shape[0] != rows || groups == 0 ||
+	    cols % groups != 0 || words > UINT64_MAX / 32 ||
+	    words * 32 % cols != 0) {
+		ct->why = "the shapes do not reconcile";
+		ct->state = QA_CMP_SHAPE;
+		return false;
+	}
+	p->bits = (unsigned)(words * 32 / cols);
+	p->group = cols / groups;
+	if (m && ((m->decl_bits > 0 && (unsigned)m->decl_bits != p->bits) ||
+		  (m->decl_group > 0 &&
+		   (uint64_t)m->decl_group != p->group))) {
+		ct->why = "the config's bits or group size disagree with the "
+			  "shapes of the weight and its scales";
+		return false;
+	}
+	p->logical = *q;
+	p->logical.shape[1] = cols;
+	p->logical.elements = rows * cols;
+	return true;
 }
 
 /*
@@ -482,13 +536,10 @@ mlx_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	 struct qplan *p)
 {
 	const struct qa_tensor *q = ct->q, *s = ct->s, *sc, *bi;
-	const struct qa_module *m = q->module >= 0 &&
-		(uint32_t)q->module < jb->q->n_modules ?
-		&jb->q->modules[q->module] : NULL;
-	uint64_t rows, cols, words;
+	const struct qa_module *m = module_of(jb, q);
 
-	sc = module_sibling(jb, q->name, ".scales");
-	bi = module_sibling(jb, q->name, ".biases");
+	sc = renamed_sibling(jb, q->name, ".weight", ".scales");
+	bi = renamed_sibling(jb, q->name, ".weight", ".biases");
 	if (!sc) {
 		ct->why = "a packed U32 weight without a .scales tensor beside "
 			  "it";
@@ -510,31 +561,11 @@ mlx_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 		ct->why = "an MLX weight, scales or biases not 2-D and alike";
 		return false;
 	}
-	rows = q->shape[0];
-	words = q->shape[1];
-	/* the source's logical columns: last in safetensors, first in
-	 * a GGUF */
-	cols = jb->s->kind == QA_KIND_GGUF ? s->shape[0] : s->shape[1];
-	if ((jb->s->kind == QA_KIND_GGUF ? s->shape[1] : s->shape[0]) !=
-	    rows || cols == 0 || sc->shape[0] != rows ||
-	    sc->shape[1] == 0 || cols % sc->shape[1] != 0 ||
-	    words > UINT64_MAX / 32 || words * 32 % cols != 0) {
-		ct->why = "the shapes do not reconcile";
-		ct->state = QA_CMP_SHAPE;
+	if (!packed_layout(jb, ct, sc, p))
 		return false;
-	}
-	p->bits = (unsigned)(words * 32 / cols);
-	p->group = cols / sc->shape[1];
-	if (!qa_mlx_affine_ok(p->bits, p->group, cols)) {
+	if (!qa_mlx_affine_ok(p->bits, p->group, p->logical.shape[1])) {
 		ct->why = "bits or group size that MLX's affine mode does not "
 			  "write";
-		return false;
-	}
-	if (m && ((m->decl_bits > 0 && (unsigned)m->decl_bits != p->bits) ||
-		  (m->decl_group > 0 &&
-		   (uint64_t)m->decl_group != p->group))) {
-		ct->why = "the config's bits or group size disagree with the "
-			  "shapes of the weight and its scales";
 		return false;
 	}
 	p->kind = QP_MLX;
@@ -548,9 +579,6 @@ mlx_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			  "BF16 of their shape)";
 		return false;
 	}
-	p->logical = *q;
-	p->logical.shape[1] = cols;
-	p->logical.elements = rows * cols;
 	return true;
 }
 
@@ -606,21 +634,6 @@ fp8_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	return ok;
 }
 
-/* The tensor named as name less ".weight_packed" plus suffix. */
-static const struct qa_tensor *
-packed_sibling(const struct job *jb, const char *name, const char *suffix)
-{
-	size_t nl = strlen(name);
-	char buf[1024];
-
-	if (nl < 14 || strcmp(name + nl - 14, ".weight_packed") != 0 ||
-	    nl >= sizeof(buf))
-		return NULL;
-	memcpy(buf, name, nl - 14);
-	buf[nl - 14] = '\0';
-	return sibling(jb, buf, suffix);
-}
-
 /*
  * A compressed-tensors pack-quantized weight (ct_packed.h):
  * x.weight_packed beside x.weight_scale and, when asymmetric,
@@ -633,50 +646,36 @@ ct_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	struct qplan *p)
 {
 	const struct qa_tensor *q = ct->q, *s = ct->s, *sc, *zp;
-	const struct qa_module *m = q->module >= 0 &&
-		(uint32_t)q->module < jb->q->n_modules ?
-		&jb->q->modules[q->module] : NULL;
-	uint64_t rows, cols, words, groups, zwords;
+	uint64_t rows = q->shape[0], groups, zwords;
 	uint8_t *zraw;
 	bool ok;
 
-	sc = packed_sibling(jb, q->name, ".weight_scale");
-	zp = packed_sibling(jb, q->name, ".weight_zero_point");
+	sc = renamed_sibling(jb, q->name, ".weight_packed", ".weight_scale");
+	zp = renamed_sibling(jb, q->name, ".weight_packed",
+			     ".weight_zero_point");
 	if (!sc) {
 		ct->why = "a packed weight without its weight_scale";
 		return false;
 	}
+	/* actorder "group": column j is in group g_idx[j], not j / G */
+	if (renamed_sibling(jb, q->name, ".weight_packed", ".weight_g_idx")) {
+		ct->why = "activation-ordered groups (weight_g_idx) are not "
+			  "dequantized yet";
+		return false;
+	}
 	if (q->n_dims != 2 || s->n_dims != 2 || sc->n_dims != 2) {
-		ct->why = "a packed weight or its scale not 2-D (experts "
-			  "stacked in 3-D are not compared yet)";
+		ct->why = "a packed weight or its scale not 2-D (a per-tensor "
+			  "scale, or experts stacked in 3-D: not compared yet)";
 		return false;
 	}
-	rows = q->shape[0];
-	words = q->shape[1];
-	cols = jb->s->kind == QA_KIND_GGUF ? s->shape[0] : s->shape[1];
-	groups = sc->shape[1];
-	if ((jb->s->kind == QA_KIND_GGUF ? s->shape[1] : s->shape[0]) !=
-	    rows || cols == 0 || cols % 32 != 0 || sc->shape[0] != rows ||
-	    groups == 0 || cols % groups != 0 || words > UINT64_MAX / 32 ||
-	    words * 32 % cols != 0) {
-		ct->why = "the shapes do not reconcile";
-		ct->state = QA_CMP_SHAPE;
+	if (!packed_layout(jb, ct, sc, p))
 		return false;
-	}
-	p->bits = (unsigned)(words * 32 / cols);
-	p->group = cols / groups;
 	if (!qa_ct_packed_ok(p->bits)) {
 		ct->why = "a packed width other than 2, 4 or 8 bits, whose "
 			  "layout changed between compressed-tensors releases";
 		return false;
 	}
-	if (m && ((m->decl_bits > 0 && (unsigned)m->decl_bits != p->bits) ||
-		  (m->decl_group > 0 &&
-		   (uint64_t)m->decl_group != p->group))) {
-		ct->why = "the config's bits or group size disagree with the "
-			  "shapes of the weight and its scale";
-		return false;
-	}
+	groups = sc->shape[1];
 	p->kind = QP_CT;
 	p->scales = read_floats(jb, sq, sc);
 	if (!p->scales) {
@@ -719,9 +718,6 @@ ct_plan(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 			return false;
 		}
 	}
-	p->logical = *q;
-	p->logical.shape[1] = cols;
-	p->logical.elements = rows * cols;
 	return true;
 }
 
@@ -764,7 +760,7 @@ compare_one(struct job *jb, struct qa_cmp_tensor *ct, struct side *sq,
 	}
 	if (q->ggml_type < 0 && q->dtype && strcmp(q->dtype, "I32") == 0 &&
 	    ts >= 0 && qa_dequant_supported(ts) &&
-	    packed_sibling(jb, q->name, ".weight_scale")) {
+	    renamed_sibling(jb, q->name, ".weight_packed", ".weight_scale")) {
 		ct->state = QA_CMP_NO_DEQUANT;
 		if (!ct_plan(jb, ct, sq, &plan))
 			return;

@@ -48,6 +48,18 @@ def run_json(binary, args):
     return code, doc, err
 
 
+def compare_json(binary, quant, source, jobs=2):
+    """quantaudit compare QUANT SOURCE -f json; returns (exit code, the
+    report or {} when stdout is no JSON, stderr)."""
+    r = subprocess.run([binary, "compare", quant, source, "-f", "json",
+                        "-j", str(jobs)], capture_output=True, text=True,
+                       timeout=300)
+    try:
+        return r.returncode, json.loads(r.stdout), r.stderr
+    except json.JSONDecodeError:
+        return r.returncode, {}, r.stderr
+
+
 class Checker:
     """Collects failures and prints the closing line."""
 

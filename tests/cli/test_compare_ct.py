@@ -16,18 +16,19 @@ save_pretrained and update_config (the files and config vLLM reads):
 symmetric, 2 bits g32 asymmetric. Expected per tensor, worked with the
 library's own PackedQuantizationCompressor.decompress (scales in
 float32), independently of the tool: rel_rms, max_abs and cosine in
-float64 against the BF16 source. Then: a 3-bit quant (whose packing
-changed between releases) named, not compared; lower bits rank worse.
+float64 against the BF16 source. Then: a weight_g_idx beside one packed
+weight (activation order, as earlier releases wrote it) and a 3-bit
+quant (whose packing changed between releases) named, not compared;
+lower bits rank worse.
 Skipped without compressed-tensors, torch, transformers or safetensors.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import SKIP, Checker  # noqa: E402
+from qa_common import SKIP, Checker, compare_json as compare  # noqa: E402
 import st_producers as sp  # noqa: E402
 
 
@@ -93,16 +94,6 @@ def truth(quant):
     return out
 
 
-def compare(binary, quant, source):
-    r = subprocess.run([binary, "compare", quant, source, "-f", "json",
-                        "-j", "2"], capture_output=True, text=True,
-                       timeout=300)
-    try:
-        return r.returncode, json.loads(r.stdout), r.stderr
-    except json.JSONDecodeError:
-        return r.returncode, {}, r.stderr
-
-
 def main():
     binary = sys.argv[1]
     absent = sp.missing("compressed_tensors", "torch", "safetensors",
@@ -148,6 +139,27 @@ def main():
             ranks[label] = rep.get("rel_rms", 0)
         c.check(0 < ranks["8b-g128-sym"] < ranks["4b-g32-asym"] < ranks["2b-g32-asym"],
                 f"8 < 4 < 2 bits: {ranks}")
+
+        # weight_g_idx beside a packed weight, as releases before 0.20
+        # wrote it for actorder "group" (0.20 refuses that actorder):
+        # the columns' groups are then g_idx[j], not j / G, so that
+        # tensor is named, not dequantized as if in order
+        import torch
+        from safetensors.torch import save_file
+        qd = os.path.join(tmp, "4b-g32-asym")
+        st = os.path.join(qd, "model.safetensors")
+        ts = load_file(st)
+        mod = "model.layers.0.mlp.up_proj"
+        cols = int(ts[mod + ".weight_shape"][1])
+        ts[mod + ".weight_g_idx"] = (torch.arange(cols, dtype=torch.int32) // 32)
+        save_file(ts, st, metadata={"format": "pt"})
+        rc, rep, err = compare(binary, qd, hf)
+        tens = {t["name"]: t for t in rep.get("tensors", [])}
+        t = tens.get(mod + ".weight_packed", {})
+        c.check(t.get("state") == "no-dequantizer" and "weight_g_idx" in t.get("why", ""),
+                f"g_idx: {t.get('state')} {t.get('why')}")
+        c.check(tens.get("model.layers.0.mlp.down_proj.weight_packed", {}).get("state")
+                == "compared", "g_idx: the other modules still compared")
 
         # 3 bits: packed densely by 0.20, word-aligned before; not guessed
         qd = os.path.join(tmp, "3b")

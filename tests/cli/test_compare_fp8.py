@@ -26,14 +26,12 @@ is missing is named as not compared, with the reason; a scale of the
 wrong shape the same.
 Skipped without torch, transformers or safetensors.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import SKIP, Checker  # noqa: E402
+from qa_common import SKIP, Checker, compare_json as compare  # noqa: E402
 import st_producers as sp  # noqa: E402
 
 
@@ -105,16 +103,6 @@ def quantize(src, dst, layout, f8):
     save_file(out, os.path.join(dst, "model.safetensors"),
               metadata={"format": "pt"})
     return deq, ws
-
-
-def compare(binary, quant, source):
-    r = subprocess.run([binary, "compare", quant, source, "-f", "json",
-                        "-j", "2"], capture_output=True, text=True,
-                       timeout=300)
-    try:
-        return r.returncode, json.loads(r.stdout), r.stderr
-    except json.JSONDecodeError:
-        return r.returncode, {}, r.stderr
 
 
 def main():

@@ -22,33 +22,21 @@ Skipped without mlx, mlx-lm, torch, transformers or safetensors.
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qa_common import SKIP, Checker  # noqa: E402
+from qa_common import SKIP, Checker, compare_json as compare  # noqa: E402
 import st_producers as sp  # noqa: E402
 
 
-def compare(binary, quant, source):
-    r = subprocess.run([binary, "compare", quant, source, "-f", "json",
-                        "-j", "2"], capture_output=True, text=True,
-                       timeout=300)
-    try:
-        return r.returncode, json.loads(r.stdout), r.stderr
-    except json.JSONDecodeError:
-        return r.returncode, {}, r.stderr
-
-
-def load_np(folder):
-    import numpy as np
-    from safetensors.numpy import load_file
+def load_mx(folder):
+    """{name: mx.array} of every shard (mx.load reads BF16, which numpy
+    cannot hold)."""
     import mlx.core as mx
     out = {}
     for n in sorted(os.listdir(folder)):
         if n.endswith(".safetensors"):
-            # mx.load reads BF16, which numpy cannot hold
             for k, v in mx.load(os.path.join(folder, n)).items():
                 out[k] = v
     return out
@@ -58,7 +46,7 @@ def truth(quant, config):
     """{weight name: float64 numpy array} by mx.dequantize."""
     import numpy as np
     import mlx.core as mx
-    ts = load_np(quant)
+    ts = load_mx(quant)
     q = config.get("quantization", {})
     out = {}
     for name, w in ts.items():
@@ -79,7 +67,7 @@ def source(hf):
     import numpy as np
     import mlx.core as mx
     return {k: np.array(v.astype(mx.float32)).astype(np.float64)
-            for k, v in load_np(hf).items()}
+            for k, v in load_mx(hf).items()}
 
 
 def main():
