@@ -661,8 +661,33 @@ use(struct scan *sc, const char *name, bool bare, const struct tok *at)
 	}
 }
 
+/* Introspection attributes of one dotted name held back until the name
+ * itself is reported. More than this many make a name longer than
+ * NAME_MAX_LEN ("__code__" and its dot are 9 bytes), which is never
+ * reported, so flushing them early keeps the order. */
+#define PENDING_MAX 32
+
+struct pending {
+	size_t n;
+	unsigned which[PENDING_MAX];
+	struct tok at[PENDING_MAX];
+};
+
+static void
+flush_pending(struct scan *sc, struct pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		hit(sc, QA_PY_EVAL, introspection[p->which[i]],
+		    "interpreter internals reached through an attribute",
+		    &p->at[i]);
+	p->n = 0;
+}
+
 /* A dotted name starting at token first (a NAME): read whole, resolved
- * through the aliases, then checked. */
+ * through the aliases, then checked. Hits come in text order: the name's
+ * own (at its first token) before those of its attributes. */
 static void
 dotted(struct scan *sc, struct tok first, bool bare)
 {
@@ -670,6 +695,9 @@ dotted(struct scan *sc, struct tok first, bool bare)
 	size_t len = 0, head;
 	bool fits = true;
 	const char *al;
+	struct pending pend;
+
+	pend.n = 0;
 
 	raw[0] = '\0';
 	fits = append(raw, sizeof(raw), &len, sc->lx.s + first.at, first.len);
@@ -688,16 +716,20 @@ dotted(struct scan *sc, struct tok first, bool bare)
 		}
 		for (i = 0; i < sizeof(introspection) /
 			    sizeof(introspection[0]); i++)
-			if (tok_is(sc, &nm, introspection[i]))
-				hit(sc, QA_PY_EVAL, introspection[i],
-				    "interpreter internals reached through an "
-				    "attribute", &nm);
+			if (tok_is(sc, &nm, introspection[i])) {
+				if (pend.n == PENDING_MAX)
+					flush_pending(sc, &pend);
+				pend.which[pend.n] = (unsigned)i;
+				pend.at[pend.n++] = nm;
+			}
 		fits = fits && append(raw, sizeof(raw), &len, ".", 1) &&
 		       append(raw, sizeof(raw), &len, sc->lx.s + nm.at,
 			      nm.len);
 	}
-	if (!fits)
+	if (!fits) {
+		flush_pending(sc, &pend);
 		return;
+	}
 	head = strcspn(raw, ".");
 	al = bare ? alias_of(sc, raw, head) : NULL;
 	if (al)
@@ -705,6 +737,7 @@ dotted(struct scan *sc, struct tok first, bool bare)
 	else
 		snprintf(name, sizeof(name), "%s", raw);
 	use(sc, name, bare, &first);
+	flush_pending(sc, &pend);
 }
 
 /* import a.b as c, d */
